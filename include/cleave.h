@@ -1,0 +1,447 @@
+/*
+ * cleave: the tensor-split operators of OpenVINO (Split-1, VariadicSplit-1) and ONNX
+ * (SplitToSequence-11/-24, Split-1/2/11/13/18), with exact spec semantics.
+ *
+ * The normative behaviour is shared/specs/SEMANTICS.md; this header is its C interface.
+ *
+ * Life cycle (after XNNPACK): describe the operator once in a `cleave_op`, then either
+ *   - infer the output shapes without allocating (`cleave_infer`),
+ *   - run it once (`cleave_run`, or the per-operator one-shot calls below), or
+ *   - create a plan that validates and precomputes everything for one input shape
+ *     (`cleave_plan_create`) and run it many times with new data pointers (`cleave_plan_run`).
+ *
+ * Conventions that hold for every function here:
+ *   - The caller owns all memory it passes in. The library allocates only in functions whose name
+ *     says so (`cleave_plan_create`); what they allocate is released by the matching `_destroy`.
+ *   - Every fallible function returns a `cleave_status`. When `err` is not NULL it receives the
+ *     same status and a human-readable message naming the offending value and the rule it broke.
+ *   - On failure no output byte is written: every check happens before the first copy.
+ *   - There is no global mutable state: every function is thread-safe as long as concurrent calls
+ *     do not write to the same output memory or `cleave_error`.
+ */
+#ifndef CLEAVE_H
+#define CLEAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Versions and export
+ * ------------------------------------------------------------------------------------------- */
+
+#define CLEAVE_VERSION_MAJOR 0
+#define CLEAVE_VERSION_MINOR 1
+#define CLEAVE_VERSION_PATCH 0
+/** The version as one comparable number: major * 10000 + minor * 100 + patch. */
+#define CLEAVE_VERSION_NUMBER                                                                      \
+  (CLEAVE_VERSION_MAJOR * 10000 + CLEAVE_VERSION_MINOR * 100 + CLEAVE_VERSION_PATCH)
+
+/* CLEAVE_API marks the exported functions. The shared library is built with hidden visibility so
+ * that only these are visible; consumers of the static library need nothing special. */
+#if defined(CLEAVE_BUILDING_LIBRARY) && defined(__GNUC__)
+#define CLEAVE_API __attribute__((visibility("default")))
+#else
+#define CLEAVE_API
+#endif
+
+/** Returns the library's version number (CLEAVE_VERSION_NUMBER of the build). Thread-safe. */
+CLEAVE_API unsigned cleave_version_number(void);
+
+/** Returns the library's version as a static string, e.g. "0.1.0". Thread-safe. */
+CLEAVE_API const char *cleave_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Status and errors
+ * ------------------------------------------------------------------------------------------- */
+
+/** Result of every fallible call. The numeric values are fixed and will not change. */
+typedef enum cleave_status {
+  CLEAVE_OK = 0,
+  /** API misuse: a NULL pointer where one is required, an unknown enumerator, an output count
+   * that does not match the operator's. */
+  CLEAVE_ERROR_INVALID_ARGUMENT = 1,
+  /** A shape is not valid: a negative dimension. */
+  CLEAVE_ERROR_INVALID_SHAPE = 2,
+  /** The axis value, its type or its rank breaks the operator's rules (out of range, rank-0
+   * data, a 1-element 1-D axis for Split-1). */
+  CLEAVE_ERROR_INVALID_AXIS = 3,
+  /** The split description breaks the operator's rules: num_splits, split_lengths, split or
+   * num_outputs (counts, signs, divisibility, sums, ranks, types). */
+  CLEAVE_ERROR_INVALID_SPLIT = 4,
+  /** An attribute value outside its allowed set (keepdims not 0 or 1). */
+  CLEAVE_ERROR_INVALID_ATTRIBUTE = 5,
+  /** The element type is not accepted by the operator version, or is unknown. */
+  CLEAVE_ERROR_UNSUPPORTED_TYPE = 6,
+  /** The opset is below the operator's first version. */
+  CLEAVE_ERROR_UNSUPPORTED_VERSION = 7,
+  /** A size computation (elements, bytes, offsets, sums) does not fit in int64. */
+  CLEAVE_ERROR_OVERFLOW = 8,
+  /** Memory could not be allocated (only functions that allocate return it). */
+  CLEAVE_ERROR_OUT_OF_MEMORY = 9,
+  /** A caller-provided array is too small; the needed size was reported. */
+  CLEAVE_ERROR_CAPACITY = 10
+} cleave_status;
+
+/** Size of the message buffer in `cleave_error`, terminating NUL included. */
+#define CLEAVE_MESSAGE_SIZE 512
+
+/**
+ * A status with its message. Caller-owned; pass NULL where a message is not wanted.
+ * After a failing call `message` holds one line without a trailing newline, e.g.
+ * "split_lengths sum to 7 but data.shape[0] is 6". After a successful call `status` is CLEAVE_OK
+ * and `message` is empty.
+ */
+typedef struct cleave_error {
+  cleave_status status;
+  char message[CLEAVE_MESSAGE_SIZE];
+} cleave_error;
+
+/** Returns a static, stable name for a status, e.g. "invalid axis"; "unknown status" for values
+ * outside the enum. Thread-safe. */
+CLEAVE_API const char *cleave_status_name(cleave_status status);
+
+/* ---------------------------------------------------------------------------------------------
+ * Element types
+ * ------------------------------------------------------------------------------------------- */
+
+/** Element types. The numeric values are fixed. Names (see `cleave_dtype_name`) are those of
+ * SEMANTICS.md section 7. */
+typedef enum cleave_dtype {
+  CLEAVE_BOOLEAN = 1, /* one byte per element */
+  CLEAVE_I8 = 2,
+  CLEAVE_I16 = 3,
+  CLEAVE_I32 = 4,
+  CLEAVE_I64 = 5,
+  CLEAVE_U8 = 6,
+  CLEAVE_U16 = 7,
+  CLEAVE_U32 = 8,
+  CLEAVE_U64 = 9,
+  CLEAVE_F16 = 10,
+  CLEAVE_BF16 = 11,
+  CLEAVE_F32 = 12,
+  CLEAVE_F64 = 13,
+  CLEAVE_C64 = 14,  /* complex64: two f32 */
+  CLEAVE_C128 = 15, /* complex128: two f64 */
+  CLEAVE_F8E4M3 = 16,
+  CLEAVE_F8E5M2 = 17,
+  CLEAVE_F8E4M3FNUZ = 18,
+  CLEAVE_F8E5M2FNUZ = 19,
+  CLEAVE_F8E8M0 = 20,
+  /** Fixed-width byte strings (NumPy `S<n>`): `width` bytes per element. */
+  CLEAVE_BYTES = 21,
+  /** Fixed-width unicode strings (NumPy `U<n>`): `width` UCS-4 code units, 4 bytes each. */
+  CLEAVE_UNICODE = 22,
+  /** Variable-length strings (ONNX/OpenVINO `string`): each element is a `cleave_string`. */
+  CLEAVE_STRING = 23
+} cleave_dtype;
+
+/**
+ * An element type. `width` is used by CLEAVE_BYTES (bytes per element) and CLEAVE_UNICODE
+ * (characters per element), where it must be >= 1; it must be 0 for every other dtype.
+ */
+typedef struct cleave_type {
+  cleave_dtype dtype;
+  int64_t width;
+} cleave_type;
+
+/**
+ * A variable-length string element (CLEAVE_STRING). The split copies these handles, not the
+ * bytes they point to: output handles point at the same bytes as the input's, which stay owned by
+ * whoever owns the input's bytes and must outlive every use of the outputs.
+ */
+typedef struct cleave_string {
+  const char *data;
+  size_t size;
+} cleave_string;
+
+/** Returns `{dtype, 0}`: the type of a dtype that needs no width. */
+static inline cleave_type cleave_type_of(cleave_dtype dtype) {
+  cleave_type t;
+  t.dtype = dtype;
+  t.width = 0;
+  return t;
+}
+
+/** Returns the name of a dtype ("f32", "string", "bytes", ...), or NULL for an unknown value. */
+CLEAVE_API const char *cleave_dtype_name(cleave_dtype dtype);
+
+/** Looks a dtype up by its name as `cleave_dtype_name` spells it. Returns CLEAVE_OK or
+ * CLEAVE_ERROR_UNSUPPORTED_TYPE (with a message naming the unknown name). */
+CLEAVE_API cleave_status cleave_dtype_from_name(const char *name, cleave_dtype *dtype,
+                                                cleave_error *err);
+
+/**
+ * Stores in `*bytes` the size of one element of `type`. Returns CLEAVE_OK,
+ * CLEAVE_ERROR_UNSUPPORTED_TYPE (unknown dtype, or a width that is missing or not allowed) or
+ * CLEAVE_ERROR_OVERFLOW (a unicode width whose byte size does not fit in int64).
+ */
+CLEAVE_API cleave_status cleave_type_size(cleave_type type, int64_t *bytes, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Operators
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * The integer values an operator reads from an input or an attribute: an axis, split lengths,
+ * a SplitToSequence `split`. It mirrors the tensor that holds them, so that the operators' rules
+ * on its type and rank can be checked.
+ *   - `rank` -1 means absent; 0 a scalar (one value); 1 a 1-D tensor of `count` values; ranks
+ *     >= 2 are representable so that they can be rejected as the specs require (the values are
+ *     then `count` values in row-major order).
+ *   - `dtype` is an integer type (CLEAVE_I8 .. CLEAVE_U64).
+ *   - `data` points at the values in native byte order; it is read during the call (and copied by
+ *     `cleave_plan_create`), never kept.
+ */
+typedef struct cleave_values {
+  cleave_dtype dtype;
+  int32_t rank;
+  int64_t count;
+  const void *data;
+} cleave_values;
+
+/** Returns absent values (rank -1). */
+static inline cleave_values cleave_values_none(void) {
+  cleave_values v;
+  v.dtype = CLEAVE_I64;
+  v.rank = -1;
+  v.count = 0;
+  v.data = NULL;
+  return v;
+}
+
+/** Returns an int64 scalar pointing at `*value` (which must outlive the use). */
+static inline cleave_values cleave_values_scalar(const int64_t *value) {
+  cleave_values v;
+  v.dtype = CLEAVE_I64;
+  v.rank = 0;
+  v.count = 1;
+  v.data = value;
+  return v;
+}
+
+/** Returns an int64 1-D list of `count` values at `values` (which must outlive the use). */
+static inline cleave_values cleave_values_list(const int64_t *values, int64_t count) {
+  cleave_values v;
+  v.dtype = CLEAVE_I64;
+  v.rank = 1;
+  v.count = count;
+  v.data = values;
+  return v;
+}
+
+/** The operators. Values are fixed. */
+typedef enum cleave_op_kind {
+  /** OpenVINO Split-1: `axis` (required; a scalar of any integer type), `num_splits`. */
+  CLEAVE_OP_SPLIT = 1,
+  /** OpenVINO VariadicSplit-1: `axis` (required; scalar or shape [1]), `lengths`
+   * (split_lengths: 1-D, any integer type, one -1 allowed). */
+  CLEAVE_OP_VARIADIC_SPLIT = 2,
+  /** ONNX SplitToSequence-11/-24: `opset`, `axis` (attribute; absent means 0), `lengths` (the
+   * optional `split` input: absent, an int32/int64 scalar, or 1-D), `keepdims`. */
+  CLEAVE_OP_SPLIT_TO_SEQUENCE = 3,
+  /** ONNX Split-1/2/11/13/18: `opset`, `axis` (attribute; absent means 0), `lengths` (the
+   * `split` attribute or input: absent or int64 1-D), `num_splits` with `has_num_splits` (the
+   * node's output count below opset 18; the `num_outputs` attribute at 18). */
+  CLEAVE_OP_ONNX_SPLIT = 4
+} cleave_op_kind;
+
+/**
+ * One operator with its attributes and the values of its non-data inputs. Build it with one of
+ * the `cleave_op_*` initialisers below (they set the defaults), then change fields as needed.
+ * Fields an operator does not use are ignored.
+ */
+typedef struct cleave_op {
+  cleave_op_kind kind;
+  /** ONNX operators: the opset; the operator version in force is the largest version of the
+   * operator not above it (opset 12 runs Split-11). Ignored by the OpenVINO operators. */
+  int64_t opset;
+  /** The axis. For the ONNX operators an attribute: rank -1 means the default 0. */
+  cleave_values axis;
+  /** VariadicSplit split_lengths; SplitToSequence split; ONNX Split split. Rank -1: absent. */
+  cleave_values lengths;
+  /** Split-1 num_splits; ONNX Split: node output count / num_outputs (see has_num_splits). */
+  int64_t num_splits;
+  /** ONNX Split only: whether `num_splits` is given. Split-1 always uses `num_splits`. */
+  int has_num_splits;
+  /** SplitToSequence keepdims: 0 or 1 (default 1). */
+  int64_t keepdims;
+} cleave_op;
+
+/** OpenVINO Split-1 on `*axis` (int64 scalar, which must outlive the use) into `num_splits`. */
+static inline cleave_op cleave_op_split(const int64_t *axis, int64_t num_splits) {
+  cleave_op op;
+  op.kind = CLEAVE_OP_SPLIT;
+  op.opset = 1;
+  op.axis = cleave_values_scalar(axis);
+  op.lengths = cleave_values_none();
+  op.num_splits = num_splits;
+  op.has_num_splits = 1;
+  op.keepdims = 1;
+  return op;
+}
+
+/** OpenVINO VariadicSplit-1 on `*axis` with `count` int64 split_lengths. */
+static inline cleave_op cleave_op_variadic_split(const int64_t *axis, const int64_t *lengths,
+                                                 int64_t count) {
+  cleave_op op = cleave_op_split(axis, 0);
+  op.kind = CLEAVE_OP_VARIADIC_SPLIT;
+  op.has_num_splits = 0;
+  op.lengths = cleave_values_list(lengths, count);
+  return op;
+}
+
+/** ONNX SplitToSequence at `opset` with axis 0, keepdims 1 and no `split`. */
+static inline cleave_op cleave_op_split_to_sequence(int64_t opset) {
+  cleave_op op;
+  op.kind = CLEAVE_OP_SPLIT_TO_SEQUENCE;
+  op.opset = opset;
+  op.axis = cleave_values_none();
+  op.lengths = cleave_values_none();
+  op.num_splits = 0;
+  op.has_num_splits = 0;
+  op.keepdims = 1;
+  return op;
+}
+
+/** ONNX Split at `opset` with axis 0, no `split` and no output count. */
+static inline cleave_op cleave_op_onnx_split(int64_t opset) {
+  cleave_op op = cleave_op_split_to_sequence(opset);
+  op.kind = CLEAVE_OP_ONNX_SPLIT;
+  return op;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Shape inference
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * The outcome of shape inference on a static shape. Output i has the input's shape with
+ * `lengths[i]` on dimension `axis`, and, when `axis_removed` is set (SplitToSequence with
+ * keepdims 0 and no `split`), without that dimension.
+ */
+typedef struct cleave_split_info {
+  int64_t axis;         /* normalised axis, in [0, rank) */
+  int64_t axis_dim;     /* the input's dimension on axis */
+  int64_t num_outputs;  /* may be 0: an empty sequence */
+  int64_t output_rank;  /* rank, or rank - 1 when axis_removed */
+  int axis_removed;     /* 1 when the outputs drop the axis */
+  int64_t element_size; /* bytes per element */
+} cleave_split_info;
+
+/**
+ * Infers the outputs of `op` on data of type `type` and shape `shape[0..rank)`.
+ *
+ * Fills `*info`. When `lengths` is not NULL it receives the per-output length on the axis, and
+ * must hold `capacity` entries: if fewer than `info->num_outputs`, the call fails with
+ * CLEAVE_ERROR_CAPACITY (and `info` filled). Pass `lengths` NULL to learn the count first.
+ * `shape` may be NULL when rank is 0.
+ *
+ * Returns CLEAVE_OK or the status of the first rule broken (see `cleave_status`).
+ * Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_infer(const cleave_op *op, cleave_type type, const int64_t *shape,
+                                      size_t rank, cleave_split_info *info, int64_t *lengths,
+                                      size_t capacity, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Execution
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * A dense, row-major tensor as an operator input. `data` holds the product of `shape` elements
+ * of `type`, in native byte order (CLEAVE_STRING: that many `cleave_string` handles).
+ */
+typedef struct cleave_tensor {
+  const void *data;
+  cleave_type type;
+  size_t rank;
+  const int64_t *shape;
+} cleave_tensor;
+
+/**
+ * Runs `op` on `input` once, writing output i (dense, row-major) to `outputs[i]`.
+ * `num_outputs` must equal the operator's output count (see `cleave_infer`) or the call fails
+ * with CLEAVE_ERROR_INVALID_ARGUMENT naming both counts. Each `outputs[i]` must hold the output's
+ * byte size; it may be NULL only when that size is 0. Output buffers must not overlap the input
+ * or each other. Nothing is written unless every check passes. Allocates nothing.
+ */
+CLEAVE_API cleave_status cleave_run(const cleave_op *op, const cleave_tensor *input,
+                                    void *const *outputs, size_t num_outputs, cleave_error *err);
+
+/** One-shot OpenVINO Split-1: `cleave_run` of `cleave_op_split(&axis, num_splits)`. */
+CLEAVE_API cleave_status cleave_split(const cleave_tensor *input, int64_t axis, int64_t num_splits,
+                                      void *const *outputs, size_t num_outputs, cleave_error *err);
+
+/** One-shot OpenVINO VariadicSplit-1 with int64 split_lengths. */
+CLEAVE_API cleave_status cleave_variadic_split(const cleave_tensor *input, int64_t axis,
+                                               const int64_t *lengths, size_t num_lengths,
+                                               void *const *outputs, size_t num_outputs,
+                                               cleave_error *err);
+
+/** One-shot ONNX SplitToSequence at `opset`; `split` may be NULL (absent). */
+CLEAVE_API cleave_status cleave_split_to_sequence(const cleave_tensor *input, int64_t opset,
+                                                  int64_t axis, const cleave_values *split,
+                                                  int64_t keepdims, void *const *outputs,
+                                                  size_t num_outputs, cleave_error *err);
+
+/** One-shot ONNX Split at `opset`; `split` may be NULL (absent) and `num_splits` < 0 means the
+ * output count / num_outputs is not given. */
+CLEAVE_API cleave_status cleave_onnx_split(const cleave_tensor *input, int64_t opset, int64_t axis,
+                                           const int64_t *split, size_t num_split,
+                                           int64_t num_splits, void *const *outputs,
+                                           size_t num_outputs, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Plans: validate once, run many times
+ * ------------------------------------------------------------------------------------------- */
+
+/** An operator bound to one input type and shape, with its copy schedule precomputed. Opaque;
+ * immutable after creation, so one plan may be run from several threads at once (into different
+ * outputs). */
+typedef struct cleave_plan cleave_plan;
+
+/**
+ * Validates `op` on `type` and `shape[0..rank)` and allocates a plan in `*plan` (set to NULL on
+ * failure). The op's values are copied: `op` and what it points at need not outlive the call.
+ * Returns CLEAVE_OK, any inference status, or CLEAVE_ERROR_OUT_OF_MEMORY.
+ */
+CLEAVE_API cleave_status cleave_plan_create(const cleave_op *op, cleave_type type,
+                                            const int64_t *shape, size_t rank, cleave_plan **plan,
+                                            cleave_error *err);
+
+/** Releases a plan. NULL is a no-op. */
+CLEAVE_API void cleave_plan_destroy(cleave_plan *plan);
+
+/** Returns the inference outcome the plan was built from. */
+CLEAVE_API const cleave_split_info *cleave_plan_info(const cleave_plan *plan);
+
+/** Returns output i's length on the axis (i < num_outputs; -1 when out of range). */
+CLEAVE_API int64_t cleave_plan_output_length(const cleave_plan *plan, size_t i);
+
+/** Returns output i's size in bytes (i < num_outputs; -1 when out of range). */
+CLEAVE_API int64_t cleave_plan_output_bytes(const cleave_plan *plan, size_t i);
+
+/**
+ * Writes output i's shape (`cleave_plan_info(plan)->output_rank` entries) to `dims`.
+ * Returns CLEAVE_OK or CLEAVE_ERROR_INVALID_ARGUMENT (i out of range, `dims` NULL for rank > 0).
+ */
+CLEAVE_API cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_t *dims,
+                                                  cleave_error *err);
+
+/**
+ * Runs the plan: reads the input at `input`, writes output i to `outputs[i]` for every
+ * i < num_outputs (a NULL entry is allowed only for a 0-byte output). No shape validation
+ * happens here; only the pointers are checked. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_plan_run(const cleave_plan *plan, const void *input,
+                                         void *const *outputs, cleave_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLEAVE_H */
