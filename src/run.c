@@ -1,0 +1,108 @@
+/* One-shot execution: validate through cleave_resolve, then copy with no allocation. */
+#include "internal.h"
+
+#include <inttypes.h>
+
+cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
+                                   void *const *outputs, cleave_error *err) {
+  int64_t n = geom->info.num_outputs;
+  bool has_bytes = geom->outer > 0 && geom->inner_bytes > 0 && geom->info.axis_dim > 0;
+  if (has_bytes && input == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the input data is NULL but the input is not empty");
+  }
+  if (n > 0 && outputs == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the outputs array is NULL but the operator has %" PRId64 " outputs", n);
+  }
+  if (!has_bytes) {
+    return CLEAVE_OK;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (outputs[i] == NULL && cleave_geometry_length(geom, i) > 0) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                         "outputs[%" PRId64 "] is NULL but that output is not empty", i);
+    }
+  }
+  return CLEAVE_OK;
+}
+
+void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs) {
+  int64_t offset = 0;
+  for (int64_t i = 0; i < geom->info.num_outputs; i++) {
+    int64_t length = cleave_geometry_length(geom, i);
+    cleave_copy_one(input, outputs[i], geom->outer, geom->info.axis_dim, geom->inner_bytes, offset,
+                    length);
+    offset += length;
+  }
+}
+
+cleave_status cleave_run(const cleave_op *op, const cleave_tensor *input, void *const *outputs,
+                         size_t num_outputs, cleave_error *err) {
+  if (input == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the input tensor is NULL");
+  }
+  cleave_geometry geom;
+  cleave_status st = cleave_resolve(op, input->type, input->shape, input->rank, &geom, err);
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  if ((uint64_t)num_outputs != (uint64_t)geom.info.num_outputs) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "%zu output buffers were given but the operator produces %" PRId64
+                       " outputs",
+                       num_outputs, geom.info.num_outputs);
+  }
+  st = cleave_check_buffers(&geom, input->data, outputs, err);
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  cleave_copy_all(&geom, input->data, outputs);
+  return cleave_succeed(err);
+}
+
+cleave_status cleave_split(const cleave_tensor *input, int64_t axis, int64_t num_splits,
+                           void *const *outputs, size_t num_outputs, cleave_error *err) {
+  cleave_op op = cleave_op_split(&axis, num_splits);
+  return cleave_run(&op, input, outputs, num_outputs, err);
+}
+
+cleave_status cleave_variadic_split(const cleave_tensor *input, int64_t axis,
+                                    const int64_t *lengths, size_t num_lengths,
+                                    void *const *outputs, size_t num_outputs, cleave_error *err) {
+  if (num_lengths > (size_t)INT64_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_lengths %zu is too large",
+                       num_lengths);
+  }
+  cleave_op op = cleave_op_variadic_split(&axis, lengths, (int64_t)num_lengths);
+  return cleave_run(&op, input, outputs, num_outputs, err);
+}
+
+cleave_status cleave_split_to_sequence(const cleave_tensor *input, int64_t opset, int64_t axis,
+                                       const cleave_values *split, int64_t keepdims,
+                                       void *const *outputs, size_t num_outputs,
+                                       cleave_error *err) {
+  cleave_op op = cleave_op_split_to_sequence(opset);
+  op.axis = cleave_values_scalar(&axis);
+  if (split != NULL) {
+    op.lengths = *split;
+  }
+  op.keepdims = keepdims;
+  return cleave_run(&op, input, outputs, num_outputs, err);
+}
+
+cleave_status cleave_onnx_split(const cleave_tensor *input, int64_t opset, int64_t axis,
+                                const int64_t *split, size_t num_split, int64_t num_splits,
+                                void *const *outputs, size_t num_outputs, cleave_error *err) {
+  if (num_split > (size_t)INT64_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_split %zu is too large", num_split);
+  }
+  cleave_op op = cleave_op_onnx_split(opset);
+  op.axis = cleave_values_scalar(&axis);
+  if (split != NULL) {
+    op.lengths = cleave_values_list(split, (int64_t)num_split);
+  }
+  op.num_splits = num_splits;
+  op.has_num_splits = num_splits >= 0;
+  return cleave_run(&op, input, outputs, num_outputs, err);
+}
