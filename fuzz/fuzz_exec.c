@@ -1,0 +1,114 @@
+/* Fuzz target: execution on small random tensors, one-shot and through a plan, compared with a
+ * naive element-by-element reference. Also checks that a failing call writes nothing. */
+#include "fuzz_input.h"
+
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { MAX_OUTPUTS = 64, SENTINEL = 0xA5 };
+
+/* Where output `o`'s element `e` comes from in the input, by full index arithmetic. */
+static int64_t source_index(const fuzz_case *c, const cleave_split_info *info,
+                            const int64_t *lengths, int64_t o, int64_t e) {
+  int64_t offset = 0;
+  for (int64_t i = 0; i < o; i++) {
+    offset += lengths[i];
+  }
+  /* Decompose e over the output's shape (input shape with lengths[o] on the axis). */
+  int64_t index[FUZZ_MAX_RANK];
+  for (size_t k = c->rank; k-- > 0;) {
+    int64_t dim = (int64_t)k == info->axis ? lengths[o] : c->shape[k];
+    index[k] = e % dim;
+    e /= dim;
+  }
+  index[info->axis] += offset;
+  int64_t flat = 0;
+  for (size_t k = 0; k < c->rank; k++) {
+    flat = flat * c->shape[k] + index[k];
+  }
+  return flat;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_reader r = {data, size, 0};
+  fuzz_case c;
+  fuzz_read_case(&r, &c, true);
+  int64_t esize = 0;
+  int64_t count = 1;
+  for (size_t k = 0; k < c.rank; k++) {
+    count *= c.shape[k];
+  }
+  bool sized = cleave_type_size(c.type, &esize, NULL) == CLEAVE_OK;
+  size_t in_bytes = sized ? (size_t)(count * esize) : 0;
+  unsigned char *input = malloc(in_bytes + 1);
+  for (size_t i = 0; i < in_bytes; i++) {
+    input[i] = (unsigned char)(i * 131 + (i >> 8));
+  }
+  /* Every output buffer is as large as the whole input: enough for any output. */
+  unsigned char *outputs[MAX_OUTPUTS];
+  void *ptrs[MAX_OUTPUTS];
+  for (int i = 0; i < MAX_OUTPUTS; i++) {
+    outputs[i] = malloc(in_bytes + 1);
+    memset(outputs[i], SENTINEL, in_bytes + 1);
+    ptrs[i] = outputs[i];
+  }
+  cleave_tensor tensor = {input, c.type, c.rank, c.shape};
+  cleave_split_info info;
+  int64_t lengths[MAX_OUTPUTS];
+  cleave_status inferred =
+      cleave_infer(&c.op, c.type, c.shape, c.rank, &info, lengths, MAX_OUTPUTS, NULL);
+  size_t n = inferred == CLEAVE_OK ? (size_t)info.num_outputs : (size_t)(fuzz_u8(&r) % 4);
+  cleave_status st = cleave_run(&c.op, &tensor, ptrs, n, NULL);
+  if (inferred != CLEAVE_OK) {
+    if (st == CLEAVE_OK) {
+      abort();
+    }
+    for (int i = 0; i < MAX_OUTPUTS; i++) {
+      for (size_t b = 0; b < in_bytes + 1; b++) {
+        if (outputs[i][b] != SENTINEL) {
+          abort();
+        }
+      }
+    }
+  } else {
+    if (st != CLEAVE_OK) {
+      abort();
+    }
+    for (int pass = 0; pass < 2; pass++) {
+      for (int64_t o = 0; o < info.num_outputs; o++) {
+        int64_t elements = count == 0 ? 0 : count / c.shape[info.axis] * lengths[o];
+        for (int64_t e = 0; e < elements; e++) {
+          int64_t from = source_index(&c, &info, lengths, o, e);
+          if (memcmp(outputs[o] + e * esize, input + from * esize, (size_t)esize) != 0) {
+            abort();
+          }
+        }
+        /* Nothing written past the output's end. */
+        if (outputs[o][elements * esize] != SENTINEL && elements * esize < (int64_t)in_bytes) {
+          abort();
+        }
+      }
+      if (pass == 1) {
+        break;
+      }
+      /* Again through a plan, into cleared outputs. */
+      cleave_plan *plan = NULL;
+      if (cleave_plan_create(&c.op, c.type, c.shape, c.rank, &plan, NULL) != CLEAVE_OK) {
+        abort();
+      }
+      for (int i = 0; i < MAX_OUTPUTS; i++) {
+        memset(outputs[i], SENTINEL, in_bytes + 1);
+      }
+      if (cleave_plan_run(plan, input, ptrs, NULL) != CLEAVE_OK) {
+        abort();
+      }
+      cleave_plan_destroy(plan);
+    }
+  }
+  for (int i = 0; i < MAX_OUTPUTS; i++) {
+    free(outputs[i]);
+  }
+  free(input);
+  return 0;
+}
