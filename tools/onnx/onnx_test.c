@@ -1,0 +1,114 @@
+/* The `cleave onnx-test` command: argument parsing, one result line per directory, exit
+ * status. */
+#include "onnx_test.h"
+
+#include "ox_error.h"
+#include "ox_runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char ox_usage[] =
+    "usage: cleave onnx-test [-q] DIR...\n"
+    "\n"
+    "Runs ONNX backend test directories (model.onnx and test_data_set_*/input_*.pb,\n"
+    "output_*.pb) with cleave and compares every output exactly. The graphs may use Split\n"
+    "(opsets 1 to 18+), SplitToSequence (11, 24), SequenceAt, SequenceLength and Constant.\n"
+    "Prints one line per directory: 'PASS DIR' or 'FAIL DIR: why'.\n"
+    "\n"
+    "options:\n"
+    "  -q, --quiet   print only the FAIL lines\n"
+    "  -h, --help    print this help and exit\n"
+    "\n"
+    "exit status:\n"
+    "  0   every directory passes\n"
+    "  1   a test fails: unsupported operator or type, an operator rule broken,\n"
+    "      or an output that differs from the expected one\n"
+    "  64  the command line is malformed (unknown option, no directory)\n"
+    "  65  a protobuf file is malformed, or the model or a test data set is\n"
+    "      (undefined names, missing files, data not matching its dims or type)\n"
+    "  66  a file or directory cannot be opened or read\n"
+    "  70  internal error (out of memory)\n"
+    "When several directories fail, the status is the first of 66, 65, 70, 1 that occurred.\n";
+
+/* Orders failure statuses: the lower the rank, the more it matters for the exit status. */
+static int ox_rank(int status) {
+  switch (status) {
+  case OX_NOINPUT:
+    return 0;
+  case OX_MALFORMED:
+    return 1;
+  case OX_INTERNAL:
+    return 2;
+  case OX_FAIL:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+int cleave_onnx_test_main(int argc, char **argv) {
+  int quiet = 0;
+  int options_done = 0;
+  int n_dirs = 0;
+  int status = OX_OK;
+  char **dirs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *dirs);
+  if (dirs == NULL) {
+    fputs("cleave: error: onnx-test: out of memory\n", stderr);
+    return OX_INTERNAL;
+  }
+  /* Options may come anywhere before "--"; every other argument is a directory. */
+  for (int i = 1; i < argc; i++) {
+    char *a = argv[i];
+    if (!options_done && strcmp(a, "--") == 0) {
+      options_done = 1;
+    } else if (!options_done && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+      fputs(ox_usage, stdout);
+      free(dirs);
+      return 0;
+    } else if (!options_done && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
+      quiet = 1;
+    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
+      fprintf(stderr, "cleave: error: onnx-test: unknown option '%s'\n", a);
+      fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
+      free(dirs);
+      return 64;
+    } else {
+      dirs[n_dirs++] = a;
+    }
+  }
+  if (n_dirs == 0) {
+    fputs("cleave: error: onnx-test: no test directory given\n", stderr);
+    fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
+    free(dirs);
+    return 64;
+  }
+  for (int i = 0; i < n_dirs; i++) {
+    char name[4096];
+    ox_error err;
+    size_t n = strlen(dirs[i]);
+    if (n >= sizeof name) {
+      n = sizeof name - 1;
+    }
+    memcpy(name, dirs[i], n);
+    name[n] = '\0';
+    while (n > 1 && name[n - 1] == '/') {
+      name[--n] = '\0';
+    }
+    int st = ox_run_test_dir(name, &err);
+    if (st == OX_OK) {
+      if (!quiet) {
+        printf("PASS %s\n", name);
+      }
+    } else {
+      printf("FAIL %s: %s\n", name, err.message);
+      if (status == OX_OK || ox_rank(st) < ox_rank(status)) {
+        status = st;
+      }
+    }
+    fflush(stdout);
+  }
+  free(dirs);
+  return status;
+}

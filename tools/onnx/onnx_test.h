@@ -1,0 +1,27 @@
+/* `cleave onnx-test`: runs ONNX backend test directories with cleave. Built only with
+ * CLEAVE_WITH_ONNX (it needs protobuf-c). */
+#ifndef CLEAVE_ONNX_TEST_H
+#define CLEAVE_ONNX_TEST_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The `onnx-test` command. `argv[0]` is the command's name ("onnx-test"; it is not read);
+ * options and test directories follow: `[-q|--quiet] [--] DIR...`, or `-h|--help`.
+ *
+ * Prints one line per directory on stdout, `PASS DIR` or `FAIL DIR: why`, and returns the exit
+ * status: 0 when every directory passes; 64 for a malformed command line; otherwise, of the
+ * failures, the first that applies of 66 (a file or directory cannot be opened or read), 65 (a
+ * malformed protobuf file, model or test data set), 70 (internal error, e.g. out of memory) and
+ * 1 (a test fails: unsupported operator or type, an operator rule broken, an output differs).
+ * Usage errors go to stderr as `cleave: error: ...`. Not thread-safe (it writes to stdout).
+ */
+int cleave_onnx_test_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLEAVE_ONNX_TEST_H */

@@ -1,0 +1,15 @@
+/* Running one ONNX backend test directory. */
+#ifndef CLEAVE_OX_RUNNER_H
+#define CLEAVE_OX_RUNNER_H
+
+#include "ox_error.h"
+
+/**
+ * Runs the backend test in `dir`: loads model.onnx and every test_data_set_*, checks that the
+ * graph only uses supported operators, runs it on each data set and compares every output with
+ * the expected one exactly. Returns OX_OK or the failure's status (see ox_error.h) with a
+ * message saying why.
+ */
+int ox_run_test_dir(const char *dir, ox_error *err);
+
+#endif /* CLEAVE_OX_RUNNER_H */
