@@ -1,0 +1,171 @@
+/* cleave demo: the examples of the OpenVINO specs and a SplitToSequence example, on built-in
+ * data, with a check that the outputs put back together give the input. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "shape_text.h"
+#include "split_infer.h"
+
+#define DEMO_MAX_RANK 4
+#define DEMO_MAX_OUTPUTS 8
+
+typedef struct demo_case {
+  const char *title;   /* e.g. "OpenVINO Split-1" */
+  const char *details; /* the attributes and inputs, as the spec example gives them */
+  size_t rank;
+  int64_t shape[DEMO_MAX_RANK];
+  cleave_op op;
+} demo_case;
+
+/* Checks that concatenating the outputs along the axis (stacking them, when the op removed the
+ * axis) gives the input back, byte for byte. The offsets are recomputed here from the output
+ * lengths alone, independently of the library's copy plan. */
+static int round_trip_ok(const demo_case *c, const split_result *res, const unsigned char *input,
+                         unsigned char *const *outputs, int64_t item) {
+  size_t axis = (size_t)res->info.axis;
+  int64_t outer = 1, inner = item;
+  for (size_t d = 0; d < c->rank; d++) {
+    if (d < axis) {
+      outer *= c->shape[d];
+    } else if (d > axis) {
+      inner *= c->shape[d];
+    }
+  }
+  int64_t row = c->shape[axis] * inner;
+  for (int64_t o = 0; o < outer; o++) {
+    int64_t offset = 0;
+    for (int64_t i = 0; i < res->info.num_outputs; i++) {
+      int64_t piece = res->lengths[i] * inner;
+      if (memcmp(outputs[i] + o * piece, input + o * row + offset, (size_t)piece) != 0) {
+        return 0;
+      }
+      offset += piece;
+    }
+    if (offset != row) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int run_case(const demo_case *c) {
+  const int64_t item = 4;
+  split_result res;
+  int rc = split_infer(&c->op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &res);
+  if (rc != 0) {
+    return rc;
+  }
+  printf("%s: data ", c->title);
+  cli_print_shape(stdout, c->shape, c->rank);
+  printf(", %s\n", c->details);
+  int64_t count = 1;
+  for (size_t d = 0; d < c->rank; d++) {
+    count *= c->shape[d];
+  }
+  float *input = cli_calloc((size_t)count, sizeof *input);
+  unsigned char *outputs[DEMO_MAX_OUTPUTS] = {NULL};
+  size_t n = (size_t)res.info.num_outputs;
+  if (input == NULL || n > DEMO_MAX_OUTPUTS) {
+    free(input);
+    split_result_free(&res);
+    return CLI_EXIT_SOFTWARE;
+  }
+  for (int64_t k = 0; k < count; k++) {
+    input[k] = (float)k;
+  }
+  int64_t dims[DEMO_MAX_RANK];
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    split_output_dims(&res, c->shape, c->rank, i, dims);
+    int64_t elements = 1;
+    for (size_t d = 0; d < (size_t)res.info.output_rank; d++) {
+      elements *= dims[d];
+    }
+    outputs[i] = cli_calloc((size_t)elements, (size_t)item);
+    if (outputs[i] == NULL) {
+      rc = CLI_EXIT_SOFTWARE;
+    }
+    printf("  output %zu: ", i);
+    cli_print_shape(stdout, dims, (size_t)res.info.output_rank);
+    putchar('\n');
+  }
+  if (rc == 0) {
+    cleave_tensor tensor = {input, cleave_type_of(CLEAVE_F32), c->rank, c->shape};
+    cleave_error err;
+    if (cleave_run(&c->op, &tensor, (void *const *)outputs, n, &err) != CLEAVE_OK) {
+      rc = cli_library_error(&err, c->title);
+    }
+  }
+  if (rc == 0) {
+    int ok = round_trip_ok(c, &res, (const unsigned char *)input, outputs, item);
+    printf("  round trip: %s the %zu outputs along axis %" PRId64 " %s\n",
+           res.info.axis_removed ? "stacking" : "concatenating", n, res.info.axis,
+           ok ? "gives the input back" : "does NOT give the input back");
+    if (!ok) {
+      rc = cli_error(CLI_EXIT_SOFTWARE, "demo: the round trip of %s failed", c->title);
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    free(outputs[i]);
+  }
+  free(input);
+  split_result_free(&res);
+  return rc;
+}
+
+int cmd_demo(int argc, char **argv, int first) {
+  for (int i = first; i < argc; i++) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      help_print("demo", stdout);
+      return 0;
+    }
+    return cli_error(CLI_EXIT_USAGE, "demo: unexpected argument '%s' (demo takes none)", argv[i]);
+  }
+  static const int64_t axis1 = 1, axis0 = 0;
+  static const int64_t lengths_123[] = {1, 2, 3};
+  static const int64_t lengths_rest[] = {-1, 2};
+  static const int64_t split3 = 3;
+  demo_case cases[5] = {
+      {"OpenVINO Split-1", "axis 1, num_splits 3", 4, {6, 12, 10, 24}, cleave_op_split(&axis1, 3)},
+      {"OpenVINO VariadicSplit-1",
+       "axis 0, split_lengths [1,2,3]",
+       4,
+       {6, 12, 10, 24},
+       cleave_op_variadic_split(&axis0, lengths_123, 3)},
+      {"OpenVINO VariadicSplit-1",
+       "axis 0, split_lengths [-1,2] (-1 takes what is left: 6 - 2)",
+       4,
+       {6, 12, 10, 24},
+       cleave_op_variadic_split(&axis0, lengths_rest, 2)},
+      {"ONNX SplitToSequence-24",
+       "axis 0, split 3 (a scalar: chunks of 3, then the remainder)",
+       2,
+       {7, 3},
+       cleave_op_split_to_sequence(24)},
+      {"ONNX SplitToSequence-24",
+       "axis 1, keepdims 0, no split (one element per index, the "
+       "axis removed)",
+       2,
+       {3, 4},
+       cleave_op_split_to_sequence(24)},
+  };
+  cases[3].op.lengths = cleave_values_scalar(&split3);
+  cases[4].op.axis = cleave_values_scalar(&axis1);
+  cases[4].op.keepdims = 0;
+  size_t count = sizeof cases / sizeof cases[0];
+  for (size_t i = 0; i < count; i++) {
+    if (i > 0) {
+      putchar('\n');
+    }
+    int rc = run_case(&cases[i]);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  printf("\ndemo: all %zu examples passed the round trip\n", count);
+  return fflush(stdout) == 0 ? 0 : CLI_EXIT_IOERR;
+}

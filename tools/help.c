@@ -1,0 +1,161 @@
+/* The --help texts. Every option of every command is explained here and in docs/cleave.1. */
+#include <string.h>
+
+#include "commands.h"
+
+static const char overview[] =
+    "usage: cleave COMMAND [OPTIONS] [INPUT.npy]\n"
+    "       cleave --help | --version\n"
+    "\n"
+    "Split tensors stored in NumPy .npy files with the exact semantics of the OpenVINO and ONNX\n"
+    "split operators. Output i is written to PREFIX_i.npy.\n"
+    "\n"
+    "Commands:\n"
+    "  split              OpenVINO Split-1: NUM equal parts along an axis\n"
+    "  variadic-split     OpenVINO VariadicSplit-1: parts of the given lengths (one may be -1)\n"
+    "  split-to-sequence  ONNX SplitToSequence-11/-24\n"
+    "  onnx-split         ONNX Split-1/2/11/13/18\n"
+    "  infer              shape inference only: prints the output shapes, reads no file\n"
+    "  demo               runs the specs' examples on built-in data and checks the round trip\n"
+    "  onnx-test          runs ONNX node test folders (needs a build with CLEAVE_WITH_ONNX=ON)\n"
+    "  help [COMMAND]     prints this text, or a command's help\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help         print help; after a command, that command's help\n"
+    "      --version      print the version of cleave and its library\n"
+    "\n"
+    "Exit status: 0 success; 64 malformed command line; 65 a rule of the operator is broken or\n"
+    "the input is not a valid .npy file; 66 the input cannot be opened; 70 internal error;\n"
+    "73 an output cannot be created or exists; 74 a read or write failed. On any failure no\n"
+    "output is left behind and no existing file is changed.\n"
+    "\n"
+    "Run 'cleave COMMAND --help' for a command's options, 'man cleave' for the details.\n";
+
+static const char file_options[] =
+    "\n"
+    "Output options:\n"
+    "  -o, --output PREFIX  write output i to PREFIX_i.npy (default: INPUT without .npy);\n"
+    "                       the directory must exist\n"
+    "  -f, --force          replace outputs that already exist (otherwise: status 73)\n"
+    "      --json           print {\"op\": ..., \"outputs\": [{\"shape\": ..., \"path\": ...}]}\n"
+    "  -q, --quiet          print nothing on success (--json still prints)\n"
+    "      --no-progress    no progress line on stderr (it is shown only on a terminal)\n"
+    "      --sync           fsync the outputs and their directory before finishing\n"
+    "      --dtype TYPE     what raw void data (descr V<n>) holds: bf16 for V2 as saved by\n"
+    "                       ml_dtypes, f8e4m3, f8e5m2, f8e4m3fnuz, f8e5m2fnuz or f8e8m0 for V1;\n"
+    "                       for other data it must name the file's own type\n"
+    "  -h, --help           print this help\n"
+    "\n"
+    "The input is a .npy file (format 1.0, 2.0 or 3.0) of any byte-sized dtype: b1, i1-i8,\n"
+    "u1-u8, f2, f4, f8, c8, c16, S<n>, U<n>, in either byte order and in C or Fortran order.\n"
+    "Outputs keep the dtype, byte order and memory order, and load as NumPy's slices of the\n"
+    "input. Memory use does not depend on the input size.\n";
+
+static const char split_help[] =
+    "usage: cleave split -a AXIS -n NUM_SPLITS [OUTPUT OPTIONS] INPUT.npy\n"
+    "\n"
+    "OpenVINO Split-1: splits INPUT along AXIS into NUM_SPLITS parts of equal length.\n"
+    "\n"
+    "  -a, --axis AXIS            the axis, in [-rank, rank-1] (required: no default)\n"
+    "  -n, --num-splits NUM       the number of outputs; must divide the axis dimension\n";
+
+static const char variadic_help[] =
+    "usage: cleave variadic-split -a AXIS -l LEN,LEN,... [OUTPUT OPTIONS] INPUT.npy\n"
+    "\n"
+    "OpenVINO VariadicSplit-1: splits INPUT along AXIS into parts of the given lengths.\n"
+    "\n"
+    "  -a, --axis AXIS            the axis, in [-rank, rank-1] (required: no default)\n"
+    "  -l, --lengths LEN,...      split_lengths: one output per entry; entries >= 0 and at most\n"
+    "                             one -1 (the rest of the axis); they sum to the axis dimension\n";
+
+static const char sequence_help[] =
+    "usage: cleave split-to-sequence [-a AXIS] [-s SIZE | -l LEN,...] [-k 0|1] [--opset N]\n"
+    "                                [OUTPUT OPTIONS] INPUT.npy\n"
+    "\n"
+    "ONNX SplitToSequence: splits INPUT along AXIS into a sequence of tensors, one output file\n"
+    "per element (an empty sequence writes no file).\n"
+    "\n"
+    "  -a, --axis AXIS            the axis (default 0)\n"
+    "  -s, --split-size SIZE      a scalar split: chunks of SIZE, then the remainder\n"
+    "  -l, --lengths LEN,...      a 1-D split: one element per entry, entries >= 0 summing to\n"
+    "                             the axis dimension (excludes -s)\n"
+    "  -k, --keepdims 0|1         without a split, 0 removes the axis from every element\n"
+    "                             (default 1; ignored when a split is given)\n"
+    "      --opset N              the ONNX opset (default 24): 11 to 23 run SplitToSequence-11,\n"
+    "                             24 and above SplitToSequence-24 (which adds bfloat16)\n";
+
+static const char onnx_split_help[] =
+    "usage: cleave onnx-split --opset N [-a AXIS] [-l LEN,... | -n NUM] [OUTPUT OPTIONS]\n"
+    "                         INPUT.npy\n"
+    "\n"
+    "ONNX Split at an opset: the operator version in force there (1, 2, 11, 13 or 18; opset 12\n"
+    "runs Split-11).\n"
+    "\n"
+    "      --opset N              the ONNX opset (required, >= 1)\n"
+    "  -a, --axis AXIS            the axis (default 0)\n"
+    "  -l, --lengths LEN,...      the split lengths: entries >= 0 summing to the axis dimension\n"
+    "  -n, --num-splits NUM       below opset 18: the node's number of outputs (equal parts, or\n"
+    "                             checked against the number of lengths); at 18: num_outputs\n"
+    "                             (parts of ceil(d/NUM), the last one smaller)\n"
+    "Below opset 18 one of -l and -n is needed; at 18 exactly one of them.\n";
+
+static const char infer_help[] =
+    "usage: cleave infer OP [OP OPTIONS] --shape SHAPE [--dtype TYPE] [--json]\n"
+    "\n"
+    "Shape inference only: prints the shape of each output of OP (split, variadic-split,\n"
+    "split-to-sequence or onnx-split) on data of SHAPE, one per line. OP takes the options of\n"
+    "its command (see 'cleave OP --help'), without the output options.\n"
+    "\n"
+    "      --shape SHAPE          the data shape, e.g. [6,12,10,24]; [] is a scalar\n"
+    "                             (partial shapes with ?, L..H, L.. or [...] are not supported\n"
+    "                             yet, nor are -a ? and -l ?,?)\n"
+    "      --dtype TYPE           the element type (default f32): boolean, i8, i16, i32, i64,\n"
+    "                             u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128, f8e4m3,\n"
+    "                             f8e5m2, f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, S<n>, U<n>\n"
+    "      --json                 print {\"op\": ..., \"outputs\": [{\"shape\": ...}, ...]}\n"
+    "  -h, --help                 print this help\n";
+
+static const char demo_help[] =
+    "usage: cleave demo\n"
+    "\n"
+    "Runs, on built-in data and without files, the examples of the OpenVINO specifications\n"
+    "(Split-1 of [6,12,10,24] along axis 1 into 3; VariadicSplit-1 with split_lengths [1,2,3]\n"
+    "and [-1,2]) and two SplitToSequence examples (a scalar split with a remainder; keepdims 0),\n"
+    "prints the output shapes, and checks that the outputs put back together give the input.\n"
+    "Exits with 0 when every round trip holds, 70 otherwise.\n";
+
+static const char onnx_test_help[] =
+    "usage: cleave onnx-test DIR...\n"
+    "\n"
+    "Runs ONNX backend node test folders (model.onnx and test_data_set_*) through the library\n"
+    "and compares the outputs. Available only in builds configured with -DCLEAVE_WITH_ONNX=ON.\n";
+
+int help_print(const char *command, FILE *out) {
+  if (command == NULL) {
+    fputs(overview, out);
+    return 0;
+  }
+  static const struct {
+    const char *name;
+    const char *text;
+    int file_options;
+  } texts[] = {
+      {"split", split_help, 1},
+      {"variadic-split", variadic_help, 1},
+      {"split-to-sequence", sequence_help, 1},
+      {"onnx-split", onnx_split_help, 1},
+      {"infer", infer_help, 0},
+      {"demo", demo_help, 0},
+      {"onnx-test", onnx_test_help, 0},
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    if (strcmp(texts[i].name, command) == 0) {
+      fputs(texts[i].text, out);
+      if (texts[i].file_options) {
+        fputs(file_options, out);
+      }
+      return 0;
+    }
+  }
+  return -1;
+}

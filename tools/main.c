@@ -1,0 +1,63 @@
+/* The cleave command: dispatch to the commands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+#ifdef CLEAVE_HAVE_ONNX
+#include "onnx/onnx_test.h"
+#endif
+
+static int onnx_test(int argc, char **argv) {
+#ifdef CLEAVE_HAVE_ONNX
+  return cleave_onnx_test_main(argc, argv);
+#else
+  if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    help_print("onnx-test", stdout);
+    return 0;
+  }
+  return cli_error(CLI_EXIT_SOFTWARE,
+                   "this build has no ONNX support (configure with -DCLEAVE_WITH_ONNX=ON)");
+#endif
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    help_print(NULL, stderr);
+    return cli_error(CLI_EXIT_USAGE, "a command is missing");
+  }
+  const char *command = argv[1];
+  if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {
+    help_print(NULL, stdout);
+    return 0;
+  }
+  if (strcmp(command, "--version") == 0) {
+    printf("cleave %s\n", cleave_version_string());
+    return fflush(stdout) == 0 ? 0 : CLI_EXIT_IOERR;
+  }
+  if (strcmp(command, "help") == 0) {
+    if (argc > 3) {
+      return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[3]);
+    }
+    if (help_print(argc == 3 ? argv[2] : NULL, stdout) != 0) {
+      return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s'", argv[2]);
+    }
+    return 0;
+  }
+  const op_command *op = op_command_find(command);
+  if (op != NULL) {
+    return cmd_split_file(op, argc, argv, 2);
+  }
+  if (strcmp(command, "infer") == 0) {
+    return cmd_infer(argc, argv, 2);
+  }
+  if (strcmp(command, "demo") == 0) {
+    return cmd_demo(argc, argv, 2);
+  }
+  if (strcmp(command, "onnx-test") == 0) {
+    /* The ONNX runner sees "onnx-test" as argv[0] and its own arguments after it. */
+    return onnx_test(argc - 1, argv + 1);
+  }
+  return cli_error(CLI_EXIT_USAGE, "unknown command '%s' (see 'cleave --help')", command);
+}

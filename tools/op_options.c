@@ -1,0 +1,412 @@
+/* Options of the operator commands and of `cleave infer`. */
+#include "op_options.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli_util.h"
+
+static const op_command commands[] = {
+    {"split", CLEAVE_OP_SPLIT, "OpenVINO Split-1"},
+    {"variadic-split", CLEAVE_OP_VARIADIC_SPLIT, "OpenVINO VariadicSplit-1"},
+    {"split-to-sequence", CLEAVE_OP_SPLIT_TO_SEQUENCE, "ONNX SplitToSequence"},
+    {"onnx-split", CLEAVE_OP_ONNX_SPLIT, "ONNX Split"},
+};
+
+const op_command *op_command_find(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    if (strcmp(commands[i].name, name) == 0) {
+      return &commands[i];
+    }
+  }
+  return NULL;
+}
+
+enum {
+  OPT_AXIS = 1,
+  OPT_NUM,
+  OPT_LENGTHS,
+  OPT_SIZE,
+  OPT_KEEPDIMS,
+  OPT_OPSET,
+  OPT_OUTPUT,
+  OPT_FORCE,
+  OPT_JSON,
+  OPT_QUIET,
+  OPT_NO_PROGRESS,
+  OPT_SYNC,
+  OPT_DTYPE,
+  OPT_SHAPE,
+  OPT_HELP
+};
+
+static const cli_option all_options[] = {
+    {"axis", 'a', 1, OPT_AXIS},
+    {"num-splits", 'n', 1, OPT_NUM},
+    {"lengths", 'l', 1, OPT_LENGTHS},
+    {"split-size", 's', 1, OPT_SIZE},
+    {"keepdims", 'k', 1, OPT_KEEPDIMS},
+    {"opset", 0, 1, OPT_OPSET},
+    {"output", 'o', 1, OPT_OUTPUT},
+    {"force", 'f', 0, OPT_FORCE},
+    {"json", 0, 0, OPT_JSON},
+    {"quiet", 'q', 0, OPT_QUIET},
+    {"no-progress", 0, 0, OPT_NO_PROGRESS},
+    {"sync", 0, 0, OPT_SYNC},
+    {"dtype", 0, 1, OPT_DTYPE},
+    {"shape", 0, 1, OPT_SHAPE},
+    {"help", 'h', 0, OPT_HELP},
+};
+#define ALL_OPTION_COUNT (sizeof all_options / sizeof all_options[0])
+
+/* Whether `command` (on a file, or under infer) accepts option `id`. */
+static int accepts(const op_command *command, int for_infer, int id) {
+  switch (id) {
+  case OPT_AXIS:
+  case OPT_JSON:
+  case OPT_DTYPE:
+  case OPT_HELP:
+    return 1;
+  case OPT_NUM:
+    return command->kind == CLEAVE_OP_SPLIT || command->kind == CLEAVE_OP_ONNX_SPLIT;
+  case OPT_LENGTHS:
+    return command->kind != CLEAVE_OP_SPLIT;
+  case OPT_SIZE:
+  case OPT_KEEPDIMS:
+    return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE;
+  case OPT_OPSET:
+    return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || command->kind == CLEAVE_OP_ONNX_SPLIT;
+  case OPT_SHAPE:
+    return for_infer;
+  default:
+    return !for_infer;
+  }
+}
+
+/* The names of SEMANTICS.md section 7's packed sub-byte types, and u3/u6, which it refuses. */
+static const char *const subbyte_names[] = {"u1",   "u2",    "u3",        "u4",   "u6",
+                                            "i4",   "nf4",   "f4e2m1",    "int4", "uint4",
+                                            "int2", "uint2", "float4e2m1"};
+
+static int parse_dtype(op_options *o, const char *text) {
+  o->dtype_text = text;
+  cleave_dtype dtype;
+  if (cleave_dtype_from_name(text, &dtype, NULL) == CLEAVE_OK) {
+    if (dtype == CLEAVE_BYTES || dtype == CLEAVE_UNICODE) {
+      return cli_error(CLI_EXIT_USAGE, "--dtype: '%s' needs a width: write S<n> or U<n> (e.g. U8)",
+                       text);
+    }
+    o->dtype = cleave_type_of(dtype);
+    return 0;
+  }
+  if ((text[0] == 'S' || text[0] == 'U') && text[1] >= '1' && text[1] <= '9') {
+    int64_t width = 0;
+    if (cli_parse_int64(text + 1, "--dtype width", &width) != 0) {
+      return CLI_EXIT_USAGE;
+    }
+    o->dtype.dtype = text[0] == 'S' ? CLEAVE_BYTES : CLEAVE_UNICODE;
+    o->dtype.width = width;
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof subbyte_names / sizeof subbyte_names[0]; i++) {
+    if (strcmp(text, subbyte_names[i]) == 0) {
+      o->dtype_subbyte = 1;
+      return 0;
+    }
+  }
+  return cli_error(CLI_EXIT_USAGE,
+                   "--dtype: unknown type name '%s' (the names are boolean, i8, i16, i32, i64, "
+                   "u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128, f8e4m3, f8e5m2, "
+                   "f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, S<n>, U<n>)",
+                   text);
+}
+
+int op_options_check_type(const op_options *o) {
+  if (o->dtype_subbyte) {
+    return cli_error(CLI_EXIT_DATA,
+                     "--dtype %s: packed sub-byte types are not supported by this version of "
+                     "cleave",
+                     o->dtype_text);
+  }
+  return 0;
+}
+
+static int unknown_not_here(const op_options *o, const char *label) {
+  if (o->for_infer) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: '?' (an unknown value) needs partial-shape inference, which is not "
+                     "supported yet",
+                     label);
+  }
+  return cli_error(CLI_EXIT_USAGE,
+                   "%s: '?' (an unknown value) is only meaningful for 'cleave infer'", label);
+}
+
+static int twice(const op_options *o, const char *label) {
+  return cli_error(CLI_EXIT_USAGE, "%s: option %s is given twice", o->command->name, label);
+}
+
+/* Stores one option. Returns 0 or a usage error. */
+static int take_option(op_options *o, int id, const char *value, const char *label) {
+  switch (id) {
+  case OPT_AXIS:
+    if (o->has_axis) {
+      return twice(o, label);
+    }
+    o->has_axis = 1;
+    if (strcmp(value, "?") == 0) {
+      return unknown_not_here(o, label);
+    }
+    return cli_parse_int64(value, label, &o->axis);
+  case OPT_NUM:
+    if (o->has_num) {
+      return twice(o, label);
+    }
+    o->has_num = 1;
+    return cli_parse_int64(value, label, &o->num);
+  case OPT_LENGTHS: {
+    if (o->has_lengths) {
+      return twice(o, label);
+    }
+    o->has_lengths = 1;
+    int unknown = 0;
+    int rc = cli_parse_int64_list(value, label, &o->lengths, &o->length_count, &unknown);
+    if (rc == 0 && unknown) {
+      return unknown_not_here(o, label);
+    }
+    return rc;
+  }
+  case OPT_SIZE:
+    if (o->has_size) {
+      return twice(o, label);
+    }
+    o->has_size = 1;
+    return cli_parse_int64(value, label, &o->size);
+  case OPT_KEEPDIMS:
+    if (o->has_keepdims) {
+      return twice(o, label);
+    }
+    o->has_keepdims = 1;
+    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+      return cli_error(CLI_EXIT_USAGE, "%s: '%s' is not 0 or 1", label, value);
+    }
+    o->keepdims = value[0] - '0';
+    return 0;
+  case OPT_OPSET:
+    if (o->has_opset) {
+      return twice(o, label);
+    }
+    o->has_opset = 1;
+    return cli_parse_int64(value, label, &o->opset);
+  case OPT_OUTPUT:
+    if (o->prefix != NULL) {
+      return twice(o, label);
+    }
+    if (value[0] == '\0') {
+      return cli_error(CLI_EXIT_USAGE, "%s: the output prefix is empty", label);
+    }
+    o->prefix = value;
+    return 0;
+  case OPT_FORCE:
+    o->force = 1;
+    return 0;
+  case OPT_JSON:
+    o->json = 1;
+    return 0;
+  case OPT_QUIET:
+    o->quiet = 1;
+    return 0;
+  case OPT_NO_PROGRESS:
+    o->no_progress = 1;
+    return 0;
+  case OPT_SYNC:
+    o->sync = 1;
+    return 0;
+  case OPT_DTYPE:
+    if (o->has_dtype) {
+      return twice(o, label);
+    }
+    o->has_dtype = 1;
+    return parse_dtype(o, value);
+  case OPT_SHAPE:
+    if (o->shape_text != NULL) {
+      return twice(o, label);
+    }
+    o->shape_text = value;
+    return 0;
+  default:
+    return cli_error(CLI_EXIT_SOFTWARE, "unhandled option %s", label);
+  }
+}
+
+static int missing(const op_options *o, const char *what, const char *why) {
+  return cli_error(CLI_EXIT_USAGE, "%s%s: %s is required%s (see 'cleave %s%s --help')",
+                   o->for_infer ? "infer " : "", o->command->name, what, why,
+                   o->for_infer ? "infer " : "", o->command->name);
+}
+
+/* The checks of the command line as a whole, after every option is read. */
+static int check_combination(op_options *o) {
+  const char *name = o->command->name;
+  switch (o->command->kind) {
+  case CLEAVE_OP_SPLIT:
+    if (!o->has_axis) {
+      return missing(o, "-a/--axis", " (OpenVINO Split-1 has no default axis)");
+    }
+    if (!o->has_num) {
+      return missing(o, "-n/--num-splits", "");
+    }
+    break;
+  case CLEAVE_OP_VARIADIC_SPLIT:
+    if (!o->has_axis) {
+      return missing(o, "-a/--axis", " (OpenVINO VariadicSplit-1 has no default axis)");
+    }
+    if (!o->has_lengths) {
+      return missing(o, "-l/--lengths", "");
+    }
+    break;
+  case CLEAVE_OP_SPLIT_TO_SEQUENCE:
+    if (o->has_size && o->has_lengths) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: -s/--split-size %" PRId64 " and -l/--lengths exclude each other "
+                       "(the split input is either a scalar or a list)",
+                       name, o->size);
+    }
+    if (!o->has_opset) {
+      o->opset = 24;
+    } else if (o->opset < 11) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --opset %" PRId64 " is below SplitToSequence's first version (11)",
+                       name, o->opset);
+    }
+    if (!o->has_keepdims) {
+      o->keepdims = 1;
+    }
+    break;
+  case CLEAVE_OP_ONNX_SPLIT:
+    if (!o->has_opset) {
+      return missing(o, "--opset", " (it selects the Split version: 1, 2, 11, 13 or 18)");
+    }
+    if (o->opset < 1) {
+      return cli_error(CLI_EXIT_USAGE, "%s: --opset %" PRId64 " is below Split's first version (1)",
+                       name, o->opset);
+    }
+    if (o->opset < 18 && !o->has_lengths && !o->has_num) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: below opset 18 Split needs -l/--lengths or -n/--num-splits (the "
+                       "node's number of outputs); --opset is %" PRId64,
+                       name, o->opset);
+    }
+    break;
+  }
+  if (o->for_infer) {
+    if (o->shape_text == NULL) {
+      return missing(o, "--shape", "");
+    }
+  } else if (o->input == NULL) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: the input file is missing (usage: cleave %s [OPTIONS] "
+                     "INPUT.npy)",
+                     name, name);
+  }
+  return 0;
+}
+
+int op_options_parse(op_options *o, const op_command *command, int for_infer, int argc, char **argv,
+                     int first) {
+  memset(o, 0, sizeof *o);
+  o->command = command;
+  o->for_infer = for_infer;
+  o->dtype = cleave_type_of(CLEAVE_F32);
+  o->keepdims = 1;
+
+  cli_option accepted[ALL_OPTION_COUNT];
+  size_t count = 0;
+  for (size_t i = 0; i < ALL_OPTION_COUNT; i++) {
+    if (accepts(command, for_infer, all_options[i].id)) {
+      accepted[count++] = all_options[i];
+    }
+  }
+  char scope[64];
+  snprintf(scope, sizeof scope, "%s%s", for_infer ? "infer " : "", command->name);
+  cli_parser p;
+  cli_parser_init(&p, argc, argv, first, scope);
+  for (;;) {
+    int id = 0;
+    const char *value = NULL;
+    int kind = cli_parser_next(&p, accepted, count, &id, &value);
+    if (kind == CLI_NEXT_END) {
+      break;
+    }
+    if (kind == CLI_NEXT_ERROR) {
+      return CLI_EXIT_USAGE;
+    }
+    if (kind == CLI_NEXT_POSITIONAL) {
+      if (for_infer || o->input != NULL) {
+        return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'%s", scope, value,
+                         for_infer ? " (infer reads no file: give --shape)" : "");
+      }
+      o->input = value;
+      continue;
+    }
+    if (id == OPT_HELP) {
+      o->help = 1;
+      return 0;
+    }
+    char label[64];
+    for (size_t i = 0; i < count; i++) {
+      if (accepted[i].id == id) {
+        cli_option_label(&accepted[i], label, sizeof label);
+      }
+    }
+    int rc = take_option(o, id, value, label);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  return check_combination(o);
+}
+
+void op_options_free(op_options *o) {
+  free(o->lengths);
+  o->lengths = NULL;
+}
+
+cleave_op op_options_build(const op_options *o) {
+  cleave_op op;
+  switch (o->command->kind) {
+  case CLEAVE_OP_SPLIT:
+    op = cleave_op_split(&o->axis, o->num);
+    break;
+  case CLEAVE_OP_VARIADIC_SPLIT:
+    op = cleave_op_variadic_split(&o->axis, o->lengths, o->length_count);
+    break;
+  case CLEAVE_OP_SPLIT_TO_SEQUENCE:
+    op = cleave_op_split_to_sequence(o->opset);
+    op.keepdims = o->keepdims;
+    if (o->has_size) {
+      op.lengths = cleave_values_scalar(&o->size);
+    }
+    break;
+  case CLEAVE_OP_ONNX_SPLIT:
+  default:
+    op = cleave_op_onnx_split(o->opset);
+    if (o->has_num) {
+      op.num_splits = o->num;
+      op.has_num_splits = 1;
+    }
+    break;
+  }
+  if (o->command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || o->command->kind == CLEAVE_OP_ONNX_SPLIT) {
+    if (o->has_axis) {
+      op.axis = cleave_values_scalar(&o->axis);
+    }
+    if (o->has_lengths) {
+      op.lengths = cleave_values_list(o->lengths, o->length_count);
+    }
+  }
+  return op;
+}

@@ -1,0 +1,83 @@
+/*
+ * The options of the operator commands (split, variadic-split, split-to-sequence, onnx-split) and
+ * of `cleave infer OP`: parsing, the command-line checks of CLI.md (status 64), and the
+ * translation into a cleave_op for the library, which owns every rule of SEMANTICS.md.
+ */
+#ifndef CLEAVE_CLI_OP_OPTIONS_H
+#define CLEAVE_CLI_OP_OPTIONS_H
+
+#include <stdint.h>
+
+#include "cleave.h"
+
+/** An operator command of the CLI. */
+typedef struct op_command {
+  const char *name; /* "split", "variadic-split", ... */
+  cleave_op_kind kind;
+  const char *operator_name; /* "OpenVINO Split-1", ... for messages */
+} op_command;
+
+/** Returns the operator command called `name`, or NULL. */
+const op_command *op_command_find(const char *name);
+
+/** Parsed options. Pointers refer to argv or to memory owned by the struct. */
+typedef struct op_options {
+  const op_command *command;
+  int for_infer; /* 1 for `cleave infer OP` */
+  int help;      /* --help was given: nothing else is checked */
+
+  int has_axis;
+  int64_t axis;
+  int has_num;
+  int64_t num;
+  int has_lengths;
+  int64_t *lengths; /* malloc'd */
+  int64_t length_count;
+  int has_size;
+  int64_t size;
+  int has_keepdims;
+  int64_t keepdims;
+  int has_opset;
+  int64_t opset;
+
+  int has_dtype;
+  const char *dtype_text;
+  cleave_type dtype;
+  int dtype_subbyte; /* a packed sub-byte type name: parsed, refused by op_options_check_type */
+
+  const char *input;
+  const char *prefix;
+  int force;
+  int json;
+  int quiet;
+  int no_progress;
+  int sync;
+  const char *shape_text;
+} op_options;
+
+/**
+ * Parses argv[first..argc) for `command` (as an operator command on a file, or for `infer` when
+ * `for_infer` is set) and checks the command line as a whole: required options, exclusive options,
+ * allowed sets (-k 0|1, --opset not below the operator's first version, type names). Returns 0 or
+ * prints a usage error and returns CLI_EXIT_USAGE. When --help is seen, returns 0 with `help` set.
+ * Release with op_options_free.
+ */
+int op_options_parse(op_options *o, const op_command *command, int for_infer, int argc, char **argv,
+                     int first);
+
+/** Releases what op_options_parse allocated. */
+void op_options_free(op_options *o);
+
+/**
+ * Checks that the --dtype given (if any) is one this CLI can carry: the names of packed sub-byte
+ * types are valid type names (so parsing accepts them) but cannot be handled here, which is a
+ * data error. Returns 0, or prints an error and returns CLI_EXIT_DATA.
+ */
+int op_options_check_type(const op_options *o);
+
+/**
+ * Returns the cleave_op the options describe. It points into `o`, which must outlive it.
+ */
+cleave_op op_options_build(const op_options *o);
+
+#endif /* CLEAVE_CLI_OP_OPTIONS_H */

@@ -1,0 +1,45 @@
+/*
+ * Streaming split of a .npy file's data into the output files, in bounded memory.
+ *
+ * In C order (and, reversed, in Fortran order) the data is `rows` rows; each row holds the axis
+ * dimension's `unit`-byte slices back to back, so output i takes, from every row, the bytes of
+ * its lengths[i] slices. The input is read in order, in chunks of a few MiB, and each output is
+ * written in order: memory use is a few chunks whatever the input size. Large pieces are copied
+ * inside the kernel (copy_file_range) when the file systems allow it.
+ */
+#ifndef CLEAVE_CLI_STREAM_H
+#define CLEAVE_CLI_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "outputs.h"
+#include "progress.h"
+
+/** Writes output i's header at offset 0 of `fd` and stores its size (where the data starts). */
+typedef int (*stream_header_fn)(void *ctx, size_t i, int fd, uint64_t *header_size);
+
+/** What to split and where to. */
+typedef struct stream_job {
+  int in_fd;
+  const char *in_path;
+  uint64_t data_offset;   /* first data byte of the input */
+  uint64_t rows;          /* product of the dims before the (physical) axis */
+  uint64_t unit;          /* bytes of one slice along the axis: dims after it times element size */
+  const int64_t *lengths; /* per output, in slices; they sum to the axis dimension */
+  size_t count;
+  out_set *outputs;
+  stream_header_fn write_header;
+  void *header_ctx;
+  progress *progress;
+} stream_job;
+
+/**
+ * Runs the job: opens each output's temporary file, writes its header and data, closes it.
+ * Returns 0, or prints an error and returns CLI_EXIT_IOERR (a read or write failed, the input
+ * ended early) or CLI_EXIT_SOFTWARE (out of memory). Temporaries are left for the caller to
+ * commit or abort.
+ */
+int stream_split(const stream_job *job);
+
+#endif /* CLEAVE_CLI_STREAM_H */
