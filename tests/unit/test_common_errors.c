@@ -441,19 +441,19 @@ static void test_wrong_output_count(void **state) {
     const char *two[] = {"2", "3", NULL};
     const char *four[] = {"4", "3", NULL};
     const char *zero[] = {"0", "3", NULL};
-    tu_check_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
-                   two);
-    tu_check_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 4, CLEAVE_ERROR_INVALID_ARGUMENT,
-                   four);
-    tu_check_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 0, CLEAVE_ERROR_INVALID_ARGUMENT,
-                   zero);
+    tu_check_run_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 2,
+                       CLEAVE_ERROR_INVALID_ARGUMENT, two);
+    tu_check_run_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 4,
+                       CLEAVE_ERROR_INVALID_ARGUMENT, four);
+    tu_check_run_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 0,
+                       CLEAVE_ERROR_INVALID_ARGUMENT, zero);
   }
   /* An empty sequence wants zero outputs: one is too many. */
   const int64_t empty[1] = {0};
   cleave_op seq = cleave_op_split_to_sequence(11);
   const char *needles[] = {"1", "0", NULL};
-  tu_check_error(&seq, cleave_type_of(CLEAVE_U16), empty, 1, 1, CLEAVE_ERROR_INVALID_ARGUMENT,
-                 needles);
+  tu_check_run_error(&seq, cleave_type_of(CLEAVE_U16), empty, 1, 1, CLEAVE_ERROR_INVALID_ARGUMENT,
+                     needles);
 }
 
 static void expect_status(cleave_status got, cleave_status want, const cleave_error *err) {

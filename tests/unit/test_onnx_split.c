@@ -237,7 +237,9 @@ static void test_v18_num_outputs_below_one(void **state) {
   const int64_t ns[] = {0, -3};
   const char *texts[] = {"0", "-3"};
   for (size_t i = 0; i < 2; ++i) {
-    cleave_op op = onnx_op(18, NULL, 0, ns[i]);
+    cleave_op op = onnx_op(18, NULL, 0, -1);
+    op.num_splits = ns[i];
+    op.has_num_splits = 1;
     const char *needles[] = {"num_outputs", texts[i], NULL};
     tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 1, CLEAVE_ERROR_INVALID_SPLIT,
                    needles);

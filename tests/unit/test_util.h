@@ -145,6 +145,11 @@ void tu_check_success(const cleave_op *op, const tu_input *in, const tu_expect *
 void tu_check_error(const cleave_op *op, cleave_type type, const int64_t *shape, size_t rank,
                     size_t num_outputs, cleave_status status, const char *const *needles);
 
+/** Like tu_check_error, for an op that is valid (inference and plans succeed) but whose run
+ * fails, e.g. for a wrong output count: checks cleave_run and the one-shot call only. */
+void tu_check_run_error(const cleave_op *op, cleave_type type, const int64_t *shape, size_t rank,
+                        size_t num_outputs, cleave_status status, const char *const *needles);
+
 /**
  * Returns 1 when `needle` occurs in `message`. A needle that starts with a digit or '-' is a
  * number and must stand alone: no digit right before or after it, and no '-' before a positive
