@@ -1,7 +1,14 @@
-/* cleave-onnx-test-driver: `cleave onnx-test` as a program of its own, for working on the ONNX
- * reader without the rest of the command-line tool. The tests use `cleave onnx-test`. */
+/* cleave-onnx-test-driver: `cleave onnx-test` as a program of its own, for work on the ONNX
+ * reader without the rest of the command-line tool. It takes the same arguments as `cleave`
+ * (`cleave-onnx-test-driver onnx-test DIR...`) or the command's alone (`... DIR...`). The tests
+ * run `cleave onnx-test`. */
 #include "onnx_test.h"
 
+#include <string.h>
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "onnx-test") == 0) {
+    return cleave_onnx_test_main(argc - 1, argv + 1);
+  }
   return cleave_onnx_test_main(argc, argv);
 }

@@ -13,9 +13,11 @@ static const char ox_usage[] =
     "usage: cleave onnx-test [-q] DIR...\n"
     "\n"
     "Runs ONNX backend test directories (model.onnx and test_data_set_*/input_*.pb,\n"
-    "output_*.pb) with cleave and compares every output exactly. The graphs may use Split\n"
-    "(opsets 1 to 18+), SplitToSequence (11, 24), SequenceAt, SequenceLength and Constant.\n"
-    "Prints one line per directory: 'PASS DIR' or 'FAIL DIR: why'.\n"
+    "output_*.pb) with cleave and compares every output exactly, tensors and sequences,\n"
+    "by the graph's declared output types. The graphs may use Split (versions 1, 2, 11,\n"
+    "13, 18), SplitToSequence (11, 24), SequenceAt, SequenceLength and Constant; any\n"
+    "other operator is reported as unsupported. Prints one line per directory:\n"
+    "'PASS DIR' or 'FAIL DIR: why'.\n"
     "\n"
     "options:\n"
     "  -q, --quiet   print only the FAIL lines\n"
@@ -30,7 +32,8 @@ static const char ox_usage[] =
     "      (undefined names, missing files, data not matching its dims or type)\n"
     "  66  a file or directory cannot be opened or read\n"
     "  70  internal error (out of memory)\n"
-    "When several directories fail, the status is the first of 66, 65, 70, 1 that occurred.\n";
+    "When directories fail for different reasons, the status is the first of 66, 65, 70\n"
+    "and 1 that applies to one of them.\n";
 
 /* Orders failure statuses: the lower the rank, the more it matters for the exit status. */
 static int ox_rank(int status) {

@@ -9,7 +9,8 @@ extern "C" {
 
 /**
  * The `onnx-test` command. `argv[0]` is the command's name ("onnx-test"; it is not read);
- * options and test directories follow: `[-q|--quiet] [--] DIR...`, or `-h|--help`.
+ * options and test directories follow: `[-q|--quiet] DIR...`, or `-h|--help`. Options may
+ * come anywhere before a `--`; every other argument is a test directory.
  *
  * Prints one line per directory on stdout, `PASS DIR` or `FAIL DIR: why`, and returns the exit
  * status: 0 when every directory passes; 64 for a malformed command line; otherwise, of the

@@ -152,7 +152,8 @@ static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_ten
   size_t want = (size_t)t->count * (complex ? 2u : 1u);
   unsigned char *out = (unsigned char *)t->data;
   if (n != want) {
-    return ox_fail(err, OX_MALFORMED, "%s: %zu %s values for %" PRId64 " %s elements", what, n,
+    return ox_fail(err, OX_MALFORMED,
+                   "malformed tensor %s: %zu %s values for %" PRId64 " %s elements", what, n,
                    ox_field_names[field], t->count, ox_type_name(t->onnx_type));
   }
   switch (field) {
@@ -178,7 +179,8 @@ static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_ten
       uint64_t v = tp->uint64_data[i];
       if (elem == 4) {
         if (v > UINT32_MAX) {
-          return ox_fail(err, OX_MALFORMED, "%s: uint64_data[%zu] = %" PRIu64 " does not fit %s",
+          return ox_fail(err, OX_MALFORMED,
+                         "malformed tensor %s: uint64_data[%zu] = %" PRIu64 " does not fit %s",
                          what, i, v, ox_type_name(t->onnx_type));
         }
         uint32_t v32 = (uint32_t)v;
@@ -195,7 +197,8 @@ static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_ten
     for (size_t i = 0; i < n; i++) {
       int32_t v = tp->int32_data[i];
       if (v < lo || v > hi) {
-        return ox_fail(err, OX_MALFORMED, "%s: int32_data[%zu] = %" PRId32 " does not fit %s", what,
+        return ox_fail(err, OX_MALFORMED,
+                       "malformed tensor %s: int32_data[%zu] = %" PRId32 " does not fit %s", what,
                        i, v, ox_type_name(t->onnx_type));
       }
       /* Keep the low `elem` bytes: the value (or bit pattern) in the element's width. */
@@ -234,7 +237,7 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
     return ox_fail(err, OX_FAIL, "%s: segmented tensors are not supported", what);
   }
   if (!tp->has_data_type || tp->data_type == OX_UNDEFINED) {
-    return ox_fail(err, OX_MALFORMED, "%s: the tensor has no data_type", what);
+    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has no data_type", what);
   }
   int st = ox_tensor_init(out, tp->data_type, tp->n_dims, tp->dims, what, err);
   if (st != OX_OK) {
@@ -245,15 +248,18 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
   if (tp->has_raw_data) {
     stray = ox_stray_field(tp, -1);
     if (field == OX_FIELD_STRING) {
-      st = ox_fail(err, OX_MALFORMED, "%s: a STRING tensor cannot use raw_data", what);
+      st = ox_fail(err, OX_MALFORMED, "malformed tensor %s: a STRING tensor cannot use raw_data",
+                   what);
     } else if (stray != NULL) {
-      st = ox_fail(err, OX_MALFORMED, "%s: the tensor has both raw_data and %s", what, stray);
+      st = ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has both raw_data and %s", what,
+                   stray);
     } else if (tp->raw_data.len != out->nbytes) {
       char dims[128];
       ox_format_dims(dims, sizeof dims, out->dims, out->rank);
-      st = ox_fail(err, OX_MALFORMED,
-                   "%s: raw_data has %zu bytes but a %s tensor of shape %s needs %zu", what,
-                   tp->raw_data.len, ox_type_name(out->onnx_type), dims, out->nbytes);
+      st = ox_fail(
+          err, OX_MALFORMED,
+          "malformed tensor %s: raw_data has %zu bytes but a %s tensor of shape %s needs %zu", what,
+          tp->raw_data.len, ox_type_name(out->onnx_type), dims, out->nbytes);
     } else {
       if (out->nbytes > 0) {
         memcpy(out->data, tp->raw_data.data, out->nbytes);
@@ -267,7 +273,7 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
   } else {
     stray = ox_stray_field(tp, (int)field);
     if (stray != NULL) {
-      st = ox_fail(err, OX_MALFORMED, "%s: a %s tensor cannot carry %s", what,
+      st = ox_fail(err, OX_MALFORMED, "malformed tensor %s: a %s tensor cannot carry %s", what,
                    ox_type_name(out->onnx_type), stray);
     } else {
       st = ox_decode_typed(tp, what, out, field, err);
@@ -290,8 +296,8 @@ int ox_decode_sequence(const Onnx__SequenceProto *sp, const char *what, ox_value
   }
   if (sp->n_tensor_values > 0 && (!sp->has_elem_type || sp->elem_type != OX_SEQ_TENSOR)) {
     return ox_fail(err, OX_MALFORMED,
-                   "%s: the sequence holds tensors but its elem_type is not "
-                   "TENSOR",
+                   "malformed sequence %s: it holds tensors but its elem_type "
+                   "is not TENSOR",
                    what);
   }
   if (sp->n_tensor_values > 0) {

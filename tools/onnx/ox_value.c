@@ -84,18 +84,21 @@ int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *
   }
   for (size_t i = 0; i < rank; i++) {
     if (dims[i] < 0) {
-      return ox_fail(err, OX_MALFORMED, "%s: dims[%zu] is %" PRId64 ", a negative dimension", what,
-                     i, dims[i]);
+      return ox_fail(err, OX_MALFORMED,
+                     "malformed tensor %s: dims[%zu] is %" PRId64 ", a negative dimension", what, i,
+                     dims[i]);
     }
     if (__builtin_mul_overflow(count, dims[i], &count)) {
-      return ox_fail(err, OX_MALFORMED, "%s: the element count overflows int64", what);
+      return ox_fail(err, OX_MALFORMED, "malformed tensor %s: the element count overflows int64",
+                     what);
     }
   }
   if (cleave_type_size(t->type, &elem, &cerr) != CLEAVE_OK) {
     return ox_fail(err, OX_INTERNAL, "%s: %s", what, cerr.message);
   }
   if (__builtin_mul_overflow(count, elem, &bytes) || (uint64_t)bytes > SIZE_MAX / 2) {
-    return ox_fail(err, OX_MALFORMED, "%s: the byte size of %" PRId64 " elements overflows", what,
+    return ox_fail(err, OX_MALFORMED,
+                   "malformed tensor %s: the byte size of %" PRId64 " elements overflows", what,
                    count);
   }
   t->onnx_type = onnx_type;
