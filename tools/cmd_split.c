@@ -91,7 +91,21 @@ static char *default_prefix(const char *input) {
   return prefix;
 }
 
-/* Splits the data into the outputs and commits them, or leaves nothing behind. */
+static int report_outputs(const op_options *o, const npy_header *h, const split_result *res,
+                          const out_set *set) {
+  report r;
+  int64_t dims[NPY_MAX_RANK];
+  char path[PATH_MAX + 96];
+  report_begin(&r, o->command->name, o->json, o->quiet);
+  for (size_t i = 0; i < (size_t)res->info.num_outputs; i++) {
+    split_output_dims(res, h->shape, h->rank, i, dims);
+    out_set_final_path(set, i, path, sizeof path);
+    report_output(&r, dims, (size_t)res->info.output_rank, path);
+  }
+  return report_end(&r);
+}
+
+/* Splits the data into the outputs, reports them and commits them, or leaves nothing behind. */
 static int write_outputs(const op_options *o, int fd, const npy_header *h, const npy_dtype *dt,
                          uint64_t data_bytes, const split_result *res, out_set *set) {
   int rc = out_set_create(set);
@@ -137,25 +151,16 @@ static int write_outputs(const op_options *o, int fd, const npy_header *h, const
   job.progress = &prog;
   rc = stream_split(&job);
   progress_finish(&prog);
+  /* The report goes out before the commit: if stdout fails, the run fails and, like any failure,
+   * leaves no output behind. */
+  if (rc == 0) {
+    rc = report_outputs(o, h, res, set);
+  }
   if (rc != 0) {
     out_set_abort(set);
     return rc;
   }
   return out_set_commit(set);
-}
-
-static int report_outputs(const op_options *o, const npy_header *h, const split_result *res,
-                          const out_set *set) {
-  report r;
-  int64_t dims[NPY_MAX_RANK];
-  char path[PATH_MAX + 96];
-  report_begin(&r, o->command->name, o->json, o->quiet);
-  for (size_t i = 0; i < (size_t)res->info.num_outputs; i++) {
-    split_output_dims(res, h->shape, h->rank, i, dims);
-    out_set_final_path(set, i, path, sizeof path);
-    report_output(&r, dims, (size_t)res->info.output_rank, path);
-  }
-  return report_end(&r);
 }
 
 /* The checks that precede any output: the input file (66) and its data and the op's rules (65). */
@@ -228,9 +233,6 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
   }
   if (rc == 0) {
     rc = write_outputs(&o, fd, h, &dt, data_bytes, &res, &set);
-  }
-  if (rc == 0) {
-    rc = report_outputs(&o, h, &res, &set);
   }
   out_set_free(&set);
   free(prefix);

@@ -24,7 +24,8 @@ static char g_temp_head[PATH_MAX];
 static char g_temp_tail[64];
 static atomic_size_t g_created;
 
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* SIGPIPE: the report on stdout is written before the commit, and may meet a closed pipe. */
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 #define CLEANUP_SIGNAL_COUNT (sizeof cleanup_signals / sizeof cleanup_signals[0])
 
 /* Writes head, i in decimal and tail to buf; async-signal-safe (no stdio). */

@@ -4,10 +4,10 @@
  * Output i goes to PREFIX_i.npy. Each is first written to a temporary file in the same directory,
  * named ".BASE_i.npy.cleave-tmp-PID-RANDOM"; only when every output is complete are they renamed
  * into place (with signals blocked, so that an interrupt cannot leave half of them renamed).
- * Until then SIGINT, SIGTERM, SIGHUP and SIGQUIT remove every temporary file before the process
- * dies of the signal, and SIGXFSZ is ignored so that exceeding the file-size limit is an ordinary
- * write error. Without --force an existing output is never replaced, even one that appears while
- * the outputs are being written.
+ * Until then SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove every temporary file before the
+ * process dies of the signal, and SIGXFSZ is ignored so that exceeding the file-size limit is an
+ * ordinary write error. Without --force an existing output is never replaced, even one that appears
+ * while the outputs are being written.
  *
  * Only one output set may be active in a process at a time (the signal handler needs static
  * state). Not thread-safe.
