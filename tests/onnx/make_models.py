@@ -501,6 +501,16 @@ def reject_cases(w):
     reject(w, "sts_opset10_below_first_version", 10, [sts_node(["x"])],
            [tinfo("x", TP.FLOAT, [6])], [sinfo("seq", TP.FLOAT)], [x6], [Seq([], TP.FLOAT)],
            (1, "SplitToSequence", "unsupported version", "10"))
+    # 8-bit floats are not ONNX Split types (SEMANTICS.md section 5); packed sub-byte types
+    # cannot even be held. Their bytes are given raw.
+    f8 = Tensor(np.arange(6, dtype=np.uint8), 17)  # FLOAT8E4M3FN
+    reject(w, "split13_float8_data", 13, [split_node(["x"], ["a", "b"])],
+           [tinfo("x", 17, [6])], [tinfo("a", 17), tinfo("b", 17)],
+           [f8], split_t(f8, [3, 3], 0), (1, "Split-13", "unsupported type", "f8e4m3"))
+    i4 = Tensor(np.arange(3, dtype=np.uint8), 22)  # INT4, two per byte
+    reject(w, "split13_int4_data", 13, [split_node(["x"], ["a", "b"])],
+           [tinfo("x", 22, [3])], [tinfo("a", 22), tinfo("b", 22)],
+           [i4], [i4, i4], (1, "INT4", "not supported"))
     seq_x = sample(TP.FLOAT, [3, 2])
     reject(w, "sequence_at_out_of_range", 11,
            [sts_node(["x"]), helper.make_node("SequenceAt", ["seq", "p"], ["t"])],
@@ -578,6 +588,27 @@ def malformed_cases(w):
     t = TP()
     t.ParseFromString(open(p, "rb").read())
     del t.float_data[-1]
+    with open(p, "wb") as f:
+        f.write(t.SerializeToString())
+    # Dims a file may claim: checked against the data before anything is allocated.
+    for name, dims, expect in [
+            ("huge_dims_small_data", [1 << 40, 1 << 20],
+             (65, "input_0.pb", "raw_data has 24 bytes", "4611686018427387904")),
+            ("dims_overflow", [1 << 62, 8], (65, "input_0.pb", "overflows")),
+            ("negative_dim", [-1, 6], (65, "input_0.pb", "dims[0] is -1"))]:
+        d = good(name, expect)
+        p = os.path.join(d, "test_data_set_0", "input_0.pb")
+        t = TP()
+        t.ParseFromString(open(p, "rb").read())
+        del t.dims[:]
+        t.dims.extend(dims)
+        with open(p, "wb") as f:
+            f.write(t.SerializeToString())
+    d = good("raw_data_and_typed_field", (65, "input_0.pb", "both raw_data and float_data"))
+    p = os.path.join(d, "test_data_set_0", "input_0.pb")
+    t = TP()
+    t.ParseFromString(open(p, "rb").read())
+    t.float_data.extend([1.0] * 6)
     with open(p, "wb") as f:
         f.write(t.SerializeToString())
     d = good("missing_output_file", (65, "1 output files", "2 outputs"))

@@ -144,18 +144,12 @@ static void ox_int32_range(int32_t onnx_type, size_t width, int64_t *lo, int64_t
   }
 }
 
+/* Fills t (allocated for tp's dims) from the typed field; the value count was checked. */
 static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_tensor *t,
                            ox_field field, ox_error *err) {
   size_t elem = t->count > 0 ? t->nbytes / (size_t)t->count : 0;
   size_t n = ox_field_count(tp, field);
-  int complex = t->onnx_type == OX_COMPLEX64 || t->onnx_type == OX_COMPLEX128;
-  size_t want = (size_t)t->count * (complex ? 2u : 1u);
   unsigned char *out = (unsigned char *)t->data;
-  if (n != want) {
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed tensor %s: %zu %s values for %" PRId64 " %s elements", what, n,
-                   ox_field_names[field], t->count, ox_type_name(t->onnx_type));
-  }
   switch (field) {
   case OX_FIELD_FLOAT:
     memcpy(out, tp->float_data, n * sizeof(float));
@@ -229,6 +223,8 @@ static const char *ox_stray_field(const Onnx__TensorProto *tp, int allowed) {
 }
 
 int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *out, ox_error *err) {
+  int64_t count = 0;
+  size_t nbytes = 0;
   memset(out, 0, sizeof *out);
   if (tp->has_data_location && tp->data_location == OX_LOCATION_EXTERNAL) {
     return ox_fail(err, OX_FAIL, "%s: tensors with external data are not supported", what);
@@ -239,44 +235,56 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
   if (!tp->has_data_type || tp->data_type == OX_UNDEFINED) {
     return ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has no data_type", what);
   }
-  int st = ox_tensor_init(out, tp->data_type, tp->n_dims, tp->dims, what, err);
+  int st = ox_tensor_measure(tp->data_type, tp->n_dims, tp->dims, what, &count, &nbytes, err);
   if (st != OX_OK) {
     return st;
   }
+  /* Check the data against the dims before allocating: a file may claim any dims. */
   ox_field field = ox_field_of(tp->data_type);
-  const char *stray;
-  if (tp->has_raw_data) {
-    stray = ox_stray_field(tp, -1);
-    if (field == OX_FIELD_STRING) {
-      st = ox_fail(err, OX_MALFORMED, "malformed tensor %s: a STRING tensor cannot use raw_data",
+  const char *stray = ox_stray_field(tp, tp->has_raw_data ? -1 : (int)field);
+  const char *type_name = ox_type_name(tp->data_type);
+  if (tp->has_raw_data && field == OX_FIELD_STRING) {
+    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: a STRING tensor cannot use raw_data",
                    what);
-    } else if (stray != NULL) {
-      st = ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has both raw_data and %s", what,
+  }
+  if (tp->has_raw_data && stray != NULL) {
+    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has both raw_data and %s", what,
                    stray);
-    } else if (tp->raw_data.len != out->nbytes) {
-      char dims[128];
-      ox_format_dims(dims, sizeof dims, out->dims, out->rank);
-      st = ox_fail(
-          err, OX_MALFORMED,
-          "malformed tensor %s: raw_data has %zu bytes but a %s tensor of shape %s needs %zu", what,
-          tp->raw_data.len, ox_type_name(out->onnx_type), dims, out->nbytes);
-    } else {
-      if (out->nbytes > 0) {
-        memcpy(out->data, tp->raw_data.data, out->nbytes);
-      }
-      if (!ox_host_is_little_endian()) {
-        int complex = out->onnx_type == OX_COMPLEX64 || out->onnx_type == OX_COMPLEX128;
-        size_t elem = out->count > 0 ? out->nbytes / (size_t)out->count : 1;
-        ox_swap_units((unsigned char *)out->data, out->nbytes, complex ? elem / 2 : elem);
-      }
+  }
+  if (tp->has_raw_data && tp->raw_data.len != nbytes) {
+    char dims[128];
+    ox_format_dims(dims, sizeof dims, tp->dims, tp->n_dims);
+    return ox_fail(
+        err, OX_MALFORMED,
+        "malformed tensor %s: raw_data has %zu bytes but a %s tensor of shape %s needs %zu", what,
+        tp->raw_data.len, type_name, dims, nbytes);
+  }
+  if (!tp->has_raw_data && stray != NULL) {
+    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: a %s tensor cannot carry %s", what,
+                   type_name, stray);
+  }
+  if (!tp->has_raw_data) {
+    int complex = tp->data_type == OX_COMPLEX64 || tp->data_type == OX_COMPLEX128;
+    size_t want = (size_t)count * (complex ? 2u : 1u);
+    size_t n = ox_field_count(tp, field);
+    if (n != want) {
+      return ox_fail(err, OX_MALFORMED,
+                     "malformed tensor %s: %zu %s values for %" PRId64 " %s elements", what, n,
+                     ox_field_names[field], count, type_name);
     }
-  } else {
-    stray = ox_stray_field(tp, (int)field);
-    if (stray != NULL) {
-      st = ox_fail(err, OX_MALFORMED, "malformed tensor %s: a %s tensor cannot carry %s", what,
-                   ox_type_name(out->onnx_type), stray);
-    } else {
-      st = ox_decode_typed(tp, what, out, field, err);
+  }
+  st = ox_tensor_init(out, tp->data_type, tp->n_dims, tp->dims, what, err);
+  if (st != OX_OK) {
+    return st;
+  }
+  if (!tp->has_raw_data) {
+    st = ox_decode_typed(tp, what, out, field, err);
+  } else if (out->nbytes > 0) {
+    memcpy(out->data, tp->raw_data.data, out->nbytes);
+    if (!ox_host_is_little_endian()) {
+      int complex = out->onnx_type == OX_COMPLEX64 || out->onnx_type == OX_COMPLEX128;
+      size_t elem = out->nbytes / (size_t)out->count;
+      ox_swap_units((unsigned char *)out->data, out->nbytes, complex ? elem / 2 : elem);
     }
   }
   if (st != OX_OK) {

@@ -71,14 +71,14 @@ int ox_type_to_cleave(int32_t onnx_type, cleave_type *type, ox_error *err) {
   return OX_OK;
 }
 
-int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *dims,
-                   const char *what, ox_error *err) {
-  int64_t count = 1;
+int ox_tensor_measure(int32_t onnx_type, size_t rank, const int64_t *dims, const char *what,
+                      int64_t *count, size_t *nbytes, ox_error *err) {
+  int64_t n = 1;
   int64_t elem = 0;
   int64_t bytes = 0;
+  cleave_type type;
   cleave_error cerr;
-  memset(t, 0, sizeof *t);
-  int st = ox_type_to_cleave(onnx_type, &t->type, err);
+  int st = ox_type_to_cleave(onnx_type, &type, err);
   if (st != OX_OK) {
     return ox_prefix(err, "%s: ", what);
   }
@@ -88,23 +88,40 @@ int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *
                      "malformed tensor %s: dims[%zu] is %" PRId64 ", a negative dimension", what, i,
                      dims[i]);
     }
-    if (__builtin_mul_overflow(count, dims[i], &count)) {
+    if (__builtin_mul_overflow(n, dims[i], &n)) {
       return ox_fail(err, OX_MALFORMED, "malformed tensor %s: the element count overflows int64",
                      what);
     }
   }
-  if (cleave_type_size(t->type, &elem, &cerr) != CLEAVE_OK) {
+  if (cleave_type_size(type, &elem, &cerr) != CLEAVE_OK) {
     return ox_fail(err, OX_INTERNAL, "%s: %s", what, cerr.message);
   }
-  if (__builtin_mul_overflow(count, elem, &bytes) || (uint64_t)bytes > SIZE_MAX / 2) {
+  if (__builtin_mul_overflow(n, elem, &bytes) || (uint64_t)bytes > SIZE_MAX / 2) {
     return ox_fail(err, OX_MALFORMED,
-                   "malformed tensor %s: the byte size of %" PRId64 " elements overflows", what,
-                   count);
+                   "malformed tensor %s: the byte size of %" PRId64 " elements overflows", what, n);
+  }
+  *count = n;
+  *nbytes = (size_t)bytes;
+  return OX_OK;
+}
+
+int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *dims,
+                   const char *what, ox_error *err) {
+  int64_t count = 0;
+  size_t bytes = 0;
+  memset(t, 0, sizeof *t);
+  int st = ox_tensor_measure(onnx_type, rank, dims, what, &count, &bytes, err);
+  if (st != OX_OK) {
+    return st;
+  }
+  st = ox_type_to_cleave(onnx_type, &t->type, err);
+  if (st != OX_OK) {
+    return st;
   }
   t->onnx_type = onnx_type;
   t->rank = rank;
   t->count = count;
-  t->nbytes = (size_t)bytes;
+  t->nbytes = bytes;
   if (rank > 0) {
     t->dims = malloc(rank * sizeof *t->dims);
     if (t->dims == NULL) {

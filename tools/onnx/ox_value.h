@@ -77,6 +77,14 @@ typedef struct ox_value {
 } ox_value;
 
 /**
+ * Computes the element count and byte size of a tensor of `onnx_type` with `dims[0..rank)`
+ * without allocating. Returns OX_OK, OX_MALFORMED (a negative dim, a size that overflows) or
+ * OX_FAIL (a type cleave cannot hold). `what` names the tensor in messages.
+ */
+int ox_tensor_measure(int32_t onnx_type, size_t rank, const int64_t *dims, const char *what,
+                      int64_t *count, size_t *nbytes, ox_error *err);
+
+/**
  * Initialises `*t` as a zero-filled tensor of `onnx_type` with `dims[0..rank)`. Checks that the
  * dims are >= 0 and that the sizes do not overflow (OX_MALFORMED), maps the type (OX_FAIL when
  * cleave cannot hold it). `what` names the tensor in messages. On failure `*t` owns nothing.
