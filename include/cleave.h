@@ -440,6 +440,200 @@ CLEAVE_API cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_
 CLEAVE_API cleave_status cleave_plan_run(const cleave_plan *plan, const void *input,
                                          void *const *outputs, cleave_error *err);
 
+/* --- Views, threads, allocation (copy engine) --- */
+
+/* ---------------------------------------------------------------------------------------------
+ * Zero-copy views
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * One output described in place, aliasing the input (DLPack-style): element (k0, k1, ...) of the
+ * output is at `data + sum(k_j * strides[j]) * element size`. `shape` and `strides` (in elements,
+ * never bytes) have `rank` entries and point into the caller's `dims` array (see
+ * `cleave_plan_views`). `contiguous` is 1 when the output's elements are dense and row-major at
+ * `data` (then a copy of its byte size from `data` is the output): always when every input dim
+ * before the axis is 1, when the output takes the whole axis, or when the output is empty.
+ * `data` is NULL only when the input pointer was NULL (an empty input).
+ */
+typedef struct cleave_view {
+  const void *data;
+  size_t rank;
+  const int64_t *shape;
+  const int64_t *strides;
+  int contiguous;
+} cleave_view;
+
+/** The number of int64 entries `cleave_plan_views` needs in `dims`: 2 * outputs * output rank. */
+#define CLEAVE_VIEW_DIMS(num_outputs, output_rank) ((size_t)2 * (num_outputs) * (output_rank))
+
+/**
+ * Describes every output of `plan` as a view of the input at `input`, without copying. Fills
+ * `views[0..num_views)`; `num_views` must be the plan's output count (else
+ * CLEAVE_ERROR_INVALID_ARGUMENT). Shapes and strides are written to `dims`, which must hold
+ * `CLEAVE_VIEW_DIMS(num_outputs, output_rank)` entries (else CLEAVE_ERROR_CAPACITY naming the
+ * size needed; `dims` may be NULL when that is 0). The views stay valid while `dims` and the
+ * input memory do; they do not refer to the plan. The time taken depends on the output count and
+ * rank, never on the tensor's size. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_plan_views(const cleave_plan *plan, const void *input,
+                                           cleave_view *views, size_t num_views, int64_t *dims,
+                                           size_t dims_capacity, cleave_error *err);
+
+/**
+ * One-shot form of `cleave_plan_views`: validates `op` on `input` (as `cleave_run` does) and
+ * describes its outputs as views of `input->data`. Returns CLEAVE_OK, any inference status,
+ * CLEAVE_ERROR_INVALID_ARGUMENT or CLEAVE_ERROR_CAPACITY. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_views(const cleave_op *op, const cleave_tensor *input,
+                                      cleave_view *views, size_t num_views, int64_t *dims,
+                                      size_t dims_capacity, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Threads
+ * ------------------------------------------------------------------------------------------- */
+
+/** One piece of parallel work: the library's code for task `index` of a parallel-for. */
+typedef void (*cleave_task_fn)(void *task_context, size_t index);
+
+/**
+ * A parallel-for supplied by the caller (e.g. a bridge to its own thread pool): it must call
+ * `task(task_context, i)` exactly once for every i in [0, count), from any threads, in any order
+ * and possibly concurrently, and return only when every call has returned. `pool_context` is the
+ * `context` of the `cleave_exec` it came with.
+ */
+typedef void (*cleave_parallel_for_fn)(void *pool_context, cleave_task_fn task,
+                                       void *task_context, size_t count);
+
+/**
+ * How a run may use threads. All zero (or a NULL `cleave_exec *`) means: only the calling thread.
+ * `num_threads` is how many threads `parallel_for` can run at once (the calling thread included);
+ * the library splits large runs into a few tasks per thread. Runs smaller than the plan's
+ * `parallel_bytes` never call `parallel_for`.
+ */
+typedef struct cleave_exec {
+  cleave_parallel_for_fn parallel_for;
+  void *context;
+  size_t num_threads;
+} cleave_exec;
+
+/** A built-in pool of worker threads. Opaque; created and destroyed by the caller. */
+typedef struct cleave_threadpool cleave_threadpool;
+
+/**
+ * Creates a pool that runs work on `num_threads` threads: the calling thread of each parallel-for
+ * and `num_threads - 1` workers (so 1 starts no thread). Returns CLEAVE_OK,
+ * CLEAVE_ERROR_INVALID_ARGUMENT (`num_threads` 0, or above 1024, or `pool` NULL) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY (memory or threads could not be had; nothing is left running).
+ * `*pool` is NULL on failure.
+ */
+CLEAVE_API cleave_status cleave_threadpool_create(size_t num_threads, cleave_threadpool **pool,
+                                                  cleave_error *err);
+
+/** Stops and joins the workers and releases the pool. No run may be using it. NULL is a no-op. */
+CLEAVE_API void cleave_threadpool_destroy(cleave_threadpool *pool);
+
+/** Returns the pool's thread count (the `num_threads` it was created with); 0 for NULL. */
+CLEAVE_API size_t cleave_threadpool_threads(const cleave_threadpool *pool);
+
+/**
+ * The pool's parallel-for, with the `cleave_parallel_for_fn` signature (`pool_context` is the
+ * pool). Runs `task(task_context, i)` for every i < count on the pool's threads and returns when
+ * all are done. Calls from several threads at once on one pool are serialised.
+ */
+CLEAVE_API void cleave_threadpool_parallel_for(void *pool_context, cleave_task_fn task,
+                                               void *task_context, size_t count);
+
+/** Returns the `cleave_exec` that runs on `pool` (all zero for NULL: the calling thread only). */
+CLEAVE_API cleave_exec cleave_exec_threadpool(cleave_threadpool *pool);
+
+/* ---------------------------------------------------------------------------------------------
+ * Plan options and threaded runs
+ * ------------------------------------------------------------------------------------------- */
+
+/** Kernel families for `cleave_plan_options.kernels`. */
+typedef enum cleave_kernels_choice {
+  /** The best family this CPU supports (checked at plan creation). */
+  CLEAVE_KERNELS_AUTO = 0,
+  /** Portable C kernels (with SSE2 streaming stores on x86-64), on every CPU. */
+  CLEAVE_KERNELS_PORTABLE = 1,
+  /** AVX2 kernels; plan creation fails with CLEAVE_ERROR_INVALID_ARGUMENT without AVX2. */
+  CLEAVE_KERNELS_AVX2 = 2
+} cleave_kernels_choice;
+
+/**
+ * Tuning of a plan's copy schedule. Start from `cleave_plan_options_default()`. The defaults suit
+ * large-memory x86 machines; the fields exist so that tests can force each kernel on small data
+ * and callers can tune for their cache sizes. Results never depend on them, only speed.
+ */
+typedef struct cleave_plan_options {
+  /** Runs that move at least this many bytes (the input's byte size) write whole cache lines
+   * with non-temporal stores, bypassing the caches. >= 0; INT64_MAX disables them. */
+  int64_t nontemporal_bytes;
+  /** Runs smaller than this (input bytes) stay on the calling thread. >= 0. */
+  int64_t parallel_bytes;
+  /** An output taking fewer bytes than this from each input row (e.g. one element per row) is
+   * copied by the gather/transposition kernels rather than row by row. >= 1. */
+  int64_t tiny_bytes;
+  /** Which kernel family to use (a `cleave_kernels_choice`). */
+  int kernels;
+} cleave_plan_options;
+
+/** Returns the default options. Thread-safe. */
+CLEAVE_API cleave_plan_options cleave_plan_options_default(void);
+
+/**
+ * `cleave_plan_create` with options (NULL: the defaults). Returns what `cleave_plan_create` does,
+ * and CLEAVE_ERROR_INVALID_ARGUMENT for an option out of range or AVX2 kernels on a CPU without
+ * AVX2.
+ */
+CLEAVE_API cleave_status cleave_plan_create_with(const cleave_op *op, cleave_type type,
+                                                 const int64_t *shape, size_t rank,
+                                                 const cleave_plan_options *options,
+                                                 cleave_plan **plan, cleave_error *err);
+
+/**
+ * Describes the copy schedule the plan chose, as a string owned by the plan (valid until
+ * `cleave_plan_destroy`), e.g. "avx2 rows nt" or "portable transpose4 gather".
+ * Words: the kernel family; "rows" (row-by-row block copies, one block per output when every
+ * dim before the axis is 1), "transpose1/2/4/8" and "gather" (tiny-output kernels); "nt" when
+ * large copies use non-temporal stores; "empty" when there is nothing to copy.
+ */
+CLEAVE_API const char *cleave_plan_kernels(const cleave_plan *plan);
+
+/**
+ * `cleave_plan_run` that may use threads as `exec` allows (NULL: the calling thread only).
+ * Same checks, statuses and guarantees; nothing is written unless the checks pass. Allocates
+ * nothing. Thread-safe (a built-in pool serialises concurrent runs on it).
+ */
+CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const void *input,
+                                              void *const *outputs, const cleave_exec *exec,
+                                              cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Library-allocated outputs
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Allocates the plan's outputs and runs the plan into them (with threads as `exec` allows).
+ * On success `outputs[i]` (the caller's array of num_outputs entries) points at output i, 64-byte
+ * aligned; all outputs live in one block, allocated where the OS allows with huge-page advice to
+ * cut first-touch page faults. Release them with `cleave_outputs_free`. On failure every entry
+ * of `outputs` is set to NULL and nothing stays allocated. `outputs` may be NULL when the plan
+ * has no outputs. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or
+ * non-empty input), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t/int64) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
+                                               const cleave_exec *exec, void **outputs,
+                                               cleave_error *err);
+
+/**
+ * Releases the outputs of one successful `cleave_plan_run_alloc`: pass the same array and its
+ * entry count. Sets every entry to NULL. A NULL array, a count of 0 or a NULL first entry is a
+ * no-op.
+ */
+CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,20 +1,68 @@
-/* Plans: an operator validated once for one input type and shape, then run many times. */
-#include "internal.h"
+/* Plans: an operator validated once for one input type and shape, with its copy schedule, then
+ * run many times. */
+#include "engine.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct cleave_plan {
-  cleave_geometry geom; /* in list mode, geom.list points at `list` below */
-  cleave_values list;   /* the resolved lengths (no -1 left), owned: `lengths` */
-  int64_t *lengths;     /* list mode only */
-  int64_t *shape;       /* the input shape, owned */
-  size_t rank;
-};
+/* Builds the segments of the copy schedule (inline when they fit) and the engine over them. */
+static cleave_status plan_schedule(cleave_plan *p, const cleave_kernels *kernels,
+                                   cleave_error *err) {
+  const cleave_geometry *g = &p->geom;
+  int64_t n = g->info.num_outputs, count = 0, offset = 0;
+  cleave_seg *segs = p->inline_segs;
+  int64_t capacity = CLEAVE_PLAN_INLINE_SEGS;
+  bool copies = g->outer > 0 && g->inner_bytes > 0 && g->info.axis_dim > 0;
+  for (int64_t i = 0; copies && i < n; i++) {
+    int64_t length = cleave_geometry_length(g, i);
+    int64_t unit = length * g->inner_bytes, col = offset * g->inner_bytes;
+    if (!cleave_seg_append(segs, &count, capacity, i, unit, col, g->outer, &p->options)) {
+      /* More segments than fit inline: at most one per output. The count is that of the
+       * caller's lengths array, so the allocation is bounded by what the caller holds. */
+      p->segs = malloc((size_t)n * sizeof *p->segs);
+      if (p->segs == NULL) {
+        return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                           "cannot allocate a copy schedule for %" PRId64 " outputs", n);
+      }
+      memcpy(p->segs, segs, (size_t)count * sizeof *segs);
+      segs = p->segs;
+      capacity = n;
+      cleave_seg_append(segs, &count, capacity, i, unit, col, g->outer, &p->options);
+    }
+    offset += length;
+  }
+  cleave_engine_init(&p->engine, g, &p->options, kernels, segs, count);
+  /* The description: the family, then each kind of copy used. */
+  static const char *const kind_names[CLEAVE_SEG_KINDS] = {"rows",       "transpose1", "transpose2",
+                                                           "transpose4", "transpose8", "gather"};
+  bool used[CLEAVE_SEG_KINDS] = {false};
+  for (int64_t s = 0; s < count; s++) {
+    used[segs[s].kind] = true;
+  }
+  size_t at = (size_t)snprintf(p->description, sizeof p->description, "%s", kernels->name);
+  for (int k = 0; k < CLEAVE_SEG_KINDS; k++) {
+    if (used[k]) {
+      at += (size_t)snprintf(p->description + at, sizeof p->description - at, " %s", kind_names[k]);
+    }
+  }
+  if (count == 0) {
+    snprintf(p->description + at, sizeof p->description - at, " empty");
+  } else if (p->engine.nontemporal && used[CLEAVE_SEG_ROWS]) {
+    snprintf(p->description + at, sizeof p->description - at, " nt");
+  }
+  return CLEAVE_OK;
+}
 
 cleave_status cleave_plan_create(const cleave_op *op, cleave_type type, const int64_t *shape,
                                  size_t rank, cleave_plan **plan, cleave_error *err) {
+  return cleave_plan_create_with(op, type, shape, rank, NULL, plan, err);
+}
+
+cleave_status cleave_plan_create_with(const cleave_op *op, cleave_type type, const int64_t *shape,
+                                      size_t rank, const cleave_plan_options *options,
+                                      cleave_plan **plan, cleave_error *err) {
   if (plan == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "cleave_plan_create needs a plan result");
@@ -25,11 +73,21 @@ cleave_status cleave_plan_create(const cleave_op *op, cleave_type type, const in
   if (st != CLEAVE_OK) {
     return st;
   }
+  cleave_plan_options opts = options != NULL ? *options : cleave_plan_options_default();
+  const cleave_kernels *kernels = NULL;
+  st = cleave_options_check(&opts, err);
+  if (st == CLEAVE_OK) {
+    st = cleave_kernels_pick(opts.kernels, &kernels, err);
+  }
+  if (st != CLEAVE_OK) {
+    return st;
+  }
   cleave_plan *p = calloc(1, sizeof *p);
   if (p == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY, "cannot allocate a plan");
   }
   p->rank = rank;
+  p->options = opts;
   if (rank > 0) {
     p->shape = malloc(rank * sizeof *p->shape);
     if (p->shape == NULL) {
@@ -57,12 +115,18 @@ cleave_status cleave_plan_create(const cleave_op *op, cleave_type type, const in
     geom.minus_one = -1;
   }
   p->geom = geom;
+  st = plan_schedule(p, kernels, err);
+  if (st != CLEAVE_OK) {
+    cleave_plan_destroy(p);
+    return st;
+  }
   *plan = p;
   return cleave_succeed(err);
 }
 
 void cleave_plan_destroy(cleave_plan *plan) {
   if (plan != NULL) {
+    free(plan->segs);
     free(plan->lengths);
     free(plan->shape);
     free(plan);
@@ -115,8 +179,17 @@ cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_
   return cleave_succeed(err);
 }
 
+const char *cleave_plan_kernels(const cleave_plan *plan) {
+  return plan != NULL ? plan->description : "";
+}
+
 cleave_status cleave_plan_run(const cleave_plan *plan, const void *input, void *const *outputs,
                               cleave_error *err) {
+  return cleave_plan_run_exec(plan, input, outputs, NULL, err);
+}
+
+cleave_status cleave_plan_run_exec(const cleave_plan *plan, const void *input, void *const *outputs,
+                                   const cleave_exec *exec, cleave_error *err) {
   if (plan == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the plan is NULL");
   }
@@ -124,6 +197,16 @@ cleave_status cleave_plan_run(const cleave_plan *plan, const void *input, void *
   if (st != CLEAVE_OK) {
     return st;
   }
-  cleave_copy_all(&plan->geom, input, outputs);
+  cleave_engine_run(&plan->engine, input, outputs, exec);
   return cleave_succeed(err);
+}
+
+cleave_status cleave_plan_views(const cleave_plan *plan, const void *input, cleave_view *views,
+                                size_t num_views, int64_t *dims, size_t dims_capacity,
+                                cleave_error *err) {
+  if (plan == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the plan is NULL");
+  }
+  return cleave_fill_views(&plan->geom, plan->shape, plan->rank, input, views, num_views, dims,
+                           dims_capacity, err);
 }

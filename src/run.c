@@ -1,5 +1,5 @@
 /* One-shot execution: validate through cleave_resolve, then copy with no allocation. */
-#include "internal.h"
+#include "engine.h"
 
 #include <inttypes.h>
 
@@ -28,13 +28,11 @@ cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *inpu
 }
 
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs) {
-  int64_t offset = 0;
-  for (int64_t i = 0; i < geom->info.num_outputs; i++) {
-    int64_t length = cleave_geometry_length(geom, i);
-    cleave_copy_one(input, outputs[i], geom->outer, geom->info.axis_dim, geom->inner_bytes, offset,
-                    length);
-    offset += length;
-  }
+  /* One-shot runs use the same engine as plans, with the default tuning, on this thread. */
+  cleave_plan_options options = cleave_plan_options_default();
+  const cleave_kernels *kernels = &cleave_kernels_portable;
+  cleave_kernels_pick(CLEAVE_KERNELS_AUTO, &kernels, NULL);
+  cleave_engine_run_geometry(geom, &options, kernels, input, outputs, NULL);
 }
 
 cleave_status cleave_run(const cleave_op *op, const cleave_tensor *input, void *const *outputs,

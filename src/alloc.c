@@ -1,0 +1,159 @@
+/*
+ * Library-allocated outputs: one block holding every output, 64-byte aligned, preceded by a small
+ * header that lets `cleave_outputs_free` release it from the first output's address.
+ *
+ * Large blocks are mapped directly, aligned to 2 MiB and advised for transparent huge pages, so
+ * that the first touch of each 2 MiB costs one page fault instead of 512.
+ */
+/* mmap's MAP_ANONYMOUS and posix_memalign are POSIX/BSD, outside strict C11. */
+#define _DEFAULT_SOURCE 1
+
+#include "engine.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define CLEAVE_HAVE_MMAP 1
+#endif
+
+#define ALIGNMENT 64
+#define HEADER_SIZE 64
+#define HUGE_PAGE ((size_t)2 * 1024 * 1024)
+/* Blocks from this size on are mapped: glibc would map them anyway, without the advice. */
+#define MAP_MIN ((size_t)4 * 1024 * 1024)
+
+typedef struct block_header {
+  void *base;  /* what to release */
+  size_t size; /* mapped length, 0 for a malloc'd block */
+} block_header;
+
+_Static_assert(sizeof(block_header) <= HEADER_SIZE, "the header fits before the data");
+
+/* Returns the data address of a block of `size` data bytes, or NULL. */
+static unsigned char *block_alloc(size_t size) {
+#if defined(CLEAVE_HAVE_MMAP)
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (size >= MAP_MIN && page > 0 && page <= HUGE_PAGE && size <= SIZE_MAX - 2 * HUGE_PAGE) {
+    /* Room for a header page before 2 MiB-aligned data, and data rounded up to whole huge
+     * pages; the slack is unmapped again below. */
+    size_t data_len = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t map_len = data_len + 2 * HUGE_PAGE;
+    unsigned char *map =
+        mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map != MAP_FAILED) {
+      uintptr_t start = (uintptr_t)map + page;
+      unsigned char *data =
+          map + (((start + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1)) - (uintptr_t)map);
+      unsigned char *keep = data - page, *end = data + data_len;
+      if (keep > map) {
+        munmap(map, (size_t)(keep - map));
+      }
+      if (map + map_len > end) {
+        munmap(end, (size_t)(map + map_len - end));
+      }
+#if defined(MADV_HUGEPAGE)
+      /* Advice only: without transparent huge pages the block still works. */
+      madvise(data, data_len, MADV_HUGEPAGE);
+#endif
+      block_header *h = (block_header *)(void *)(data - HEADER_SIZE);
+      h->base = keep;
+      h->size = (size_t)(end - keep);
+      return data;
+    }
+  }
+#endif
+  if (size > SIZE_MAX - HEADER_SIZE) {
+    return NULL;
+  }
+  void *p = NULL;
+  if (posix_memalign(&p, ALIGNMENT, HEADER_SIZE + size) != 0) {
+    return NULL;
+  }
+  unsigned char *data = (unsigned char *)p + HEADER_SIZE;
+  block_header *h = (block_header *)p;
+  h->base = p;
+  h->size = 0;
+  return data;
+}
+
+static void block_free(void *data) {
+  block_header *h = (block_header *)(void *)((unsigned char *)data - HEADER_SIZE);
+#if defined(CLEAVE_HAVE_MMAP)
+  if (h->size > 0) {
+    munmap(h->base, h->size);
+    return;
+  }
+#endif
+  free(h->base);
+}
+
+static void clear(void **outputs, int64_t n) {
+  if (outputs != NULL) {
+    for (int64_t i = 0; i < n; i++) {
+      outputs[i] = NULL;
+    }
+  }
+}
+
+cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
+                                    const cleave_exec *exec, void **outputs, cleave_error *err) {
+  if (plan == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the plan is NULL");
+  }
+  const cleave_geometry *g = &plan->geom;
+  int64_t n = g->info.num_outputs;
+  if (n > 0 && outputs == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the outputs array is NULL but the operator has %" PRId64 " outputs", n);
+  }
+  clear(outputs, n);
+  bool has_bytes = g->outer > 0 && g->inner_bytes > 0 && g->info.axis_dim > 0;
+  if (has_bytes && input == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the input data is NULL but the input is not empty");
+  }
+  if (n == 0) {
+    return cleave_succeed(err);
+  }
+  /* Each output starts on a 64-byte boundary. */
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t bytes = cleave_plan_output_bytes(plan, (size_t)i);
+    if (cleave_add_overflows(total, bytes, &total) ||
+        cleave_add_overflows(total, ALIGNMENT - 1, &total)) {
+      return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
+                         "the %" PRId64 " outputs' aligned sizes sum above 2^63-1 bytes", n);
+    }
+    total &= ~(int64_t)(ALIGNMENT - 1);
+  }
+  if ((uint64_t)total > (uint64_t)SIZE_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
+                       "the outputs need %" PRId64 " bytes, above SIZE_MAX", total);
+  }
+  unsigned char *data = block_alloc((size_t)total);
+  if (data == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                       "cannot allocate %" PRId64 " bytes for %" PRId64 " outputs", total, n);
+  }
+  int64_t at = 0;
+  for (int64_t i = 0; i < n; i++) {
+    outputs[i] = data + at;
+    at += (cleave_plan_output_bytes(plan, (size_t)i) + ALIGNMENT - 1) & ~(int64_t)(ALIGNMENT - 1);
+  }
+  cleave_engine_run(&plan->engine, input, outputs, exec);
+  return cleave_succeed(err);
+}
+
+void cleave_outputs_free(void **outputs, size_t num_outputs) {
+  if (outputs == NULL || num_outputs == 0 || outputs[0] == NULL) {
+    return;
+  }
+  block_free(outputs[0]);
+  for (size_t i = 0; i < num_outputs; i++) {
+    outputs[i] = NULL;
+  }
+}

@@ -1,0 +1,105 @@
+/*
+ * The row walker, instantiated once per kernel family (included by copy.c and copy_avx2.c).
+ * The including file defines, before including it:
+ *   CLEAVE_K(name)                 the family's name for a static function (e.g. name##_avx2);
+ *   static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *src, size_t n)
+ *                                  a copy that streams whole 64-byte lines of dst.
+ * Being compiled in each family's file lets the compiler inline that copy into the loop.
+ */
+
+/* Copies rows [o0, o1) of columns [lo, hi): each row's bytes go, in input order, to the outputs
+ * whose columns they are. The segment holding `lo` is found once for all rows. */
+static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void *const *outs,
+                           int64_t o0, int64_t o1, int64_t lo, int64_t hi) {
+  if (o0 >= o1 || lo >= hi) {
+    return;
+  }
+  const cleave_seg *seg0 = &e->segs[cleave_engine_find(e, lo)];
+  int64_t rel = lo - seg0->col;
+  int64_t j0 = rel / seg0->unit, off0 = rel % seg0->unit;
+  bool nt = e->nontemporal;
+  for (int64_t o = o0; o < o1; o++) {
+    const unsigned char *src = in + o * e->stride + lo;
+    const cleave_seg *seg = seg0;
+    int64_t j = j0, off = off0, c = lo;
+    while (c < hi) {
+      int64_t n = seg->unit - off;
+      n = n < hi - c ? n : hi - c;
+      unsigned char *dst = (unsigned char *)outs[seg->first + j] + o * seg->unit + off;
+      if (nt) {
+        CLEAVE_K(copy_nt)(dst, src, (size_t)n);
+      } else {
+        memcpy(dst, src, (size_t)n);
+      }
+      src += n;
+      c += n;
+      off = 0;
+      if (++j == seg->count) {
+        seg++;
+        j = 0;
+      }
+    }
+  }
+}
+
+/* Copies the `unit`-byte element of every output of a tiny segment for rows [o0, o1), output by
+ * output: each output is written sequentially, and the few input lines a column of the row
+ * block touches serve the neighbouring outputs from L1. The element copies use at most two
+ * overlapping fixed-size moves (the compiler turns them into plain loads and stores). */
+#define CLEAVE_GATHER_LOOP(MOVE)                                                                   \
+  for (int64_t j = 0; j < seg->count; j++) {                                                       \
+    unsigned char *dst = (unsigned char *)outs[seg->first + j] + o0 * unit;                        \
+    const unsigned char *src = in + o0 * stride + seg->col + j * unit;                             \
+    for (int64_t o = o0; o < o1; o++) {                                                            \
+      MOVE;                                                                                        \
+      dst += unit;                                                                                 \
+      src += stride;                                                                               \
+    }                                                                                              \
+  }
+
+#define CLEAVE_MOVE_EXACT(W) memcpy(dst, src, W)
+#define CLEAVE_MOVE_PAIR(W)                                                                        \
+  do {                                                                                             \
+    unsigned char a_[W], b_[W];                                                                    \
+    memcpy(a_, src, W);                                                                            \
+    memcpy(b_, src + unit - (W), W);                                                               \
+    memcpy(dst, a_, W);                                                                            \
+    memcpy(dst + unit - (W), b_, W);                                                               \
+  } while (0)
+
+static void CLEAVE_K(gather)(const cleave_seg *seg, const unsigned char *in, int64_t stride,
+                             void *const *outs, int64_t o0, int64_t o1) {
+  int64_t unit = seg->unit;
+  if (unit > 64) {
+    /* Only reachable with a tiny threshold raised above 64 (tests). */
+    CLEAVE_GATHER_LOOP(memcpy(dst, src, (size_t)unit));
+  } else if (unit == 64) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(64));
+  } else if (unit > 32) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(32));
+  } else if (unit == 32) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(32));
+  } else if (unit > 16) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(16));
+  } else if (unit == 16) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(16));
+  } else if (unit > 8) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(8));
+  } else if (unit == 8) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(8));
+  } else if (unit > 4) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(4));
+  } else if (unit == 4) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(4));
+  } else if (unit > 2) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(2));
+  } else if (unit == 2) {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(2));
+  } else {
+    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(1));
+  }
+}
+
+#undef CLEAVE_GATHER_LOOP
+#undef CLEAVE_MOVE_EXACT
+#undef CLEAVE_MOVE_PAIR

@@ -1,0 +1,545 @@
+/*
+ * The copy engine's kernels: every path (block copies in cache and streamed, row-streamed rows,
+ * the transpositions of 1/2/4/8-byte units, the gathers of 16-byte and odd units), each kernel
+ * family, edge rows and columns of the tiles, misaligned pointers, zero sizes, and runs on one
+ * thread, on the built-in pool and through a caller's parallel-for. Thresholds are lowered
+ * through the plan options so that small data reaches every path.
+ */
+#include "kernel_check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const int64_t NEVER = INT64_MAX;
+
+/* A Split-1 case on `shape` along `axis` into `n` outputs of `chunk` each. */
+static kc_case split_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
+                          size_t axis, int64_t n, int64_t *lengths, const int64_t *axis_value) {
+  kc_case c;
+  memset(&c, 0, sizeof c);
+  c.op = cleave_op_split(axis_value, n);
+  c.type = type;
+  c.esize = esize;
+  memcpy(c.shape, shape, rank * sizeof *shape);
+  c.rank = rank;
+  c.axis = axis;
+  for (int64_t i = 0; i < n; i++) {
+    lengths[i] = shape[axis] / n;
+  }
+  c.lengths = lengths;
+  c.num_outputs = (size_t)n;
+  return c;
+}
+
+/* A VariadicSplit case with explicit lengths (no -1). */
+static kc_case variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
+                             size_t axis, const int64_t *lengths, size_t n,
+                             const int64_t *axis_value) {
+  kc_case c;
+  memset(&c, 0, sizeof c);
+  c.op = cleave_op_variadic_split(axis_value, lengths, (int64_t)n);
+  c.type = type;
+  c.esize = esize;
+  memcpy(c.shape, shape, rank * sizeof *shape);
+  c.rank = rank;
+  c.axis = axis;
+  c.lengths = lengths;
+  c.num_outputs = n;
+  return c;
+}
+
+/* ---- block copies ------------------------------------------------------------------------ */
+
+/* Every dim before the axis is 1: each output is one block. Streamed (nt) and in-cache copies,
+ * with block sizes that are not multiples of a line, and every misalignment class. */
+static void test_rows_contiguous(void **state) {
+  (void)state;
+  static const int64_t shape[2] = {7, 1000};
+  static const int64_t lengths[4] = {1, 0, 2, 4}; /* blocks of 1000, 0, 2000, 4000 bytes */
+  static const size_t misalign[][2] = {{0, 0}, {1, 0}, {0, 1}, {3, 7}, {5, 33}, {17, 63}};
+  int64_t axis = 0;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (int nt = 0; nt < 2; nt++) {
+      for (size_t m = 0; m < sizeof misalign / sizeof misalign[0]; m++) {
+        kc_case c = variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 0, lengths, 4, &axis);
+        c.in_misalign = misalign[m][0];
+        c.out_misalign = misalign[m][1];
+        cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+        const char *words_nt[] = {"rows", "nt", NULL}, *words[] = {"rows", NULL};
+        kc_check(&c, &o, KC_ONE_THREAD, nt ? words_nt : words);
+      }
+    }
+  }
+}
+
+/* Rows before the axis: each output takes one row piece per input row, in input order. */
+static void test_rows_streamed(void **state) {
+  (void)state;
+  static const int64_t shape[3] = {5, 37, 24};
+  static const int64_t lengths[3] = {3, 10, 24}; /* 288, 960, 2304 bytes per row */
+  static const int64_t shape2[2] = {9, 300};
+  static const int64_t lengths2[3] = {100, 67, 133}; /* odd row pieces: 400, 268, 532 bytes */
+  int64_t axis1 = 1;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (int nt = 0; nt < 2; nt++) {
+      for (size_t m = 0; m < 4; m++) {
+        cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+        const char *words[] = {"rows", nt ? "nt" : NULL, NULL};
+        kc_case c = variadic_case(cleave_type_of(CLEAVE_F32), 4, shape, 3, 1, lengths, 3, &axis1);
+        c.in_misalign = m * 5;
+        c.out_misalign = m * 13;
+        kc_check(&c, &o, KC_ONE_THREAD, words);
+        kc_case d = variadic_case(cleave_type_of(CLEAVE_I32), 4, shape2, 2, 1, lengths2, 3, &axis1);
+        d.in_misalign = m;
+        d.out_misalign = 3 * m;
+        kc_check(&d, &o, KC_ONE_THREAD, words);
+      }
+    }
+  }
+}
+
+/* Without streaming, the description must not claim it. */
+static void test_rows_in_cache_description(void **state) {
+  (void)state;
+  int64_t shape[2] = {4, 64}, axis = 0;
+  cleave_op op = cleave_op_split(&axis, 2);
+  cleave_plan_options o = kc_options(CLEAVE_KERNELS_PORTABLE, NEVER, NEVER, 64);
+  cleave_plan *plan = NULL;
+  assert_int_equal(
+      cleave_plan_create_with(&op, cleave_type_of(CLEAVE_U8), shape, 2, &o, &plan, NULL),
+      CLEAVE_OK);
+  assert_string_equal(cleave_plan_kernels(plan), "portable rows");
+  cleave_plan_destroy(plan);
+}
+
+/* ---- tiny outputs ------------------------------------------------------------------------ */
+
+typedef struct tiny_type {
+  cleave_type type;
+  size_t esize;
+  const char *word; /* the kernel expected for one element per output row */
+} tiny_type;
+
+static cleave_type bytes_type(int64_t width) {
+  cleave_type t = {CLEAVE_BYTES, width};
+  return t;
+}
+
+/* One element per output per row, for every unit size class, with rows and output counts
+ * around the tile edges (4, 8, 16) and the 256-row block. */
+static void test_tiny_units(void **state) {
+  (void)state;
+  const tiny_type types[] = {
+      {cleave_type_of(CLEAVE_U8), 1, "transpose1"},
+      {cleave_type_of(CLEAVE_BOOLEAN), 1, "transpose1"},
+      {cleave_type_of(CLEAVE_I16), 2, "transpose2"},
+      {cleave_type_of(CLEAVE_F32), 4, "transpose4"},
+      {cleave_type_of(CLEAVE_F64), 8, "transpose8"},
+      {cleave_type_of(CLEAVE_C128), 16, "gather"},
+      {cleave_type_of(CLEAVE_STRING), sizeof(cleave_string), "gather"},
+      {bytes_type(3), 3, "gather"},
+      {bytes_type(5), 5, "gather"},
+      {bytes_type(6), 6, "gather"},
+      {bytes_type(7), 7, "gather"},
+      {bytes_type(12), 12, "gather"},
+      {bytes_type(24), 24, "gather"},
+      {bytes_type(32), 32, "gather"},
+      {bytes_type(33), 33, "gather"},
+      {bytes_type(63), 63, "gather"},
+  };
+  static const int64_t rows[] = {2, 9, 17, 300};
+  static const int64_t outs[] = {1, 3, 8, 17, 33};
+  int64_t axis = 1;
+  int64_t lengths[64];
+  size_t variant = 0;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+          int64_t shape[2] = {rows[r], outs[k]};
+          kc_case c =
+              split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
+          c.in_misalign = variant % 5;
+          c.out_misalign = (variant * 3) % 11;
+          variant++;
+          const char *words[] = {types[t].word, NULL};
+          kc_check(&c, &o, KC_ONE_THREAD, words);
+        }
+      }
+    }
+  }
+}
+
+/* Units made of several elements reach the same kernels, and the last output of a uniform split
+ * may differ (its own segment). */
+static void test_tiny_multi_element_units(void **state) {
+  (void)state;
+  int64_t axis1 = 1, axis2 = 2;
+  int64_t lengths[64];
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
+    /* u16 pairs: 4-byte units. */
+    int64_t s1[2] = {33, 34};
+    kc_case c1 = split_case(cleave_type_of(CLEAVE_U16), 2, s1, 2, 1, 17, lengths, &axis1);
+    const char *w1[] = {"transpose4", NULL};
+    kc_check(&c1, &o, KC_ONE_THREAD, w1);
+    /* u8 runs of 8 along an inner axis: [O, k, 2, 4] split on axis 1 gives 8-byte units. */
+    int64_t s2[4] = {19, 12, 2, 4};
+    kc_case c2 = split_case(cleave_type_of(CLEAVE_U8), 1, s2, 4, 1, 12, lengths, &axis1);
+    const char *w2[] = {"transpose8", NULL};
+    kc_check(&c2, &o, KC_ONE_THREAD, w2);
+    /* Inner dims after the axis: [10, 3, 6, 2] f32 on axis 2 into 6: units of 8 bytes. */
+    int64_t s3[4] = {10, 3, 6, 2};
+    kc_case c3 = split_case(cleave_type_of(CLEAVE_F32), 4, s3, 4, 2, 6, lengths, &axis2);
+    const char *w3[] = {"transpose8", NULL};
+    kc_check(&c3, &o, KC_ONE_THREAD, w3);
+    /* SplitToSequence with a scalar split: lengths 3,3,3,1 of f32 -> 12-byte units (gather)
+     * and a last 4-byte unit (transpose4). */
+    int64_t s4[2] = {40, 10}, split = 3;
+    static const int64_t l4[4] = {3, 3, 3, 1};
+    kc_case c4;
+    memset(&c4, 0, sizeof c4);
+    c4.op = cleave_op_split_to_sequence(11);
+    c4.op.axis = cleave_values_scalar(&axis1);
+    c4.op.lengths = cleave_values_scalar(&split);
+    c4.type = cleave_type_of(CLEAVE_F32);
+    c4.esize = 4;
+    memcpy(c4.shape, s4, sizeof s4);
+    c4.rank = 2;
+    c4.axis = 1;
+    c4.lengths = l4;
+    c4.num_outputs = 4;
+    const char *w4[] = {"gather", "transpose4", NULL};
+    kc_check(&c4, &o, KC_ONE_THREAD, w4);
+    /* SplitToSequence without split and keepdims 0: the axis is dropped, bytes are the same. */
+    int64_t s5[2] = {21, 9};
+    static const int64_t l5[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    kc_case c5 = c4;
+    c5.op.lengths = cleave_values_none();
+    c5.op.keepdims = 0;
+    c5.type = cleave_type_of(CLEAVE_I16);
+    c5.esize = 2;
+    memcpy(c5.shape, s5, sizeof s5);
+    c5.lengths = l5;
+    c5.num_outputs = 9;
+    c5.axis_removed = 1;
+    const char *w5[] = {"transpose2", NULL};
+    kc_check(&c5, &o, KC_ONE_THREAD, w5);
+  }
+}
+
+/* A list of lengths mixing every kind of segment in one plan, zero lengths included, and a
+ * list longer than the one-shot path's stack of segments. */
+static void test_mixed_segments(void **state) {
+  (void)state;
+  static const int64_t lengths[] = {1, 1, 1, 2, 0, 2, 5, 40, 1, 0, 0, 3, 16, 17, 1};
+  int64_t sum = 0;
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+    sum += lengths[i];
+  }
+  int64_t shape[2] = {70, sum}, axis = 1;
+  int64_t many[150];
+  int64_t many_sum = 0;
+  for (size_t i = 0; i < 150; i++) {
+    many[i] = (int64_t)(i % 3); /* 0, 1, 2, ...: a new segment at every output */
+    many_sum += many[i];
+  }
+  int64_t shape2[2] = {37, many_sum};
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (int nt = 0; nt < 2; nt++) {
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+      kc_case c = variadic_case(cleave_type_of(CLEAVE_F32), 4, shape, 2, 1, lengths,
+                                sizeof lengths / sizeof lengths[0], &axis);
+      c.in_misalign = 1;
+      c.out_misalign = 2;
+      const char *w[] = {"rows", "transpose4", "transpose8", "gather", NULL};
+      kc_check(&c, &o, KC_ONE_THREAD, w);
+      kc_case d = variadic_case(cleave_type_of(CLEAVE_U16), 2, shape2, 2, 1, many, 150, &axis);
+      const char *wd[] = {"transpose2", "transpose4", NULL};
+      kc_check(&d, &o, KC_ONE_THREAD, wd);
+    }
+  }
+}
+
+/* The tiny threshold moves outputs between the kernels; results stay the same. */
+static void test_tiny_threshold(void **state) {
+  (void)state;
+  int64_t lengths[64], axis = 1;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    /* 100-byte units below a raised threshold: the gather's large-unit path. */
+    int64_t s1[2] = {13, 100};
+    cleave_plan_options high = kc_options(kc_families[f], NEVER, NEVER, 200);
+    kc_case c1 = split_case(cleave_type_of(CLEAVE_U8), 1, s1, 2, 1, 4, lengths, &axis);
+    const char *w1[] = {"gather", NULL};
+    kc_check(&c1, &high, KC_ONE_THREAD, w1);
+    /* 64-byte units exactly under a threshold of 65. */
+    int64_t s2[2] = {13, 256};
+    cleave_plan_options at65 = kc_options(kc_families[f], NEVER, NEVER, 65);
+    kc_case c2 = split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis);
+    kc_check(&c2, &at65, KC_ONE_THREAD, w1);
+    /* A threshold of 1 sends one-element outputs row by row, streamed or not. */
+    int64_t s3[2] = {50, 16};
+    for (int nt = 0; nt < 2; nt++) {
+      cleave_plan_options low = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 1);
+      kc_case c3 = split_case(cleave_type_of(CLEAVE_F32), 4, s3, 2, 1, 16, lengths, &axis);
+      c3.out_misalign = 1;
+      const char *w3[] = {"rows", NULL};
+      kc_check(&c3, &low, KC_ONE_THREAD, w3);
+    }
+    /* One input row: tiny outputs are single blocks, copied as rows. */
+    int64_t s4[2] = {1, 24};
+    cleave_plan_options def = kc_options(kc_families[f], NEVER, NEVER, 64);
+    kc_case c4 = split_case(cleave_type_of(CLEAVE_F32), 4, s4, 2, 1, 24, lengths, &axis);
+    const char *w4[] = {"rows", NULL};
+    kc_check(&c4, &def, KC_ONE_THREAD, w4);
+  }
+}
+
+/* ---- zero sizes -------------------------------------------------------------------------- */
+
+static void test_zero_sizes(void **state) {
+  (void)state;
+  int64_t lengths[8], axis0 = 0, axis1 = 1;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    cleave_plan_options o = kc_options(kc_families[f], 0, 0, 64);
+    const char *empty[] = {"empty", NULL};
+    /* No rows. */
+    int64_t s1[2] = {0, 8};
+    kc_case c1 = split_case(cleave_type_of(CLEAVE_F32), 4, s1, 2, 1, 2, lengths, &axis1);
+    for (int t = 0; t < 4; t++) {
+      kc_check(&c1, &o, (kc_threads)t, empty);
+    }
+    /* An empty axis: every output empty. */
+    int64_t s2[2] = {5, 0};
+    kc_case c2 = split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis1);
+    kc_check(&c2, &o, KC_POOL_2, empty);
+    /* An empty inner dim. */
+    int64_t s3[3] = {4, 6, 0};
+    kc_case c3 = split_case(cleave_type_of(CLEAVE_F64), 8, s3, 3, 0, 2, lengths, &axis0);
+    kc_check(&c3, &o, KC_CUSTOM_2, empty);
+    /* Zero-length outputs around non-empty ones. */
+    int64_t s4[2] = {3, 5};
+    static const int64_t l4[5] = {0, 2, 0, 3, 0};
+    kc_case c4 = variadic_case(cleave_type_of(CLEAVE_U8), 1, s4, 2, 1, l4, 5, &axis1);
+    kc_check(&c4, &o, KC_ONE_THREAD, NULL);
+  }
+  /* No outputs at all: SplitToSequence over an empty axis. */
+  int64_t s5[2] = {3, 0};
+  cleave_op op = cleave_op_split_to_sequence(11);
+  op.axis = cleave_values_scalar(&axis1);
+  cleave_plan *plan = NULL;
+  assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), s5, 2, &plan, NULL),
+                   CLEAVE_OK);
+  assert_int_equal(cleave_plan_info(plan)->num_outputs, 0);
+  assert_int_equal(cleave_plan_run(plan, NULL, NULL, NULL), CLEAVE_OK);
+  void **none = NULL;
+  assert_int_equal(cleave_plan_run_alloc(plan, NULL, NULL, none, NULL), CLEAVE_OK);
+  cleave_outputs_free(none, 0);
+  cleave_plan_destroy(plan);
+}
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+/* Every path split across 2 threads (the pool, a caller's parallel-for, reversed task order)
+ * gives the same bytes; the caller's parallel-for is really used. */
+static void test_threads(void **state) {
+  (void)state;
+  int64_t lengths[4][64], axis0 = 0, axis1 = 1;
+  int64_t contiguous[2] = {16, 1000};
+  int64_t streamed[3] = {40, 12, 30};
+  int64_t tiny[2] = {301, 33};
+  static const int64_t mixed_lengths[6] = {1, 30, 2, 0, 1, 6};
+  int64_t mixed[2] = {123, 40};
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (int nt = 0; nt < 2; nt++) {
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, 0, 64);
+      kc_case cases[5];
+      cases[0] = split_case(cleave_type_of(CLEAVE_U8), 1, contiguous, 2, 0, 4, lengths[0], &axis0);
+      cases[1] = split_case(cleave_type_of(CLEAVE_I16), 2, streamed, 3, 1, 3, lengths[1], &axis1);
+      cases[2] = split_case(cleave_type_of(CLEAVE_F32), 4, tiny, 2, 1, 33, lengths[2], &axis1);
+      cases[3] = split_case(cleave_type_of(CLEAVE_U8), 1, tiny, 2, 1, 33, lengths[3], &axis1);
+      cases[4] =
+          variadic_case(cleave_type_of(CLEAVE_F64), 8, mixed, 2, 1, mixed_lengths, 6, &axis1);
+      for (size_t k = 0; k < 5; k++) {
+        cases[k].in_misalign = k;
+        cases[k].out_misalign = 2 * k + 1;
+        kc_check(&cases[k], &o, KC_POOL_2, NULL);
+        kc_check(&cases[k], &o, KC_EXEC_NULL, NULL);
+        assert_int_equal(kc_check(&cases[k], &o, KC_CUSTOM_2, NULL), 1);
+      }
+    }
+  }
+}
+
+/* Small work never leaves the calling thread: under parallel_bytes no parallel-for call. */
+static void test_small_work_stays(void **state) {
+  (void)state;
+  int64_t lengths[8], axis = 1;
+  int64_t shape[4] = {6, 12, 10, 24};
+  kc_case c = split_case(cleave_type_of(CLEAVE_F32), 4, shape, 4, 1, 3, lengths, &axis);
+  cleave_plan_options o = cleave_plan_options_default();
+  assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 0);
+  o.parallel_bytes = 6 * 12 * 10 * 24 * 4 + 1;
+  assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 0);
+  o.parallel_bytes = 6 * 12 * 10 * 24 * 4;
+  assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 1);
+}
+
+typedef struct task_log {
+  int hits[100];
+} task_log;
+
+static void mark(void *context, size_t index) {
+  task_log *log = context;
+  __atomic_fetch_add(&log->hits[index], 1, __ATOMIC_RELAXED);
+}
+
+static void test_threadpool(void **state) {
+  (void)state;
+  cleave_error err;
+  cleave_threadpool *pool = (cleave_threadpool *)&err; /* must be reset on failure */
+  assert_int_equal(cleave_threadpool_create(0, &pool, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
+  assert_null(pool);
+  assert_non_null(strstr(err.message, "num_threads is 0"));
+  assert_int_equal(cleave_threadpool_create(5000, &pool, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "5000"));
+  assert_int_equal(cleave_threadpool_create(2, NULL, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
+  assert_int_equal(cleave_threadpool_threads(NULL), 0);
+  cleave_exec none = cleave_exec_threadpool(NULL);
+  assert_null(none.parallel_for);
+  assert_int_equal(none.num_threads, 0);
+  for (size_t n = 1; n <= 3; n++) {
+    assert_int_equal(cleave_threadpool_create(n, &pool, &err), CLEAVE_OK);
+    assert_int_equal(cleave_threadpool_threads(pool), n);
+    cleave_exec exec = cleave_exec_threadpool(pool);
+    assert_int_equal(exec.num_threads, n);
+    assert_ptr_equal(exec.context, pool);
+    for (size_t count = 0; count <= 100; count += 33) {
+      for (int round = 0; round < 20; round++) {
+        task_log log;
+        memset(&log, 0, sizeof log);
+        exec.parallel_for(exec.context, mark, &log, count);
+        for (size_t i = 0; i < 100; i++) {
+          assert_int_equal(log.hits[i], i < count ? 1 : 0);
+        }
+      }
+    }
+    cleave_threadpool_destroy(pool);
+  }
+  cleave_threadpool_destroy(NULL);
+}
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+static void test_options(void **state) {
+  (void)state;
+  int64_t shape[2] = {4, 6}, axis = 1;
+  cleave_op op = cleave_op_split(&axis, 2);
+  cleave_type f32 = cleave_type_of(CLEAVE_F32);
+  cleave_plan_options d = cleave_plan_options_default();
+  assert_true(d.nontemporal_bytes > 0);
+  assert_true(d.parallel_bytes > 0);
+  assert_int_equal(d.tiny_bytes, 64);
+  assert_int_equal(d.kernels, CLEAVE_KERNELS_AUTO);
+  struct bad {
+    cleave_plan_options o;
+    const char *needle1, *needle2;
+  } bad[] = {
+      {d, "nontemporal_bytes", "-1"},
+      {d, "parallel_bytes", "-5"},
+      {d, "tiny_bytes", "0"},
+      {d, "kernels", "7"},
+  };
+  bad[0].o.nontemporal_bytes = -1;
+  bad[1].o.parallel_bytes = -5;
+  bad[2].o.tiny_bytes = 0;
+  bad[3].o.kernels = 7;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cleave_error err;
+    cleave_plan *plan = (cleave_plan *)&err;
+    assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, &bad[i].o, &plan, &err),
+                     CLEAVE_ERROR_INVALID_ARGUMENT);
+    assert_null(plan);
+    assert_int_equal(err.status, CLEAVE_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, bad[i].needle1));
+    assert_non_null(strstr(err.message, bad[i].needle2));
+  }
+  /* An inference error wins over the options: the rules come first. */
+  cleave_error err;
+  cleave_plan *plan = NULL;
+  cleave_op bad_op = cleave_op_split(&axis, 4);
+  assert_int_equal(cleave_plan_create_with(&bad_op, f32, shape, 2, &bad[0].o, &plan, &err),
+                   CLEAVE_ERROR_INVALID_SPLIT);
+  /* NULL options: the defaults, same as cleave_plan_create. */
+  assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, NULL, &plan, &err), CLEAVE_OK);
+  cleave_plan *plain = NULL;
+  assert_int_equal(cleave_plan_create(&op, f32, shape, 2, &plain, &err), CLEAVE_OK);
+  assert_string_equal(cleave_plan_kernels(plan), cleave_plan_kernels(plain));
+  cleave_plan_destroy(plan);
+  cleave_plan_destroy(plain);
+  assert_string_equal(cleave_plan_kernels(NULL), "");
+  /* AVX2 on request: created exactly when the CPU has it; portable always. */
+  cleave_plan_options avx2 = d;
+  avx2.kernels = CLEAVE_KERNELS_AVX2;
+  cleave_status st = cleave_plan_create_with(&op, f32, shape, 2, &avx2, &plan, &err);
+  if (kc_num_families() == 2) {
+    assert_int_equal(st, CLEAVE_OK);
+    assert_non_null(strstr(cleave_plan_kernels(plan), "avx2"));
+    cleave_plan_destroy(plan);
+  } else {
+    assert_int_equal(st, CLEAVE_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "AVX2"));
+  }
+  cleave_plan_options portable = d;
+  portable.kernels = CLEAVE_KERNELS_PORTABLE;
+  assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, &portable, &plan, &err), CLEAVE_OK);
+  assert_non_null(strstr(cleave_plan_kernels(plan), "portable"));
+  cleave_plan_destroy(plan);
+}
+
+/* Run-time checks of cleave_plan_run_exec: the same as cleave_plan_run's, nothing written. */
+static void test_run_exec_errors(void **state) {
+  (void)state;
+  int64_t shape[2] = {4, 6}, axis = 1;
+  cleave_op op = cleave_op_split(&axis, 2);
+  cleave_plan *plan = NULL;
+  assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), shape, 2, &plan, NULL),
+                   CLEAVE_OK);
+  float in[24] = {0}, a[12], b[12];
+  memset(a, 0x7F, sizeof a);
+  void *outs[2] = {a, NULL};
+  cleave_error err;
+  assert_int_equal(cleave_plan_run_exec(NULL, in, outs, NULL, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "plan"));
+  assert_int_equal(cleave_plan_run_exec(plan, in, outs, NULL, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "outputs[1]"));
+  unsigned char *bytes = (unsigned char *)a;
+  for (size_t i = 0; i < sizeof a; i++) {
+    assert_int_equal(bytes[i], 0x7F);
+  }
+  outs[1] = b;
+  assert_int_equal(cleave_plan_run_exec(plan, NULL, outs, NULL, &err),
+                   CLEAVE_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "input"));
+  cleave_plan_destroy(plan);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rows_contiguous),
+      cmocka_unit_test(test_rows_streamed),
+      cmocka_unit_test(test_rows_in_cache_description),
+      cmocka_unit_test(test_tiny_units),
+      cmocka_unit_test(test_tiny_multi_element_units),
+      cmocka_unit_test(test_mixed_segments),
+      cmocka_unit_test(test_tiny_threshold),
+      cmocka_unit_test(test_zero_sizes),
+      cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_small_work_stays),
+      cmocka_unit_test(test_threadpool),
+      cmocka_unit_test(test_options),
+      cmocka_unit_test(test_run_exec_errors),
+  };
+  return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
+}
