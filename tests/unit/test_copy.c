@@ -420,6 +420,45 @@ static void copy_onnx_split(void **state) {
   }
 }
 
+/* Inputs of a few MiB and more, so that runs take the library's large-copy paths (long rows,
+ * streaming stores) as well; still compared with the naive reference. */
+static void copy_large(void **state) {
+  (void)state;
+  struct {
+    cleave_type type;
+    size_t rank;
+    int64_t dims[3];
+  } cases[] = {
+      {{CLEAVE_U8, 0}, 2, {3, 3145733}},
+      {{CLEAVE_F32, 0}, 2, {2, 1179651}},
+      {{CLEAVE_BYTES, 7}, 3, {5, 1, 270001}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    tu_input in;
+    tu_input_make(&in, cases[c].type, cases[c].dims, cases[c].rank, (unsigned)c);
+    size_t last = cases[c].rank - 1;
+    int64_t d = cases[c].dims[last];
+    const int64_t lens[3] = {d / 3, -1, 7};
+    const int64_t resolved[3] = {d / 3, d - d / 3 - 7, 7};
+    const int64_t axis = -1;
+    cleave_op op = cleave_op_variadic_split(&axis, lens, 3);
+    char text[64];
+    tu_context("large VariadicSplit on %s, case %zu",
+               tu_shape_text(cases[c].dims, cases[c].rank, text, sizeof text), c);
+    tu_expect ex = {last, 3, resolved, 0};
+    tu_check_success(&op, &in, &ex);
+
+    const int64_t axis0 = 0;
+    int64_t n = cases[c].dims[0];
+    int64_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    cleave_op split = cleave_op_split(&axis0, n);
+    tu_context("large Split-1 on axis 0 into %lld, case %zu", (long long)n, c);
+    tu_expect ex0 = {0, (size_t)n, ones, 0};
+    tu_check_success(&split, &in, &ex0);
+    tu_input_free(&in);
+  }
+}
+
 int main(void) {
   static const struct {
     const char *op;
@@ -430,7 +469,7 @@ int main(void) {
       {"split_to_sequence", copy_split_to_sequence},
       {"onnx_split", copy_onnx_split},
   };
-  size_t count = 4 * tu_num_types;
+  size_t count = 4 * tu_num_types + 1;
   struct CMUnitTest *tests = calloc(count, sizeof *tests);
   char **names = calloc(count, sizeof *names);
   assert_non_null(tests);
@@ -447,6 +486,8 @@ int main(void) {
       ++t;
     }
   }
+  tests[t].name = "large";
+  tests[t].test_func = copy_large;
   int failures = tu_run_group("copy", tests, count);
   for (size_t i = 0; i < count; ++i) {
     free(names[i]);
