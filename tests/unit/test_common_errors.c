@@ -548,6 +548,31 @@ static void test_null_arguments(void **state) {
   tu_input_free(&in);
 }
 
+/* cleave_values misuse (cleave.h: API misuse is INVALID_ARGUMENT): a NULL data pointer with
+ * values to read, a negative count, a scalar holding other than one value. */
+static void test_values_misuse(void **state) {
+  (void)state;
+  const int64_t shape[1] = {6};
+  const int64_t axis = 0;
+  const int64_t lens[2] = {3, 3};
+  cleave_op op = cleave_op_variadic_split(&axis, lens, 2);
+  op.lengths.data = NULL;
+  const char *nl[] = {"split_lengths", NULL};
+  tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT, nl);
+  op = cleave_op_variadic_split(&axis, lens, 2);
+  op.lengths.count = -1;
+  const char *nc[] = {"split_lengths", "-1", NULL};
+  tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT, nc);
+  op = cleave_op_variadic_split(&axis, lens, 2);
+  op.axis.data = NULL;
+  const char *na[] = {"axis", NULL};
+  tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT, na);
+  cleave_op split = cleave_op_split(&axis, 2);
+  split.axis.count = 2;
+  tu_check_error(&split, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
+                 na);
+}
+
 /* Unknown enumerators: an op kind is INVALID_ARGUMENT, a data type UNSUPPORTED_TYPE. */
 static void test_unknown_enumerators(void **state) {
   (void)state;
@@ -619,6 +644,7 @@ int main(void) {
       cmocka_unit_test(test_lengths_sum_overflow),
       cmocka_unit_test(test_wrong_output_count),
       cmocka_unit_test(test_null_arguments),
+      cmocka_unit_test(test_values_misuse),
       cmocka_unit_test(test_unknown_enumerators),
       cmocka_unit_test(test_all_or_nothing),
   };

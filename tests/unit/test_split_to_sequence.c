@@ -152,6 +152,34 @@ static void test_scalar_split_remainder(void **state) {
   }
 }
 
+/* A 1-element 1-D split is a list, not a scalar: [3] on d = 6 is a sum mismatch, [6] one
+ * element, whereas the scalar 3 gives two chunks. */
+static void test_one_element_list_is_not_scalar(void **state) {
+  (void)state;
+  const int64_t three = 3;
+  const int64_t six = 6;
+  cleave_values list3 = cleave_values_list(&three, 1);
+  cleave_op op = seq_op(11, &list3, 1);
+  const char *needles[] = {"split", "3", "6", NULL};
+  tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 1, CLEAVE_ERROR_INVALID_SPLIT,
+                 needles);
+  tu_input in;
+  tu_input_make(&in, cleave_type_of(CLEAVE_F32), shape6, 2, 4);
+  cleave_values list6 = cleave_values_list(&six, 1);
+  op = seq_op(11, &list6, 1);
+  const int64_t whole[1] = {6};
+  tu_context("SplitToSequence split [6] on [6,2]");
+  tu_expect ex = {0, 1, whole, 0};
+  tu_check_success(&op, &in, &ex);
+  cleave_values scalar3 = cleave_values_scalar(&three);
+  op = seq_op(11, &scalar3, 1);
+  const int64_t halves[2] = {3, 3};
+  tu_context("SplitToSequence split 3 on [6,2]");
+  tu_expect ex2 = {0, 2, halves, 0};
+  tu_check_success(&op, &in, &ex2);
+  tu_input_free(&in);
+}
+
 /* A scalar split must be >= 1. */
 static void test_scalar_split_below_one(void **state) {
   (void)state;
@@ -389,6 +417,7 @@ int main(void) {
       cmocka_unit_test(test_no_split_keepdims0_rank1),
       cmocka_unit_test(test_empty_sequence),
       cmocka_unit_test(test_scalar_split_remainder),
+      cmocka_unit_test(test_one_element_list_is_not_scalar),
       cmocka_unit_test(test_scalar_split_below_one),
       cmocka_unit_test(test_list_with_zeros),
       cmocka_unit_test(test_list_negative_entry),

@@ -370,7 +370,16 @@ static const char *kind_name(cleave_op_kind kind) {
 }
 
 static int is_i64_scalar(const cleave_values *v) {
-  return v->rank == 0 && v->dtype == CLEAVE_I64 && v->data != NULL;
+  return v->rank == 0 && v->count == 1 && v->dtype == CLEAVE_I64 && v->data != NULL;
+}
+
+/* The one-shot calls take a pointer for "present": an empty list gets a real (unused) address,
+ * while a NULL pointer with values to read stays NULL, as the misuse it is. */
+static const int64_t *lengths_pointer(const cleave_values *v, const int64_t *empty) {
+  if (v->data == NULL && v->count == 0) {
+    return empty;
+  }
+  return (const int64_t *)v->data;
 }
 
 cleave_status tu_run_oneshot(const cleave_op *op, const cleave_tensor *input, void *const *outputs,
@@ -392,7 +401,7 @@ cleave_status tu_run_oneshot(const cleave_op *op, const cleave_tensor *input, vo
     }
     *ran = 1;
     return cleave_variadic_split(input, *(const int64_t *)op->axis.data,
-                                 op->lengths.data ? (const int64_t *)op->lengths.data : no_values,
+                                 lengths_pointer(&op->lengths, no_values),
                                  (size_t)op->lengths.count, outputs, num_outputs, err);
   case CLEAVE_OP_SPLIT_TO_SEQUENCE: {
     int64_t axis = 0;
@@ -421,7 +430,7 @@ cleave_status tu_run_oneshot(const cleave_op *op, const cleave_tensor *input, vo
       if (op->lengths.rank != 1 || op->lengths.dtype != CLEAVE_I64 || op->lengths.count < 0) {
         return CLEAVE_OK;
       }
-      split = op->lengths.data ? (const int64_t *)op->lengths.data : no_values;
+      split = lengths_pointer(&op->lengths, no_values);
       num_split = (size_t)op->lengths.count;
     }
     if (op->has_num_splits && op->num_splits < 0) {
