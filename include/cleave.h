@@ -634,6 +634,164 @@ CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const vo
  */
 CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
 
+/* --- Partial shapes (shape inference without all the values) --- */
+
+/*
+ * Shape inference when the data shape, the axis value or the split lengths are only partly known
+ * (SEMANTICS.md section 6). The result is the tightest per-output, per-dimension interval hull
+ * over every concrete input consistent with what is known for which the operator is valid; when
+ * no such input exists the call fails with the error the operator would give. Static inference
+ * (`cleave_infer`) is the special case where every interval is a point and every value is known:
+ * both go through the same rules.
+ *
+ * Dimensions are treated as unbounded integers: an interval may have no upper bound, and the
+ * element type's byte size plays no part (it does for static shapes). Unknown split values are
+ * any integers the operator's rules allow, whatever the lengths' integer type. A sum of *known*
+ * lengths that does not fit in int64 is still CLEAVE_ERROR_OVERFLOW, as in static inference.
+ */
+
+/** The `hi` of a dimension with no upper bound (`L..` and `?` in the text form). It is distinct
+ * from every finite bound, INT64_MAX included. */
+#define CLEAVE_DIM_UNBOUNDED ((int64_t)-1)
+
+/** The `rank` of a partial shape whose rank is unknown (`[...]` in the text form). */
+#define CLEAVE_RANK_DYNAMIC ((int64_t)-1)
+
+/**
+ * A dimension known to lie in [lo, hi]: 0 <= lo <= hi <= INT64_MAX, or hi == CLEAVE_DIM_UNBOUNDED
+ * for no upper bound. A static dimension has lo == hi.
+ */
+typedef struct cleave_dim {
+  int64_t lo;
+  int64_t hi;
+} cleave_dim;
+
+/** Returns the static dimension [value, value]. */
+static inline cleave_dim cleave_dim_point(int64_t value) {
+  cleave_dim d;
+  d.lo = value;
+  d.hi = value;
+  return d;
+}
+
+/** Returns [lo, hi] (hi may be CLEAVE_DIM_UNBOUNDED). */
+static inline cleave_dim cleave_dim_range(int64_t lo, int64_t hi) {
+  cleave_dim d;
+  d.lo = lo;
+  d.hi = hi;
+  return d;
+}
+
+/** Returns the fully unknown dimension [0, unbounded] (`?`). */
+static inline cleave_dim cleave_dim_any(void) {
+  return cleave_dim_range(0, CLEAVE_DIM_UNBOUNDED);
+}
+
+/**
+ * A partial shape: `rank` >= 0 dimensions at `dims` (which may be NULL when rank is 0), or
+ * `rank` == CLEAVE_RANK_DYNAMIC (dims ignored). The caller owns `dims`.
+ */
+typedef struct cleave_partial_shape {
+  int64_t rank;
+  const cleave_dim *dims;
+} cleave_partial_shape;
+
+/**
+ * Flags for `cleave_infer_partial` saying which of the operator's values are unknown.
+ * CLEAVE_UNKNOWN_AXIS: the axis value is unknown (its tensor's type and rank, in `op->axis`, are
+ * still checked; its data is not read). For the ONNX operators an absent axis attribute flagged
+ * unknown counts as present with an unknown value; the OpenVINO operators still need the input.
+ * CLEAVE_UNKNOWN_LENGTHS: the values of `op->lengths` are unknown: its dtype, rank and count are
+ * known and checked, its data is not read (it may be NULL). Lengths are all known or all unknown.
+ * The flag is ignored when `op->lengths` is absent or unused by the operator.
+ */
+typedef enum cleave_unknown {
+  CLEAVE_UNKNOWN_NONE = 0,
+  CLEAVE_UNKNOWN_AXIS = 1,
+  CLEAVE_UNKNOWN_LENGTHS = 2
+} cleave_unknown;
+
+/**
+ * The outcome of partial-shape inference.
+ *
+ * The outputs (sequence elements for SplitToSequence) come in one of two forms:
+ *   - `count_varies` == 0: `count` is a point C and there are C output shapes, each its own
+ *     tightest hull (`num_shapes` == C; C may be 0, an empty sequence);
+ *   - `count_varies` == 1 (SplitToSequence only, when the element count differs between
+ *     consistent inputs): `count` is the interval of possible counts and there is one shape, the
+ *     hull over every element of every consistent input (`num_shapes` == 1).
+ * Every output shape has rank `output_rank` (CLEAVE_RANK_DYNAMIC when the data's rank is).
+ */
+typedef struct cleave_partial_info {
+  cleave_dim count;    /* the number of outputs, as an interval */
+  int count_varies;    /* 1 when `count` is not a point (then num_shapes is 1) */
+  int64_t num_shapes;  /* the number of output shapes described */
+  int64_t output_rank; /* rank of every output shape, or CLEAVE_RANK_DYNAMIC */
+  int64_t axis;        /* the normalised axis, or -1 when it is unknown (or the rank dynamic) */
+  int axis_removed;    /* 1 when the outputs drop the axis (keepdims 0) */
+  int64_t dims_needed; /* num_shapes * max(output_rank, 0): the entries `dims` must hold */
+} cleave_partial_info;
+
+/**
+ * Infers the outputs of `op` on data of type `type` and partial shape `*shape`, with the values
+ * named in `unknown` (`cleave_unknown` flags, or-ed) unknown. The rules are those of
+ * `cleave_infer` (same checks, same order, same statuses; for a static shape and known values
+ * the same messages), applied to every consistent input (SEMANTICS.md section 6).
+ *
+ * Fills `*info`. When `dims` is not NULL it receives the output shapes one after the other:
+ * shape i is dims[i * output_rank .. (i + 1) * output_rank) (nothing for a dynamic rank). It must
+ * hold `capacity` entries: if fewer than `info->dims_needed`, the call fails with
+ * CLEAVE_ERROR_CAPACITY (with `info` filled and `dims` untouched). Pass `dims` NULL to learn the
+ * size first.
+ *
+ * Returns CLEAVE_OK or the status of the first rule broken; CLEAVE_ERROR_INVALID_SHAPE for a
+ * malformed partial shape (lo < 0, hi < lo, a rank below -1). Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_infer_partial(const cleave_op *op, unsigned unknown,
+                                              cleave_type type, const cleave_partial_shape *shape,
+                                              cleave_partial_info *info, cleave_dim *dims,
+                                              size_t capacity, cleave_error *err);
+
+/**
+ * Parses the text form of a partial shape (SEMANTICS.md section 6): `[6,12,10,24]`, `[]` (a
+ * scalar), `[...]` (dynamic rank); a dimension is `N`, `?` or `-1` (any size), `L..H` or `L..` (no
+ * upper bound). Spaces and tabs are allowed around brackets, commas and dimensions.
+ *
+ * Stores the rank (or CLEAVE_RANK_DYNAMIC) in `*rank` and the dimensions in `dims`, which holds
+ * `capacity` entries; pass `dims` NULL to learn the rank first. Returns CLEAVE_OK,
+ * CLEAVE_ERROR_INVALID_SHAPE (malformed text, a number above INT64_MAX, `L..H` with L > H: the
+ * message names the offending character or dimension and its position),
+ * CLEAVE_ERROR_CAPACITY (rank above `capacity`; `*rank` is set, `dims` untouched) or
+ * CLEAVE_ERROR_INVALID_ARGUMENT (`text` or `rank` NULL). Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_partial_shape_parse(const char *text, cleave_dim *dims,
+                                                    size_t capacity, int64_t *rank,
+                                                    cleave_error *err);
+
+/**
+ * Writes the canonical text form of `*shape` to `buf` (`size` bytes, NUL included): `[...]` for a
+ * dynamic rank, otherwise `[d0,d1,...]` with no spaces, each dimension as `cleave_dim_format`
+ * writes it. `*length` (when not NULL) receives the text's length without the NUL, even when it
+ * does not fit. Returns CLEAVE_OK, CLEAVE_ERROR_CAPACITY (buf too small: buf receives "" when
+ * size > 0), CLEAVE_ERROR_INVALID_SHAPE (a malformed dimension or rank) or
+ * CLEAVE_ERROR_INVALID_ARGUMENT (shape NULL, or dims NULL with rank > 0). Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_partial_shape_format(const cleave_partial_shape *shape, char *buf,
+                                                     size_t size, size_t *length,
+                                                     cleave_error *err);
+
+/** The size of a buffer that holds any dimension's text form, NUL included. */
+#define CLEAVE_DIM_TEXT_SIZE 48
+
+/**
+ * Writes the canonical text form of one dimension (or of `cleave_partial_info.count`) to `buf`:
+ * `N` for a point, `?` for [0, unbounded], `L..` for [L, unbounded] with L > 0, `L..H` otherwise.
+ * `*length` and the statuses are as for `cleave_partial_shape_format`; a buffer of
+ * CLEAVE_DIM_TEXT_SIZE bytes always suffices. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_dim_format(cleave_dim dim, char *buf, size_t size, size_t *length,
+                                           cleave_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,16 @@
 /*
- * Shape inference on static shapes: the one routine (cleave_resolve) that every entry point uses,
- * so that inference, one-shot runs and plans apply exactly the same rules (SEMANTICS.md 1-5).
+ * Shape inference: the one set of rules that every entry point uses, so that partial-shape
+ * inference, static inference, one-shot runs and plans cannot drift apart (SEMANTICS.md 1-6).
+ *
+ * The rules work on intervals: a static shape is a partial shape whose dimensions are points, and
+ * then every interval below is a point and every message is the static one. `cleave_prepare`
+ * runs the checks that do not depend on the axis position; `cleave_split_at` applies the split
+ * rules to one axis dimension; `cleave_resolve` is the static case of both.
  *
  * The checks run in a fixed order, and the first broken rule is reported: the operator and its
  * version, the element type, the data shape and its byte size, the axis, the attributes, then the
- * split description.
+ * split description. Within a split description the checks that do not involve the axis
+ * dimension come first.
  */
 #include "internal.h"
 
@@ -12,7 +18,20 @@
 #include <stdio.h>
 
 /* Text buffer sizes for messages. */
-enum { NAME_SIZE = 32, VALUE_SIZE = 32, TYPE_SIZE = 48 };
+enum { VALUE_SIZE = 32, TYPE_SIZE = 48, RANGE_SIZE = 48 };
+
+static int64_t min64(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b) {
+  return a > b ? a : b;
+}
+
+/* ceil(a / b) for a >= 0, b >= 1, without overflow. */
+static int64_t ceil_div(int64_t a, int64_t b) {
+  return a / b + (a % b != 0);
+}
 
 /* ---- operator versions and element types ------------------------------------------------- */
 
@@ -75,47 +94,96 @@ static bool onnx_accepts(cleave_op_kind kind, int64_t version, cleave_dtype dtyp
 
 /* ---- the data shape ---------------------------------------------------------------------- */
 
-static cleave_status check_shape(cleave_type type, const int64_t *shape, size_t rank,
-                                 cleave_geometry *geom, cleave_error *err) {
-  int64_t element_size = 0;
-  cleave_status st = cleave_type_size(type, &element_size, err);
+/* A partial dimension must be an interval of non-negative integers. */
+static cleave_status check_partial_dim(cleave_dim d, int64_t i, cleave_error *err) {
+  if (d.lo < 0) {
+    return cleave_fail(
+        err, CLEAVE_ERROR_INVALID_SHAPE,
+        "data.shape[%" PRId64 "] has lower bound %" PRId64 " but dimensions must be >= 0", i, d.lo);
+  }
+  if (d.hi != CLEAVE_DIM_UNBOUNDED && d.hi < d.lo) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
+                       "data.shape[%" PRId64 "] is [%" PRId64 ", %" PRId64
+                       "]: the upper bound must be >= the lower bound (or unbounded)",
+                       i, d.lo, d.hi);
+  }
+  return CLEAVE_OK;
+}
+
+static cleave_status check_shape(cleave_type type, const cleave_shape_view *shape, bool static_mode,
+                                 int64_t *element_size, cleave_error *err) {
+  cleave_status st = cleave_type_size(type, element_size, err);
   if (st != CLEAVE_OK) {
     return st;
   }
-  if (rank > 0 && shape == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the data shape is NULL but its rank is %zu", rank);
+  int64_t rank = shape->rank;
+  if (rank == CLEAVE_RANK_DYNAMIC && !static_mode) {
+    return CLEAVE_OK;
   }
-  if (rank > (size_t)INT32_MAX) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE, "rank %zu is too large", rank);
+  if (rank < 0) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
+                       "rank %" PRId64 " is neither >= 0 nor CLEAVE_RANK_DYNAMIC", rank);
+  }
+  /* Static ranks are the caller's size_t, which may not fit in int64. */
+  char rank_text[VALUE_SIZE];
+  if (shape->points != NULL || static_mode) {
+    snprintf(rank_text, sizeof rank_text, "%zu", shape->static_rank);
+  } else {
+    snprintf(rank_text, sizeof rank_text, "%" PRId64, rank);
+  }
+  if (rank > 0 && shape->points == NULL && shape->dims == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the data shape is NULL but its rank is %s", rank_text);
+  }
+  if (rank > INT32_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE, "rank %s is too large", rank_text);
   }
   bool empty = false;
-  for (size_t i = 0; i < rank; i++) {
-    if (shape[i] < 0) {
-      return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
-                         "data.shape[%zu] is %" PRId64 " but dimensions must be >= 0", i, shape[i]);
+  for (int64_t i = 0; i < rank; i++) {
+    if (shape->points != NULL) {
+      if (shape->points[i] < 0) {
+        return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
+                           "data.shape[%" PRId64 "] is %" PRId64 " but dimensions must be >= 0", i,
+                           shape->points[i]);
+      }
+    } else {
+      st = check_partial_dim(shape->dims[i], i, err);
+      if (st != CLEAVE_OK) {
+        return st;
+      }
     }
-    empty = empty || shape[i] == 0;
+    empty = empty || cleave_view_dim(shape, i).hi == 0;
   }
-  /* An empty tensor has byte size 0 whatever its other dims, so only a non-empty one can
-   * overflow; and then every partial product below is bounded by the total. */
-  if (!empty) {
-    int64_t bytes = element_size;
-    for (size_t i = 0; i < rank; i++) {
-      if (cleave_mul_overflows(bytes, shape[i], &bytes)) {
+  /* Only static shapes have a byte size (SEMANTICS.md 1). An empty tensor has byte size 0
+   * whatever its other dims, so only a non-empty one can overflow; and then every partial product
+   * is bounded by the total. */
+  if (static_mode && !empty) {
+    int64_t bytes = *element_size;
+    for (int64_t i = 0; i < rank; i++) {
+      if (cleave_mul_overflows(bytes, shape->points[i], &bytes)) {
         char dims[160], name[TYPE_SIZE];
-        cleave_format_shape(dims, sizeof dims, shape, rank);
+        cleave_format_shape(dims, sizeof dims, shape->points, (size_t)rank);
         cleave_format_type(name, sizeof name, type);
         return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
                            "data of shape %s and type %s has a byte size above 2^63-1", dims, name);
       }
     }
   }
-  geom->info.element_size = element_size;
   return CLEAVE_OK;
 }
 
-/* ---- the axis ---------------------------------------------------------------------------- */
+/* ---- values ------------------------------------------------------------------------------ */
+
+/* cleave_values_check, except that unknown values need no data. */
+static cleave_status check_values(const cleave_values *values, const char *name,
+                                  cleave_status rule_status, bool known, cleave_error *err) {
+  static const int64_t placeholder = 0;
+  cleave_values checked = *values;
+  if (!known) {
+    checked.data = &placeholder;
+  }
+  return cleave_values_check(&checked, name, rule_status, err);
+}
 
 static void format_int(char *buf, size_t size, cleave_int v) {
   if (v.fits) {
@@ -125,9 +193,23 @@ static void format_int(char *buf, size_t size, cleave_int v) {
   }
 }
 
-/* Reads the axis per the operator's rules on its rank, then normalises it against `rank`. */
-static cleave_status resolve_axis(const cleave_op *op, const char *op_name, size_t rank,
-                                  int64_t *axis, cleave_error *err) {
+/* "a" for a point, "a..b" otherwise: integer ranges in messages (which may be negative). */
+static void format_range(char *buf, size_t size, int64_t lo, int64_t hi) {
+  if (lo == hi) {
+    snprintf(buf, size, "%" PRId64, lo);
+  } else {
+    snprintf(buf, size, "%" PRId64 "..%" PRId64, lo, hi);
+  }
+}
+
+/* ---- the axis ---------------------------------------------------------------------------- */
+
+/*
+ * Reads the axis per the operator's rules on its rank, then normalises it against `rank`.
+ * `*axis` is -1 when the position is unknown: an unknown value, or a dynamic rank.
+ */
+static cleave_status resolve_axis(const cleave_op *op, const char *op_name, int64_t rank,
+                                  bool unknown, int64_t *axis, cleave_error *err) {
   const cleave_values *v = &op->axis;
   cleave_int value = {0, 0, true};
   bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
@@ -136,7 +218,7 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, size
       return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS, "%s needs an axis input", op_name);
     }
   } else {
-    cleave_status st = cleave_values_check(v, "axis", CLEAVE_ERROR_INVALID_AXIS, err);
+    cleave_status st = check_values(v, "axis", CLEAVE_ERROR_INVALID_AXIS, !unknown, err);
     if (st != CLEAVE_OK) {
       return st;
     }
@@ -157,12 +239,31 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, size
                          "axis must be a scalar for %s, got a tensor of rank %d", op_name,
                          (int)v->rank);
     }
-    value = cleave_values_get(v, 0);
+    if (!unknown) {
+      value = cleave_values_get(v, 0);
+    }
   }
-  int64_t r = (int64_t)rank;
+  *axis = -1;
+  if (unknown) {
+    if (rank == 0) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS,
+                         "no axis is valid for data of rank 0 (a scalar cannot be split)");
+    }
+    return CLEAVE_OK;
+  }
+  char text[VALUE_SIZE];
+  format_int(text, sizeof text, value);
+  if (rank == CLEAVE_RANK_DYNAMIC) {
+    /* Some rank fits any axis, but ranks are at most INT32_MAX (see check_shape). */
+    if (!value.fits || value.value < -(int64_t)INT32_MAX || value.value >= INT32_MAX) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS,
+                         "axis %s is out of range for data of any rank (ranks are at most %d)",
+                         text, INT32_MAX);
+    }
+    return CLEAVE_OK;
+  }
+  int64_t r = rank;
   if (!value.fits || value.value < -r || value.value >= r) {
-    char text[VALUE_SIZE];
-    format_int(text, sizeof text, value);
     if (r == 0) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS,
                          "axis %s is out of range for data of rank 0 (a scalar cannot be split)",
@@ -177,26 +278,91 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, size
   return CLEAVE_OK;
 }
 
+cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type type,
+                             const cleave_shape_view *shape, bool static_mode,
+                             cleave_prepared *prep, cleave_error *err) {
+  if (op == NULL || prep == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the operator description is NULL");
+  }
+  *prep = (cleave_prepared){.op = op, .version = 1, .shape = *shape, .axis = -1};
+  prep->lengths_unknown = (unknown & CLEAVE_UNKNOWN_LENGTHS) != 0;
+  cleave_status st = CLEAVE_OK;
+  switch (op->kind) {
+  case CLEAVE_OP_SPLIT:
+    snprintf(prep->op_name, sizeof prep->op_name, "Split-1");
+    break;
+  case CLEAVE_OP_VARIADIC_SPLIT:
+    snprintf(prep->op_name, sizeof prep->op_name, "VariadicSplit-1");
+    break;
+  case CLEAVE_OP_SPLIT_TO_SEQUENCE:
+    st = resolve_version("SplitToSequence", sequence_versions,
+                         sizeof sequence_versions / sizeof sequence_versions[0], op->opset,
+                         &prep->version, err);
+    snprintf(prep->op_name, sizeof prep->op_name, "SplitToSequence-%" PRId64, prep->version);
+    break;
+  case CLEAVE_OP_ONNX_SPLIT:
+    st = resolve_version("Split", split_versions, sizeof split_versions / sizeof split_versions[0],
+                         op->opset, &prep->version, err);
+    snprintf(prep->op_name, sizeof prep->op_name, "Split-%" PRId64, prep->version);
+    break;
+  default:
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "operator kind %d is not a cleave_op_kind", (int)op->kind);
+  }
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
+  st = check_shape(type, shape, static_mode, &prep->element_size, err);
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  if (onnx && !onnx_accepts(op->kind, prep->version, type.dtype)) {
+    char name[TYPE_SIZE];
+    cleave_format_type(name, sizeof name, type);
+    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE, "%s does not accept %s data%s",
+                       prep->op_name, name,
+                       type.dtype == CLEAVE_BF16 && op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE
+                           ? " (bf16 needs opset 24)"
+                       : type.dtype == CLEAVE_BF16 && prep->version > 1 ? " (bf16 needs opset 13)"
+                                                                        : "");
+  }
+  return resolve_axis(op, prep->op_name, shape->rank, (unknown & CLEAVE_UNKNOWN_AXIS) != 0,
+                      &prep->axis, err);
+}
+
 /* ---- split descriptions ------------------------------------------------------------------ */
 
-static void set_uniform(cleave_geometry *geom, int64_t count, int64_t chunk, int64_t last) {
-  geom->uniform = true;
-  geom->info.num_outputs = count;
-  geom->chunk = chunk;
-  geom->last = last;
+/* Everything below works on the axis dimension d = [lo, hi] (hi possibly unbounded) and gives
+ * each output's length as the tightest interval over the values of d (and of unknown lengths)
+ * for which the operator is valid. */
+
+static void set_uniform(cleave_split_hull *hull, cleave_dim count, cleave_dim chunk,
+                        cleave_dim last) {
+  hull->uniform = true;
+  hull->count = count;
+  hull->chunk = chunk;
+  hull->last = last;
 }
 
 /*
- * Validates an explicit list of lengths (`name` in messages) and sets the geometry from it.
- * `allow_minus_one`: VariadicSplit's single -1 entry. Entries must otherwise be >= 0 and sum to d.
+ * Validates a list of lengths (`name` in messages) and sets the hull from it. `allow_minus_one`:
+ * VariadicSplit's single -1 entry. Entries must otherwise be >= 0 and sum to d. When the values
+ * are unknown, some values fit every d: one entry takes all of d (or is the -1), so an entry is
+ * anything in [0, hi], or d itself when it is the only one.
  */
 static cleave_status resolve_list(const cleave_values *list, const char *name, bool allow_minus_one,
-                                  cleave_geometry *geom, cleave_error *err) {
-  int64_t d = geom->info.axis_dim, a = geom->info.axis;
+                                  bool known, int64_t axis, cleave_dim d, cleave_split_hull *hull,
+                                  cleave_error *err) {
   int64_t sum = 0, minus_one = -1;
   if (list->count == 0) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "%s is empty: it needs at least one entry",
                        name);
+  }
+  if (!known) {
+    cleave_dim each = list->count == 1 ? d : cleave_dim_range(0, d.hi);
+    set_uniform(hull, cleave_dim_point(list->count), each, each);
+    return CLEAVE_OK;
   }
   for (int64_t i = 0; i < list->count; i++) {
     cleave_int v = cleave_values_get(list, i);
@@ -225,23 +391,31 @@ static cleave_status resolve_list(const cleave_values *list, const char *name, b
                          "%s overflows int64 when summed up to index %" PRId64, name, i);
     }
   }
+  char dim_text[CLEAVE_DIM_TEXT_SIZE];
+  cleave_dim_text(dim_text, sizeof dim_text, d);
+  bool above_hi = cleave_dim_bounded(d) && sum > d.hi;
   if (minus_one >= 0) {
-    if (sum > d) {
+    if (above_hi) {
+      char rest[RANGE_SIZE];
+      format_range(rest, sizeof rest, d.lo - sum, d.hi - sum);
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                          "%s other than the -1 sum to %" PRId64 " but data.shape[%" PRId64
-                         "] is %" PRId64 ", so the -1 would be %" PRId64,
-                         name, sum, a, d, d - sum);
+                         "] is %s, so the -1 would be %s",
+                         name, sum, axis, dim_text, rest);
     }
-  } else if (sum != d) {
+  } else if (above_hi || sum < d.lo) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                       "%s sum to %" PRId64 " but data.shape[%" PRId64 "] is %" PRId64, name, sum,
-                       a, d);
+                       "%s sum to %" PRId64 " but data.shape[%" PRId64 "] is %s", name, sum, axis,
+                       dim_text);
   }
-  geom->uniform = false;
-  geom->list = list;
-  geom->minus_one = minus_one;
-  geom->resolved = minus_one >= 0 ? d - sum : 0;
-  geom->info.num_outputs = list->count;
+  hull->uniform = false;
+  hull->list = list;
+  hull->minus_one = minus_one;
+  hull->count = cleave_dim_point(list->count);
+  if (minus_one >= 0) {
+    hull->resolved = cleave_dim_range(max64(d.lo, sum) - sum,
+                                      cleave_dim_bounded(d) ? d.hi - sum : CLEAVE_DIM_UNBOUNDED);
+  }
   return CLEAVE_OK;
 }
 
@@ -259,53 +433,113 @@ static cleave_status require_1d(const cleave_values *list, const char *name, con
                      op_name, (int)list->rank);
 }
 
-static cleave_status resolve_split_1(const cleave_op *op, cleave_geometry *geom,
-                                     cleave_error *err) {
-  int64_t n = op->num_splits, d = geom->info.axis_dim;
+/*
+ * n equal parts: the multiples of n in d are [n * ceil(lo/n), n * floor(hi/n)], so each part is in
+ * [ceil(lo/n), floor(hi/n)]. Returns false when d holds no multiple of n.
+ */
+static bool equal_parts(int64_t n, cleave_dim d, cleave_split_hull *hull) {
+  cleave_dim part = cleave_dim_range(ceil_div(d.lo, n), CLEAVE_DIM_UNBOUNDED);
+  if (cleave_dim_bounded(d)) {
+    part.hi = d.hi / n;
+    if (part.lo > part.hi) {
+      return false;
+    }
+  }
+  set_uniform(hull, cleave_dim_point(n), part, part);
+  return true;
+}
+
+static cleave_status resolve_split_1(const cleave_op *op, int64_t axis, cleave_dim d,
+                                     cleave_split_hull *hull, cleave_error *err) {
+  int64_t n = op->num_splits;
   if (n < 1) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                        "num_splits is %" PRId64 " but must be >= 1", n);
   }
-  if (d % n != 0) {
+  if (!equal_parts(n, d, hull)) {
+    if (d.lo == d.hi) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                         "data.shape[%" PRId64 "] = %" PRId64
+                         " is not divisible by num_splits = %" PRId64,
+                         axis, d.lo, n);
+    }
+    char dim_text[CLEAVE_DIM_TEXT_SIZE];
+    cleave_dim_text(dim_text, sizeof dim_text, d);
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                       "data.shape[%" PRId64 "] = %" PRId64
-                       " is not divisible by num_splits = %" PRId64,
-                       geom->info.axis, d, n);
+                       "data.shape[%" PRId64 "] = %s holds no multiple of num_splits = %" PRId64,
+                       axis, dim_text, n);
   }
-  set_uniform(geom, n, d / n, d / n);
   return CLEAVE_OK;
 }
 
-static cleave_status resolve_variadic(const cleave_op *op, cleave_geometry *geom,
-                                      cleave_error *err) {
-  const cleave_values *list = &op->lengths;
+static cleave_status resolve_variadic(const cleave_prepared *prep, int64_t axis, cleave_dim d,
+                                      cleave_split_hull *hull, cleave_error *err) {
+  const cleave_values *list = &prep->op->lengths;
   if (list->rank < 0) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "VariadicSplit-1 needs split_lengths");
   }
-  cleave_status st = cleave_values_check(list, "split_lengths", CLEAVE_ERROR_INVALID_SPLIT, err);
+  bool known = !prep->lengths_unknown;
+  cleave_status st = check_values(list, "split_lengths", CLEAVE_ERROR_INVALID_SPLIT, known, err);
   if (st == CLEAVE_OK) {
     st = require_1d(list, "split_lengths", "VariadicSplit-1", err);
   }
   if (st == CLEAVE_OK) {
-    st = resolve_list(list, "split_lengths", true, geom, err);
+    st = resolve_list(list, "split_lengths", true, known, axis, d, hull, err);
   }
   return st;
 }
 
-static cleave_status resolve_sequence(const cleave_op *op, cleave_geometry *geom,
-                                      cleave_error *err) {
+/*
+ * SplitToSequence with a known scalar split s >= 1: ceil(d/s) elements, all s but the last,
+ * which is d - (count-1)*s. When every d gives the same count C, d lies in ((C-1)s, Cs] and the
+ * last element is d - (C-1)s. When the count varies, d takes m+1 for the smallest multiple m of s
+ * in d (count varies, so m < hi), whose last element is 1; the longest element is s once d >= s,
+ * else d itself: the hull is [1, min(s, hi)].
+ */
+static void sequence_chunks(int64_t s, cleave_dim d, cleave_split_hull *hull) {
+  int64_t c_lo = ceil_div(d.lo, s);
+  if (cleave_dim_bounded(d) && ceil_div(d.hi, s) == c_lo) {
+    /* (c_lo - 1) * s < lo, so this cannot overflow. */
+    int64_t full = c_lo > 0 ? (c_lo - 1) * s : 0;
+    set_uniform(hull, cleave_dim_point(c_lo), cleave_dim_point(s),
+                cleave_dim_range(d.lo - full, d.hi - full));
+    return;
+  }
+  cleave_dim count =
+      cleave_dim_range(c_lo, cleave_dim_bounded(d) ? ceil_div(d.hi, s) : CLEAVE_DIM_UNBOUNDED);
+  cleave_dim element = cleave_dim_range(1, cleave_dim_bounded(d) ? min64(s, d.hi) : s);
+  set_uniform(hull, count, element, element);
+}
+
+/*
+ * SplitToSequence with an unknown scalar split s >= 1: d = 0 gives no element; d >= 1 gives from
+ * 1 (s >= d) to d (s = 1) elements, and any length in [1, d] (s = that length).
+ */
+static void sequence_unknown_chunks(cleave_dim d, cleave_split_hull *hull) {
+  cleave_dim count = cleave_dim_range(d.lo == 0 ? 0 : 1, d.hi);
+  cleave_dim element = cleave_dim_range(1, d.hi);
+  if (count.lo == count.hi) {
+    /* d = [0, 0] (empty) or [1, 1] (one element of 1). */
+    element = cleave_dim_point(1);
+  }
+  set_uniform(hull, count, element, element);
+}
+
+static cleave_status resolve_sequence(const cleave_prepared *prep, int64_t axis, cleave_dim d,
+                                      cleave_split_hull *hull, cleave_error *err) {
+  const cleave_op *op = prep->op;
   const cleave_values *split = &op->lengths;
-  int64_t d = geom->info.axis_dim;
+  bool known = !prep->lengths_unknown;
   if (op->keepdims != 0 && op->keepdims != 1) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ATTRIBUTE,
                        "keepdims is %" PRId64 " but must be 0 or 1", op->keepdims);
   }
   if (split->rank < 0) {
-    set_uniform(geom, d, 1, 1);
-    geom->info.axis_removed = op->keepdims == 0;
+    set_uniform(hull, d, cleave_dim_point(1), cleave_dim_point(1));
+    hull->axis_removed = op->keepdims == 0;
     return CLEAVE_OK;
   }
-  cleave_status st = cleave_values_check(split, "split", CLEAVE_ERROR_INVALID_SPLIT, err);
+  cleave_status st = check_values(split, "split", CLEAVE_ERROR_INVALID_SPLIT, known, err);
   if (st != CLEAVE_OK) {
     return st;
   }
@@ -318,25 +552,99 @@ static cleave_status resolve_sequence(const cleave_op *op, cleave_geometry *geom
                        "split has rank %d but must be a scalar or 1-D", (int)split->rank);
   }
   if (split->rank == 1) {
-    return resolve_list(split, "split", false, geom, err);
+    return resolve_list(split, "split", false, known, axis, d, hull, err);
+  }
+  if (!known) {
+    sequence_unknown_chunks(d, hull);
+    return CLEAVE_OK;
   }
   int64_t s = cleave_values_get(split, 0).value;
   if (s < 1) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                        "split is %" PRId64 " but a scalar split must be >= 1", s);
   }
-  int64_t rest = d % s;
-  set_uniform(geom, d / s + (rest != 0), s, rest != 0 ? rest : s);
+  sequence_chunks(s, d, hull);
   return CLEAVE_OK;
 }
 
-static cleave_status resolve_onnx_split(const cleave_op *op, int64_t version, const char *op_name,
-                                        cleave_geometry *geom, cleave_error *err) {
+/*
+ * Split-18 with num_outputs = n >= 2 on d: the first n-1 outputs get c = ceil(d/n), the last
+ * gets d - c(n-1), and d is valid when that is >= 0. Write d = qn + r with 0 <= r < n: r = 0 gives
+ * c = q and last = q; r >= 1 gives c = q+1 and last = q + r - (n-1), so r is valid when
+ * r >= n-1-q. Within block q the valid residues r >= 1 form a run [max(1, n-1-q), n-1] on which
+ * last rises to q, and r = 0 gives q too.
+ *
+ * Hence over d in [lo, hi]: c is monotone in d, so its bounds come from the first and last
+ * valid d; the smallest last lies in the first two blocks (the minimum of a full block,
+ * max(0, q-n+2), never falls as q grows), and the largest in the last block (from the second
+ * block on it holds r = 0, whose last q is above every earlier block's). Everything is computed
+ * from (q, r), never from d itself, so nothing overflows.
+ */
+typedef struct block_acc {
+  bool any;
+  int64_t c_lo, c_hi, last_lo, last_hi;
+} block_acc;
+
+/* Folds the valid residues [ra, rb] of block q into `acc`. */
+static void fold_block(int64_t n, int64_t q, int64_t ra, int64_t rb, block_acc *acc) {
+  int64_t first_pos = max64(max64(1, ra), n - 1 - q < 1 ? 1 : n - 1 - q);
+  bool has_pos = first_pos <= rb, has_zero = ra == 0;
+  if (!has_pos && !has_zero) {
+    return;
+  }
+  int64_t c_lo = has_zero ? q : q + 1, c_hi = has_pos ? q + 1 : q;
+  /* At a valid residue r >= 1, last = q - (n-1-r) >= 0, and last <= q. */
+  int64_t last_lo = has_pos ? q - (n - 1 - first_pos) : q;
+  int64_t last_hi = has_zero ? q : q - (n - 1 - rb);
+  if (!acc->any) {
+    *acc = (block_acc){true, c_lo, c_hi, last_lo, last_hi};
+    return;
+  }
+  acc->c_lo = min64(acc->c_lo, c_lo);
+  acc->c_hi = max64(acc->c_hi, c_hi);
+  acc->last_lo = min64(acc->last_lo, last_lo);
+  acc->last_hi = max64(acc->last_hi, last_hi);
+}
+
+/* Sets chunk (c) and last for Split-18 with num_outputs n. Returns false when no d is valid. */
+static bool ceil_parts(int64_t n, cleave_dim d, cleave_split_hull *hull) {
+  if (n == 1) {
+    set_uniform(hull, cleave_dim_point(1), d, d);
+    return true;
+  }
+  bool bounded = cleave_dim_bounded(d);
+  int64_t q0 = d.lo / n, r0 = d.lo % n;
+  int64_t q1 = bounded ? d.hi / n : INT64_MAX, r1 = bounded ? d.hi % n : n - 1;
+  block_acc acc = {false, 0, 0, 0, 0};
+  fold_block(n, q0, r0, q1 == q0 ? r1 : n - 1, &acc);
+  /* n >= 2, so q <= INT64_MAX / 2 and q + 1, q + 2 do not overflow. */
+  if (q1 >= q0 + 1) {
+    fold_block(n, q0 + 1, 0, q1 == q0 + 1 ? r1 : n - 1, &acc);
+  }
+  if (bounded && q1 >= q0 + 2) {
+    fold_block(n, q1, 0, r1, &acc);
+  }
+  if (!acc.any) {
+    return false;
+  }
+  cleave_dim chunk = cleave_dim_range(acc.c_lo, bounded ? acc.c_hi : CLEAVE_DIM_UNBOUNDED);
+  cleave_dim last = cleave_dim_range(acc.last_lo, bounded ? acc.last_hi : CLEAVE_DIM_UNBOUNDED);
+  set_uniform(hull, cleave_dim_point(n), chunk, last);
+  return true;
+}
+
+static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axis, cleave_dim d,
+                                        cleave_split_hull *hull, cleave_error *err) {
+  const cleave_op *op = prep->op;
+  const char *op_name = prep->op_name;
   const cleave_values *split = &op->lengths;
   bool has_split = split->rank >= 0, has_n = op->has_num_splits != 0;
-  int64_t n = op->num_splits, d = geom->info.axis_dim;
+  bool known = !prep->lengths_unknown;
+  int64_t n = op->num_splits;
+  char dim_text[CLEAVE_DIM_TEXT_SIZE];
+  cleave_dim_text(dim_text, sizeof dim_text, d);
   if (has_split) {
-    cleave_status st = cleave_values_check(split, "split", CLEAVE_ERROR_INVALID_SPLIT, err);
+    cleave_status st = check_values(split, "split", CLEAVE_ERROR_INVALID_SPLIT, known, err);
     if (st != CLEAVE_OK) {
       return st;
     }
@@ -349,29 +657,34 @@ static cleave_status resolve_onnx_split(const cleave_op *op, int64_t version, co
       return st;
     }
   }
-  if (version >= 18) {
+  if (prep->version >= 18) {
     if (has_split == has_n) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                          "%s takes exactly one of split and num_outputs, got %s", op_name,
                          has_split ? "both" : "neither");
     }
     if (has_split) {
-      return resolve_list(split, "split", false, geom, err);
+      return resolve_list(split, "split", false, known, axis, d, hull, err);
     }
     if (n < 1) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                          "num_outputs is %" PRId64 " but must be >= 1", n);
     }
-    int64_t chunk = d / n + (d % n != 0), used = 0;
-    /* chunk * (n - 1) can only overflow when it is far above d: the same error. */
-    if (cleave_mul_overflows(chunk, n - 1, &used) || used > d) {
+    if (!ceil_parts(n, d, hull)) {
+      if (d.lo == d.hi) {
+        return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                           "%s with num_outputs = %" PRId64 " cannot split data.shape[%" PRId64
+                           "] = %" PRId64 ": %" PRId64 " chunks of %" PRId64
+                           " leave a negative length for the last output",
+                           op_name, n, axis, d.lo, n - 1, ceil_div(d.lo, n));
+      }
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                          "%s with num_outputs = %" PRId64 " cannot split data.shape[%" PRId64
-                         "] = %" PRId64 ": %" PRId64 " chunks of %" PRId64
-                         " leave a negative length for the last output",
-                         op_name, n, geom->info.axis, d, n - 1, chunk);
+                         "] = %s: for every value d in that range, %" PRId64
+                         " chunks of ceil(d/%" PRId64 ") leave a negative length for the last "
+                         "output",
+                         op_name, n, axis, dim_text, n - 1, n);
     }
-    set_uniform(geom, n, chunk, d - used);
     return CLEAVE_OK;
   }
   if (has_n && n < 1) {
@@ -384,23 +697,53 @@ static cleave_status resolve_onnx_split(const cleave_op *op, int64_t version, co
                          "split has %" PRId64 " entries but the node has %" PRId64 " outputs",
                          split->count, n);
     }
-    return resolve_list(split, "split", false, geom, err);
+    return resolve_list(split, "split", false, known, axis, d, hull, err);
   }
   if (!has_n) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "%s without split needs the node's number of outputs (num_splits)", op_name);
   }
-  if (d % n != 0) {
+  if (!equal_parts(n, d, hull)) {
+    if (d.lo == d.hi) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                         "data.shape[%" PRId64 "] = %" PRId64 " is not divisible into the %" PRId64
+                         " equal outputs of %s",
+                         axis, d.lo, n, op_name);
+    }
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                       "data.shape[%" PRId64 "] = %" PRId64 " is not divisible into the %" PRId64
+                       "data.shape[%" PRId64 "] = %s holds no value divisible into the %" PRId64
                        " equal outputs of %s",
-                       geom->info.axis, d, n, op_name);
+                       axis, dim_text, n, op_name);
   }
-  set_uniform(geom, n, d / n, d / n);
   return CLEAVE_OK;
 }
 
-/* ---- the routine ------------------------------------------------------------------------- */
+cleave_status cleave_split_at(const cleave_prepared *prep, int64_t axis, cleave_dim dim,
+                              cleave_split_hull *hull, cleave_error *err) {
+  *hull = (cleave_split_hull){.minus_one = -1};
+  switch (prep->op->kind) {
+  case CLEAVE_OP_SPLIT:
+    return resolve_split_1(prep->op, axis, dim, hull, err);
+  case CLEAVE_OP_VARIADIC_SPLIT:
+    return resolve_variadic(prep, axis, dim, hull, err);
+  case CLEAVE_OP_SPLIT_TO_SEQUENCE:
+    return resolve_sequence(prep, axis, dim, hull, err);
+  default:
+    return resolve_onnx_split(prep, axis, dim, hull, err);
+  }
+}
+
+cleave_dim cleave_split_hull_length(const cleave_split_hull *hull, int64_t i) {
+  if (hull->uniform) {
+    return i == hull->count.lo - 1 ? hull->last : hull->chunk;
+  }
+  if (i == hull->minus_one) {
+    return hull->resolved;
+  }
+  return cleave_dim_point(cleave_values_get(hull->list, i).value);
+}
+
+/* ---- static shapes ----------------------------------------------------------------------- */
 
 cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_t *shape,
                              size_t rank, cleave_geometry *geom, cleave_error *err) {
@@ -408,74 +751,34 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the operator description is NULL");
   }
   *geom = (cleave_geometry){.minus_one = -1};
-  char op_name[NAME_SIZE];
-  int64_t version = 1;
-  cleave_status st = CLEAVE_OK;
-  switch (op->kind) {
-  case CLEAVE_OP_SPLIT:
-    snprintf(op_name, sizeof op_name, "Split-1");
-    break;
-  case CLEAVE_OP_VARIADIC_SPLIT:
-    snprintf(op_name, sizeof op_name, "VariadicSplit-1");
-    break;
-  case CLEAVE_OP_SPLIT_TO_SEQUENCE:
-    st = resolve_version("SplitToSequence", sequence_versions,
-                         sizeof sequence_versions / sizeof sequence_versions[0], op->opset,
-                         &version, err);
-    snprintf(op_name, sizeof op_name, "SplitToSequence-%" PRId64, version);
-    break;
-  case CLEAVE_OP_ONNX_SPLIT:
-    st = resolve_version("Split", split_versions, sizeof split_versions / sizeof split_versions[0],
-                         op->opset, &version, err);
-    snprintf(op_name, sizeof op_name, "Split-%" PRId64, version);
-    break;
-  default:
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "operator kind %d is not a cleave_op_kind", (int)op->kind);
-  }
+  /* Ranks above INT32_MAX are rejected by check_shape; clamp so that the conversion is exact
+   * for every rank it lets through. */
+  int64_t view_rank = rank > (size_t)INT64_MAX ? INT64_MAX : (int64_t)rank;
+  cleave_shape_view view = {view_rank, shape, NULL, rank};
+  cleave_prepared prep;
+  cleave_status st = cleave_prepare(op, CLEAVE_UNKNOWN_NONE, type, &view, true, &prep, err);
   if (st != CLEAVE_OK) {
     return st;
   }
-  bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
-  st = check_shape(type, shape, rank, geom, err);
+  int64_t axis = prep.axis, d = shape[axis];
+  cleave_split_hull hull;
+  st = cleave_split_at(&prep, axis, cleave_dim_point(d), &hull, err);
   if (st != CLEAVE_OK) {
     return st;
   }
-  if (onnx && !onnx_accepts(op->kind, version, type.dtype)) {
-    char name[TYPE_SIZE];
-    cleave_format_type(name, sizeof name, type);
-    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE, "%s does not accept %s data%s", op_name,
-                       name,
-                       type.dtype == CLEAVE_BF16 && op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE
-                           ? " (bf16 needs opset 24)"
-                       : type.dtype == CLEAVE_BF16 && version > 1 ? " (bf16 needs opset 13)"
-                                                                  : "");
-  }
-  int64_t axis = 0;
-  st = resolve_axis(op, op_name, rank, &axis, err);
-  if (st != CLEAVE_OK) {
-    return st;
-  }
+  /* A point dimension and known values make every interval of the hull a point. */
   geom->info.axis = axis;
-  geom->info.axis_dim = shape[axis];
-  switch (op->kind) {
-  case CLEAVE_OP_SPLIT:
-    st = resolve_split_1(op, geom, err);
-    break;
-  case CLEAVE_OP_VARIADIC_SPLIT:
-    st = resolve_variadic(op, geom, err);
-    break;
-  case CLEAVE_OP_SPLIT_TO_SEQUENCE:
-    st = resolve_sequence(op, geom, err);
-    break;
-  default:
-    st = resolve_onnx_split(op, version, op_name, geom, err);
-    break;
-  }
-  if (st != CLEAVE_OK) {
-    return st;
-  }
-  int64_t outer = 1, inner = geom->info.element_size;
+  geom->info.axis_dim = d;
+  geom->info.element_size = prep.element_size;
+  geom->info.num_outputs = hull.count.lo;
+  geom->info.axis_removed = hull.axis_removed;
+  geom->uniform = hull.uniform;
+  geom->chunk = hull.chunk.lo;
+  geom->last = hull.last.lo;
+  geom->list = hull.list;
+  geom->minus_one = hull.minus_one;
+  geom->resolved = hull.resolved.lo;
+  int64_t outer = 1, inner = prep.element_size;
   bool empty = false;
   for (size_t i = 0; i < rank; i++) {
     empty = empty || shape[i] == 0;

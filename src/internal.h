@@ -92,6 +92,82 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
 /** Length of output i on the axis (i < num_outputs). */
 int64_t cleave_geometry_length(const cleave_geometry *geom, int64_t i);
 
+/* ---- partial shapes: the one set of rules (infer.c), text (shape_text.c) -------------------- */
+
+/** Writes a dimension's canonical text ("5", "?", "3..6", "4..") into buf (size >=
+ * CLEAVE_DIM_TEXT_SIZE always suffices; shorter buffers truncate). */
+void cleave_dim_text(char *buf, size_t size, cleave_dim dim);
+
+/** Whether `dim` has a finite upper bound. */
+static inline bool cleave_dim_bounded(cleave_dim dim) {
+  return dim.hi != CLEAVE_DIM_UNBOUNDED;
+}
+
+/** A data shape as the rules see it: either static dims (`points`) or partial ones (`dims`),
+ * so that a static shape needs no conversion (and no allocation). `rank` may be
+ * CLEAVE_RANK_DYNAMIC (partial only). */
+typedef struct cleave_shape_view {
+  int64_t rank;
+  const int64_t *points;  /* static shape, or NULL */
+  const cleave_dim *dims; /* partial shape, used when points is NULL */
+  size_t static_rank;     /* with points: the caller's rank, for messages (it may exceed int64) */
+} cleave_shape_view;
+
+/** Dimension i of a view (i < rank). */
+static inline cleave_dim cleave_view_dim(const cleave_shape_view *view, int64_t i) {
+  if (view->points != NULL) {
+    return cleave_dim_point(view->points[i]);
+  }
+  return view->dims[i];
+}
+
+/** The checks that do not depend on the axis position: operator and version, element type, data
+ * shape, axis value. `axis` is the normalised axis, or -1 when its position is unknown (the value
+ * is unknown, or the rank dynamic). */
+typedef struct cleave_prepared {
+  const cleave_op *op;
+  char op_name[32];
+  int64_t version;
+  int64_t element_size;
+  cleave_shape_view shape;
+  int64_t axis;
+  bool lengths_unknown;
+} cleave_prepared;
+
+/** Checks `op` on (type, shape) up to and including the axis, in the order of SEMANTICS.md and
+ * `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode` adds the byte-size
+ * check of static shapes and execution (partial inference does not depend on the type's size). */
+cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type type,
+                             const cleave_shape_view *shape, bool static_mode,
+                             cleave_prepared *prep, cleave_error *err);
+
+/**
+ * The outputs' lengths on the axis as intervals, for the axis dimension as an interval.
+ *   - uniform: outputs 0..count-2 get `chunk`, output count-1 gets `last`; when `count` is not a
+ *     point (SplitToSequence), `chunk` == `last` is the hull of every element's length;
+ *   - list: entry i of the known `list`, except the -1 entry at `minus_one`, which is `resolved`.
+ * For a static dimension and known values every interval is a point.
+ */
+typedef struct cleave_split_hull {
+  cleave_dim count;
+  bool uniform;
+  cleave_dim chunk;
+  cleave_dim last;
+  const cleave_values *list;
+  int64_t minus_one;
+  cleave_dim resolved;
+  bool axis_removed;
+} cleave_split_hull;
+
+/** Applies the operator's split rules for the axis at position `axis` (-1 when the rank is
+ * dynamic) whose dimension is `dim`. Fails with the operator's error when no value of `dim` (and
+ * of unknown lengths) is valid. */
+cleave_status cleave_split_at(const cleave_prepared *prep, int64_t axis, cleave_dim dim,
+                              cleave_split_hull *hull, cleave_error *err);
+
+/** The interval of output i's length on the axis (i < count.lo when count is a point). */
+cleave_dim cleave_split_hull_length(const cleave_split_hull *hull, int64_t i);
+
 /* ---- copy.c ------------------------------------------------------------------------------ */
 
 /** Copies output i only: `length` elements at `offset` along the axis. */
