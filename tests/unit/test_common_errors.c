@@ -276,14 +276,14 @@ static void test_overflow_byte_size(void **state) {
   size_t counts[8];
   size_t n = ops_for_four(&axis, ops, counts);
   for (size_t i = 0; i < n; ++i) {
-    const char *needles[] = {"4611686018427387904", "i16", NULL};
+    const char *needles[] = {"shape", "4611686018427387904", "i16", NULL};
     tu_check_error(&ops[i].op, cleave_type_of(CLEAVE_I16), shape, 2, counts[i],
                    CLEAVE_ERROR_OVERFLOW, needles);
   }
   /* Byte size 2^63 exactly: one past the limit. */
   const int64_t shape2[2] = {INT64_C(1) << 61, 4};
   for (size_t i = 0; i < n; ++i) {
-    const char *needles[] = {"2305843009213693952", NULL};
+    const char *needles[] = {"shape", "2305843009213693952", NULL};
     tu_check_error(&ops[i].op, cleave_type_of(CLEAVE_F64), shape2, 2, counts[i],
                    CLEAVE_ERROR_OVERFLOW, needles);
   }
@@ -298,7 +298,7 @@ static void test_overflow_element_count(void **state) {
   size_t counts[8];
   size_t n = ops_for_four(&axis, ops, counts);
   for (size_t i = 0; i < n; ++i) {
-    const char *needles[] = {"4294967296", NULL};
+    const char *needles[] = {"shape", "4294967296", NULL};
     tu_check_error(&ops[i].op, cleave_type_of(CLEAVE_I8), shape, 3, counts[i],
                    CLEAVE_ERROR_OVERFLOW, needles);
     tu_check_error(&ops[i].op, cleave_type_of(CLEAVE_STRING), shape, 3, counts[i],
@@ -438,9 +438,9 @@ static void test_wrong_output_count(void **state) {
   ops[4] = cleave_op_onnx_split(18);
   ops[4].lengths = cleave_values_list(lens, 3);
   for (size_t i = 0; i < 5; ++i) {
-    const char *two[] = {"2", "3", NULL};
-    const char *four[] = {"4", "3", NULL};
-    const char *zero[] = {"0", "3", NULL};
+    const char *two[] = {"output", "2", "3", NULL};
+    const char *four[] = {"output", "4", "3", NULL};
+    const char *zero[] = {"output", "0", "3", NULL};
     tu_check_run_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 2,
                        CLEAVE_ERROR_INVALID_ARGUMENT, two);
     tu_check_run_error(&ops[i], cleave_type_of(CLEAVE_U16), shape, 2, 4,
@@ -451,7 +451,7 @@ static void test_wrong_output_count(void **state) {
   /* An empty sequence wants zero outputs: one is too many. */
   const int64_t empty[1] = {0};
   cleave_op seq = cleave_op_split_to_sequence(11);
-  const char *needles[] = {"1", "0", NULL};
+  const char *needles[] = {"output", "1", "0", NULL};
   tu_check_run_error(&seq, cleave_type_of(CLEAVE_U16), empty, 1, 1, CLEAVE_ERROR_INVALID_ARGUMENT,
                      needles);
 }
