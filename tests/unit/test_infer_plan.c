@@ -93,6 +93,68 @@ static void test_capacity_huge_count(void **state) {
   assert_true(tu_message_has(err.message, "1099511627776"));
 }
 
+static void expect_infer(const cleave_op *op, const int64_t *shape, size_t rank,
+                         const int64_t *want, size_t n) {
+  cleave_split_info info;
+  cleave_error err;
+  int64_t lens[4] = {-9, -9, -9, -9};
+  cleave_status st = cleave_infer(op, cleave_type_of(CLEAVE_I8), shape, rank, &info, lens, 4, &err);
+  if (st != CLEAVE_OK) {
+    print_error("status %d, message \"%s\"\n", (int)st, err.message);
+  }
+  TU_CHECK(st == CLEAVE_OK);
+  TU_CHECK(info.num_outputs == (int64_t)n);
+  for (size_t i = 0; i < n; ++i) {
+    if (lens[i] != want[i]) {
+      print_error("length %zu is %lld, expected %lld\n", i, (long long)lens[i], (long long)want[i]);
+    }
+    TU_CHECK(lens[i] == want[i]);
+  }
+}
+
+/* Lengths near INT64_MAX: ceil(d/n), remainders and -1 resolution must not overflow on the way
+ * (d + n - 1 would). Inference only: nothing that large is allocated. */
+static void test_infer_extreme_lengths(void **state) {
+  (void)state;
+  const int64_t shape[1] = {INT64_MAX};
+  cleave_op op = cleave_op_onnx_split(18);
+  op.has_num_splits = 1;
+  op.num_splits = 2;
+  const int64_t two[2] = {INT64_C(1) << 62, (INT64_C(1) << 62) - 1};
+  tu_context("Split-18 num_outputs 2 on [INT64_MAX]");
+  expect_infer(&op, shape, 1, two, 2);
+  op.num_splits = 3;
+  const int64_t three[3] = {INT64_C(3074457345618258603), INT64_C(3074457345618258603),
+                            INT64_C(3074457345618258601)};
+  tu_context("Split-18 num_outputs 3 on [INT64_MAX]");
+  expect_infer(&op, shape, 1, three, 3);
+
+  const int64_t big_s = INT64_MAX - 1;
+  cleave_op seq = cleave_op_split_to_sequence(11);
+  seq.lengths = cleave_values_scalar(&big_s);
+  const int64_t chunks[2] = {INT64_MAX - 1, 1};
+  tu_context("SplitToSequence split INT64_MAX-1 on [INT64_MAX]");
+  expect_infer(&seq, shape, 1, chunks, 2);
+  const int64_t max_s = INT64_MAX;
+  seq.lengths = cleave_values_scalar(&max_s);
+  const int64_t whole[1] = {INT64_MAX};
+  tu_context("SplitToSequence split INT64_MAX on [INT64_MAX]");
+  expect_infer(&seq, shape, 1, whole, 1);
+
+  const int64_t axis = 0;
+  const int64_t lens[2] = {1, -1};
+  cleave_op vs = cleave_op_variadic_split(&axis, lens, 2);
+  const int64_t resolved[2] = {1, INT64_MAX - 1};
+  tu_context("VariadicSplit [1,-1] on [INT64_MAX]");
+  expect_infer(&vs, shape, 1, resolved, 2);
+
+  /* num_outputs INT64_MAX on a short axis: the last length would be hugely negative. */
+  const int64_t seven[1] = {7};
+  op.num_splits = INT64_MAX;
+  const char *needles[] = {"num_outputs", "9223372036854775807", NULL};
+  tu_check_error(&op, cleave_type_of(CLEAVE_I8), seven, 1, 1, CLEAVE_ERROR_INVALID_SPLIT, needles);
+}
+
 /* A plan runs many times with different input and output addresses; each run is compared with
  * the reference of the data it was given. */
 static void test_plan_many_runs(void **state) {
@@ -283,9 +345,10 @@ static void test_plan_two_threads(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_capacity_protocol),   cmocka_unit_test(test_capacity_zero_outputs),
-      cmocka_unit_test(test_capacity_huge_count), cmocka_unit_test(test_plan_many_runs),
-      cmocka_unit_test(test_plan_copies_values),  cmocka_unit_test(test_plan_accessors),
-      cmocka_unit_test(test_plan_empty_sequence), cmocka_unit_test(test_plan_two_threads),
+      cmocka_unit_test(test_capacity_huge_count), cmocka_unit_test(test_infer_extreme_lengths),
+      cmocka_unit_test(test_plan_many_runs),      cmocka_unit_test(test_plan_copies_values),
+      cmocka_unit_test(test_plan_accessors),      cmocka_unit_test(test_plan_empty_sequence),
+      cmocka_unit_test(test_plan_two_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
