@@ -392,8 +392,10 @@ static cleave_status resolve_list(const cleave_values *list, const char *name, b
     }
   }
   char dim_text[CLEAVE_DIM_TEXT_SIZE];
-  cleave_dim_text(dim_text, sizeof dim_text, d);
   bool above_hi = cleave_dim_bounded(d) && sum > d.hi;
+  if (above_hi || (minus_one < 0 && sum < d.lo)) {
+    cleave_dim_text(dim_text, sizeof dim_text, d);
+  }
   if (minus_one >= 0) {
     if (above_hi) {
       char rest[RANGE_SIZE];
@@ -641,8 +643,8 @@ static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axi
   bool has_split = split->rank >= 0, has_n = op->has_num_splits != 0;
   bool known = !prep->lengths_unknown;
   int64_t n = op->num_splits;
+  /* Filled only on the failing paths below: this runs for every static inference. */
   char dim_text[CLEAVE_DIM_TEXT_SIZE];
-  cleave_dim_text(dim_text, sizeof dim_text, d);
   if (has_split) {
     cleave_status st = check_values(split, "split", CLEAVE_ERROR_INVALID_SPLIT, known, err);
     if (st != CLEAVE_OK) {
@@ -678,6 +680,7 @@ static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axi
                            " leave a negative length for the last output",
                            op_name, n, axis, d.lo, n - 1, ceil_div(d.lo, n));
       }
+      cleave_dim_text(dim_text, sizeof dim_text, d);
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                          "%s with num_outputs = %" PRId64 " cannot split data.shape[%" PRId64
                          "] = %s: for every value d in that range, %" PRId64
@@ -710,6 +713,7 @@ static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axi
                          " equal outputs of %s",
                          axis, d.lo, n, op_name);
     }
+    cleave_dim_text(dim_text, sizeof dim_text, d);
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                        "data.shape[%" PRId64 "] = %s holds no value divisible into the %" PRId64
                        " equal outputs of %s",
