@@ -1,0 +1,149 @@
+"""Shared helpers of the cleave CLI tests (run with Debian's /usr/bin/python3 and python3-numpy).
+
+The tests find the cleave executable in $CLEAVE and make their files under $CLEAVE_TEST_TMP (both
+set by tests/cli/CMakeLists.txt). Each check records a failure instead of stopping, so that one
+run reports every broken case; `finish()` exits non-zero if any check failed.
+"""
+import ast
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+CLEAVE = os.environ.get("CLEAVE", "cleave")
+TMP_ROOT = os.environ.get("CLEAVE_TEST_TMP", "/tmp/cleave-cli-tests")
+
+_failures = []
+_checks = 0
+
+
+def check(condition, message):
+    """Records a failure when `condition` is false."""
+    global _checks
+    _checks += 1
+    if not condition:
+        _failures.append(message)
+        print("FAIL: " + message, file=sys.stderr)
+    return bool(condition)
+
+
+def finish():
+    """Prints a summary and exits: 0 when every check passed."""
+    if _failures:
+        print(f"{len(_failures)} of {_checks} checks failed", file=sys.stderr)
+        sys.exit(1)
+    if _checks == 0:
+        print("no check ran", file=sys.stderr)
+        sys.exit(1)
+    print(f"all {_checks} checks passed")
+    sys.exit(0)
+
+
+def workdir(name):
+    """Returns a fresh, empty directory for one test."""
+    path = os.path.join(TMP_ROOT, name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def run(args, cwd, **kwargs):
+    """Runs cleave with `args` in `cwd`; returns the CompletedProcess (text output)."""
+    return subprocess.run([CLEAVE] + list(args), cwd=cwd, capture_output=True, text=True,
+                          timeout=120, **kwargs)
+
+
+def snapshot(root):
+    """Maps every file under `root` (hidden ones included) to (size, sha256, mtime_ns)."""
+    state = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            if os.path.isdir(path):
+                state[rel + "/"] = None
+                continue
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            st = os.stat(path)
+            state[rel] = (st.st_size, digest, st.st_mtime_ns)
+    return state
+
+
+def temporaries(root):
+    """Lists the cleave temporary files left under `root`."""
+    found = []
+    for dirpath, _, filenames in os.walk(root):
+        found += [os.path.join(dirpath, n) for n in filenames if ".cleave-tmp-" in n]
+    return found
+
+
+def expect_failure(label, args, cwd, status, fragments, **kwargs):
+    """Runs cleave expecting exit `status`, a "cleave: error:" message holding every fragment,
+    nothing on stdout, and the directory tree of `cwd` unchanged (no output, no temporary file,
+    no existing file modified)."""
+    before = snapshot(cwd)
+    r = run(args, cwd, **kwargs)
+    check(r.returncode == status,
+          f"{label}: exit status {r.returncode}, expected {status}; stderr: {r.stderr.strip()}")
+    check("cleave: error: " in r.stderr, f"{label}: no 'cleave: error:' in {r.stderr!r}")
+    for fragment in fragments:
+        check(fragment in r.stderr, f"{label}: message lacks {fragment!r}: {r.stderr.strip()}")
+    check(r.stdout == "", f"{label}: unexpected stdout {r.stdout!r}")
+    after = snapshot(cwd)
+    check(after == before,
+          f"{label}: files changed: added {sorted(set(after) - set(before))}, removed "
+          f"{sorted(set(before) - set(after))}, modified "
+          f"{sorted(k for k in before if k in after and before[k] != after[k])}")
+    return r
+
+
+def read_header(path):
+    """Returns (version, header dict, data offset) of a .npy file, parsed independently of
+    cleave and of numpy.lib.format."""
+    with open(path, "rb") as f:
+        head = f.read(12)
+        assert head[:6] == b"\x93NUMPY", path
+        major = head[6]
+        if major == 1:
+            hlen = int.from_bytes(head[8:10], "little")
+            pre = 10
+        else:
+            hlen = int.from_bytes(head[8:12], "little")
+            pre = 12
+        f.seek(pre)
+        text = f.read(hlen).decode("latin1" if major < 3 else "utf8")
+    return (major, head[7]), ast.literal_eval(text), pre + hlen, text
+
+
+def slice_along(a, axis, start, length, remove_axis=False):
+    """NumPy's own slicing of `a`: indices [start, start+length) along `axis` (or index `start`
+    with the axis removed)."""
+    index = [slice(None)] * a.ndim
+    index[axis] = start if remove_axis else slice(start, start + length)
+    return a[tuple(index)]
+
+
+def check_output(label, path, expected, fortran):
+    """Checks that the .npy file at `path` holds exactly `expected`: dtype string (byte order
+    included), shape, memory order flag and bytes."""
+    if not check(os.path.exists(path), f"{label}: {path} was not written"):
+        return
+    try:
+        _, header, offset, _ = read_header(path)
+        out = np.load(path, allow_pickle=False)
+    except Exception as e:  # a malformed output is a failed check, not a crashed test
+        check(False, f"{label}: {path} does not load: {e}")
+        return
+    check(header["fortran_order"] == fortran,
+          f"{label}: fortran_order {header['fortran_order']}, expected {fortran}")
+    check(offset % 64 == 0, f"{label}: data offset {offset} is not 64-byte aligned")
+    check(out.dtype.str == expected.dtype.str,
+          f"{label}: dtype {out.dtype.str}, expected {expected.dtype.str}")
+    check(out.shape == expected.shape, f"{label}: shape {out.shape}, expected {expected.shape}")
+    if out.dtype.str == expected.dtype.str and out.shape == expected.shape:
+        check(np.ascontiguousarray(out).tobytes() == np.ascontiguousarray(expected).tobytes(),
+              f"{label}: values differ from NumPy's slicing")
