@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""--help of the tool and of each command explains every option of CLI.md; the man page names
+them too; --version prints the library version of include/cleave.h."""
+import os
+import re
+
+import clitest
+from clitest import check
+
+OUTPUT_OPTIONS = ["-o, --output", "-f, --force", "--json", "-q, --quiet", "--no-progress",
+                  "--dtype", "-h, --help"]
+OPTIONS = {
+    "split": ["-a, --axis", "-n, --num-splits"] + OUTPUT_OPTIONS,
+    "variadic-split": ["-a, --axis", "-l, --lengths"] + OUTPUT_OPTIONS,
+    "split-to-sequence": ["-a, --axis", "-s, --split-size", "-l, --lengths", "-k, --keepdims",
+                          "--opset"] + OUTPUT_OPTIONS,
+    "onnx-split": ["--opset", "-a, --axis", "-l, --lengths", "-n, --num-splits"] +
+                  OUTPUT_OPTIONS,
+    "infer": ["--shape", "--dtype", "--json", "-h, --help"],
+    "demo": [],
+    "onnx-test": [],
+}
+
+
+def main():
+    work = clitest.workdir("help")
+    r = clitest.run(["--help"], work)
+    check(r.returncode == 0 and r.stderr == "", f"--help: {r.returncode} {r.stderr!r}")
+    for command in OPTIONS:
+        check(re.search(r"^  " + re.escape(command) + " ", r.stdout, re.M) is not None,
+              f"--help does not list {command}")
+    for word in ["--version", "64", "65", "66", "70", "73", "74"]:
+        check(word in r.stdout, f"--help does not mention {word}")
+    check(clitest.run(["-h"], work).stdout == r.stdout, "-h differs from --help")
+    check(clitest.run(["help"], work).stdout == r.stdout, "help differs from --help")
+
+    for command, options in OPTIONS.items():
+        r = clitest.run([command, "--help"], work)
+        check(r.returncode == 0 and r.stderr == "", f"{command} --help: {r.returncode}")
+        check(r.stdout.startswith("usage: cleave " + command),
+              f"{command} --help: {r.stdout[:60]!r}")
+        for option in options:
+            check(option in r.stdout, f"{command} --help does not explain {option}")
+        check(clitest.run(["help", command], work).stdout == r.stdout,
+              f"help {command} differs from {command} --help")
+    # --help wins over the other options and needs no input.
+    r = clitest.run(["split", "-a", "0", "--help"], work)
+    check(r.returncode == 0 and "num-splits" in r.stdout, "split -a 0 --help")
+    r = clitest.run(["infer", "split", "--help"], work)
+    check(r.returncode == 0 and "--shape" in r.stdout, "infer split --help")
+
+    # The man page documents every option too (mdoc spells --axis as "Fl -axis").
+    source = os.environ.get("CLEAVE_SOURCE_DIR", "")
+    with open(os.path.join(source, "docs", "cleave.1")) as f:
+        man = f.read()
+    for option in sorted({o.split(", ")[-1] for opts in OPTIONS.values() for o in opts} |
+                         {"--sync", "--version"}):
+        check("Fl " + option[1:] in man, f"the man page does not document {option}")
+    for command in OPTIONS:
+        check("Cm " + command in man, f"the man page does not document {command}")
+
+    # --version: the version of include/cleave.h.
+    with open(os.path.join(source, "include", "cleave.h")) as f:
+        header = f.read()
+    parts = [re.search(r"#define CLEAVE_VERSION_%s (\d+)" % p, header).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    r = clitest.run(["--version"], work)
+    check(r.returncode == 0 and r.stdout == "cleave %s\n" % ".".join(parts),
+          f"--version printed {r.stdout!r}, header says {'.'.join(parts)}")
+    clitest.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""cleave infer on static shapes: one shape per line, --json, types. The expected shapes are the
+examples of the OpenVINO and ONNX texts and cases worked out by hand from SEMANTICS.md."""
+import clitest
+from clitest import check
+
+CASES = [
+    # OpenVINO Split-1 example: [6,12,10,24], axis 1, num_splits 3.
+    (["split", "-a", "1", "-n", "3", "--shape", "[6,12,10,24]"],
+     ["[6,4,10,24]", "[6,4,10,24]", "[6,4,10,24]"]),
+    # OpenVINO VariadicSplit-1 examples.
+    (["variadic-split", "-a", "0", "-l", "1,2,3", "--shape", "[6,12,10,24]"],
+     ["[1,12,10,24]", "[2,12,10,24]", "[3,12,10,24]"]),
+    (["variadic-split", "-a", "0", "-l", "-1,2", "--shape", "[6, 12, 10, 24]"],
+     ["[4,12,10,24]", "[2,12,10,24]"]),
+    (["variadic-split", "-a", "-1", "-l", "24", "--shape", "[6,12,10,24]"], ["[6,12,10,24]"]),
+    (["split", "-a", "0", "-n", "5", "--shape", "[0,3]"], ["[0,3]"] * 5),
+    # SplitToSequence: scalar split with a remainder; keepdims 0; empty sequence.
+    (["split-to-sequence", "-a", "1", "-s", "3", "--shape", "[3,5]"], ["[3,3]", "[3,2]"]),
+    (["split-to-sequence", "-a", "1", "-k", "0", "--shape", "[2,3]"], ["[2]", "[2]", "[2]"]),
+    (["split-to-sequence", "-a", "1", "-k", "0", "-s", "2", "--shape", "[2,3]"],
+     ["[2,2]", "[2,1]"]),
+    (["split-to-sequence", "--shape", "[0,3]"], []),
+    (["split-to-sequence", "-k", "0", "--shape", "[2]"], ["[]", "[]"]),
+    (["split-to-sequence", "-l", "0,2", "--opset", "11", "--shape", "[2,2]"],
+     ["[0,2]", "[2,2]"]),
+    # ONNX Split: versions by opset; Split-18's num_outputs rule.
+    (["onnx-split", "--opset", "18", "-n", "4", "--shape", "[6]"], ["[2]", "[2]", "[2]", "[0]"]),
+    (["onnx-split", "--opset", "18", "-n", "3", "--shape", "[7,2]"], ["[3,2]", "[3,2]",
+                                                                      "[1,2]"]),
+    (["onnx-split", "--opset", "12", "-n", "2", "--shape", "[4]"], ["[2]", "[2]"]),
+    (["onnx-split", "--opset", "13", "-a", "-1", "-l", "1,3", "-n", "2", "--shape", "[2,4]"],
+     ["[2,1]", "[2,3]"]),
+    (["onnx-split", "--opset", "2", "-l", "2,2", "--shape", "[4]", "--dtype", "string"],
+     ["[2]", "[2]"]),
+    (["onnx-split", "--opset", "13", "-n", "2", "--shape", "[4]", "--dtype", "bf16"],
+     ["[2]", "[2]"]),
+    (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "U7"], ["[2]", "[2]"]),
+    (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "f8e8m0"], ["[2]", "[2]"]),
+]
+
+
+def main():
+    work = clitest.workdir("infer")
+    for args, shapes in CASES:
+        r = clitest.run(["infer"] + args, work)
+        label = "infer " + " ".join(args)
+        check(r.returncode == 0, f"{label}: exit {r.returncode}: {r.stderr.strip()}")
+        check(r.stdout.splitlines() == shapes, f"{label}: printed {r.stdout!r}")
+        r = clitest.run(["infer"] + args + ["--json"], work)
+        expected = ('{"op": "' + args[0] + '", "outputs": [' +
+                    ", ".join('{"shape": "' + s + '"}' for s in shapes) + "]}\n")
+        check(r.stdout == expected, f"{label} --json: {r.stdout!r}, expected {expected!r}")
+    # Type rules reach infer too (status 65), and the CLI's own type names (64).
+    for args, status in [
+        (["onnx-split", "--opset", "1", "-n", "2", "--shape", "[4]", "--dtype", "i8"], 65),
+        (["onnx-split", "--opset", "11", "-n", "2", "--shape", "[4]", "--dtype", "bf16"], 65),
+        (["split-to-sequence", "--shape", "[4]", "--dtype", "f8e4m3"], 65),
+        (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "bytes"], 64),
+        (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "S0"], 64),
+        (["split", "-a", "0", "-n", "2", "--shape", "[]"], 65),
+    ]:
+        clitest.expect_failure("infer " + " ".join(args), ["infer"] + args, work, status, [])
+    clitest.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""A signal in the middle of a run leaves no output and no temporary file, and no existing file
+changed; the process dies of the signal.
+
+Two moments are tested: while the data is being written (the test watches the temporary files
+grow, then sends the signal), and after every temporary file is complete but before the commit
+(cleave is blocked writing its report to a pipe nobody reads).
+
+usage: test_signals.py SIGNAL      (TERM, INT or HUP)
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import clitest
+from clitest import check
+
+
+def prepare(work, rows):
+    np.save(os.path.join(work, "in.npy"), np.zeros((rows, 2, 24), dtype=np.uint8))
+    with open(os.path.join(work, "out_1.npy"), "wb") as f:
+        f.write(b"existing output, replaced only on success")
+    return clitest.snapshot(work)
+
+
+def growing_temporary(work):
+    """The size of the largest temporary with data beyond its header, or 0."""
+    best = 0
+    for entry in os.scandir(work):
+        if ".cleave-tmp-" in entry.name:
+            try:
+                best = max(best, entry.stat().st_size)
+            except FileNotFoundError:
+                pass
+    return best if best > 128 else 0
+
+
+def during_write(work, sig):
+    rows = 1 << 19
+    for attempt in range(5):
+        before = prepare(work, rows)
+        # Splitting along axis 1 moves 24-byte pieces: the slow path, a few hundred ms.
+        proc = subprocess.Popen([clitest.CLEAVE, "split", "-a", "1", "-n", "2", "-f", "-q",
+                                 "--no-progress", "-o", "out", "in.npy"], cwd=work,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        caught = False
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if growing_temporary(work):
+                proc.send_signal(sig)
+                caught = True
+                break
+        proc.wait()
+        if caught and proc.returncode == -sig:
+            check(clitest.snapshot(work) == before,
+                  f"{sig.name} while writing: files left or changed: "
+                  f"{sorted(set(clitest.snapshot(work)) ^ set(before))}")
+            check(clitest.temporaries(work) == [], f"{sig.name} while writing: temporaries")
+            return
+        # Finished before the signal arrived (a fast machine): try a larger input.
+        for name in os.listdir(work):
+            os.unlink(os.path.join(work, name))
+        rows *= 4
+    check(False, f"{sig.name}: cleave always finished before it could be interrupted")
+
+
+def before_commit(work, sig):
+    np.save(os.path.join(work, "in.npy"), np.arange(4000 * 2, dtype="<i2").reshape(4000, 2))
+    with open(os.path.join(work, "a_long_prefix_for_the_outputs_of_this_test_1.npy"), "wb") as f:
+        f.write(b"existing")
+    before = clitest.snapshot(work)
+    # 4000 report lines (~200 KB) do not fit in a pipe: cleave blocks before the commit.
+    proc = subprocess.Popen([clitest.CLEAVE, "split-to-sequence", "-f", "-o",
+                             "a_long_prefix_for_the_outputs_of_this_test", "in.npy"], cwd=work,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(clitest.temporaries(work)) < 4000 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    check(proc.poll() is None, f"{sig.name} before commit: cleave did not block on its report")
+    check(len(clitest.temporaries(work)) == 4000, f"{sig.name} before commit: temporaries "
+          f"{len(clitest.temporaries(work))}, expected 4000")
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    check(proc.returncode == -sig, f"{sig.name} before commit: status {proc.returncode}")
+    check(clitest.snapshot(work) == before, f"{sig.name} before commit: files left or changed")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    sig = getattr(signal, "SIG" + sys.argv[1])
+    during_write(clitest.workdir(f"signal-{sys.argv[1]}-write"), sig)
+    before_commit(clitest.workdir(f"signal-{sys.argv[1]}-commit"), sig)
+    clitest.finish()
+
+
+if __name__ == "__main__":
+    main()
