@@ -41,10 +41,12 @@ static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *sr
   /* Streaming stores need 16-byte aligned destinations, and only pay off on whole lines:
    * copy up to the next line boundary normally. */
   size_t head = (size_t)(-(uintptr_t)dst) & 63;
-  memcpy(dst, src, head);
-  dst += head;
-  src += head;
-  n -= head;
+  if (head != 0) {
+    memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    n -= head;
+  }
   for (; n >= 64; n -= 64, dst += 64, src += 64) {
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)src);
     __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
@@ -55,7 +57,9 @@ static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *sr
     _mm_stream_si128((__m128i *)(void *)(dst + 32), c);
     _mm_stream_si128((__m128i *)(void *)(dst + 48), d);
   }
-  memcpy(dst, src, n);
+  if (n != 0) {
+    memcpy(dst, src, n);
+  }
 #else
   memcpy(dst, src, n);
 #endif
@@ -67,8 +71,10 @@ static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *sr
  * the 8 outputs, which are all written sequentially. Plain C; the AVX2 family does it with
  * register transposes. */
 #define CLEAVE_PORTABLE_TRANSPOSE(W)                                                               \
-  static void transpose##W##_portable(const cleave_seg *seg, const unsigned char *in,              \
-                                      int64_t stride, void *const *outs, int64_t o0, int64_t o1) { \
+  static void transpose##W##_portable(const cleave_engine *e, const cleave_seg *seg,               \
+                                      const unsigned char *in, void *const *outs, int64_t o0,      \
+                                      int64_t o1) {                                                \
+    int64_t stride = e->stride;                                                                    \
     for (int64_t j = 0; j < seg->count; j += 8) {                                                  \
       int64_t group = seg->count - j < 8 ? seg->count - j : 8;                                     \
       unsigned char *dst[8];                                                                       \

@@ -42,18 +42,21 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
   }
 }
 
-/* Copies the `unit`-byte element of every output of a tiny segment for rows [o0, o1), output by
- * output: each output is written sequentially, and the few input lines a column of the row
- * block touches serve the neighbouring outputs from L1. The element copies use at most two
- * overlapping fixed-size moves (the compiler turns them into plain loads and stores). */
+/* Copies the `unit`-byte element of every output of a tiny segment for rows [o0, o1), `rows` rows
+ * at a time (rows * unit is a multiple of 64): for each output in turn, the units of those rows,
+ * so that every output receives whole lines per step while the few input lines of the step stay
+ * in L1 for the neighbouring outputs. A line is thus never left half-written in the cache,
+ * where outputs at the same offset within their pages would evict it before it is complete.
+ * The element copies use at most two overlapping fixed-size moves (plain loads and stores). */
 #define CLEAVE_GATHER_LOOP(MOVE)                                                                   \
-  for (int64_t j = 0; j < seg->count; j++) {                                                       \
-    unsigned char *dst = (unsigned char *)outs[seg->first + j] + o0 * unit;                        \
-    const unsigned char *src = in + o0 * stride + seg->col + j * unit;                             \
-    for (int64_t o = o0; o < o1; o++) {                                                            \
-      MOVE;                                                                                        \
-      dst += unit;                                                                                 \
-      src += stride;                                                                               \
+  for (int64_t b = o0; b < o1; b += rows) {                                                        \
+    int64_t end = o1 - b > rows ? b + rows : o1;                                                   \
+    for (int64_t j = 0; j < seg->count; j++) {                                                     \
+      unsigned char *dst = (unsigned char *)out[j] + b * unit;                                     \
+      const unsigned char *src = in + b * stride + seg->col + j * unit;                            \
+      for (int64_t o = b; o < end; o++, dst += unit, src += stride) {                              \
+        MOVE;                                                                                      \
+      }                                                                                            \
     }                                                                                              \
   }
 
@@ -67,9 +70,15 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
     memcpy(dst + unit - (W), b_, W);                                                               \
   } while (0)
 
-static void CLEAVE_K(gather)(const cleave_seg *seg, const unsigned char *in, int64_t stride,
+static void CLEAVE_K(gather)(const cleave_engine *e, const cleave_seg *seg, const unsigned char *in,
                              void *const *outs, int64_t o0, int64_t o1) {
-  int64_t unit = seg->unit;
+  int64_t unit = seg->unit, stride = e->stride;
+  void *const *out = outs + seg->first;
+  /* 64 / gcd(unit, 64) rows make whole lines. */
+  int64_t rows = 64;
+  while (rows > 1 && (unit * (rows / 2)) % 64 == 0) {
+    rows /= 2;
+  }
   if (unit > 64) {
     /* Only reachable with a tiny threshold raised above 64 (tests). */
     CLEAVE_GATHER_LOOP(memcpy(dst, src, (size_t)unit));

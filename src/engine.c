@@ -6,14 +6,16 @@
 
 /* Large runs are cut into this many tasks per thread, so that a thread that starts late (a
  * sleeping worker) or runs slower (a busy core) takes fewer of them. */
-#define TASKS_PER_THREAD 4
+#define TASKS_PER_THREAD 16
 
 cleave_plan_options cleave_plan_options_default(void) {
   cleave_plan_options o;
-  /* Beyond a few MiB the outputs will not stay in this machine's caches anyway: stream them. */
-  o.nontemporal_bytes = (int64_t)8 * 1024 * 1024;
-  /* Waking a worker costs microseconds; below 1 MiB one thread finishes first. */
-  o.parallel_bytes = (int64_t)1024 * 1024;
+  /* Once input and outputs together exceed about 3/4 of a 32 MiB L3 they will not stay cached
+   * anyway: stream the outputs (measured crossover between 8 and 16 MiB). */
+  o.nontemporal_bytes = (int64_t)12 * 1024 * 1024;
+  /* Waking a sleeping worker costs tens of microseconds in a VM, and in-cache copies gain
+   * little from a second thread: below 4 MiB one thread finishes first. */
+  o.parallel_bytes = (int64_t)4 * 1024 * 1024;
   o.tiny_bytes = 64;
   o.kernels = CLEAVE_KERNELS_AUTO;
   return o;
@@ -156,7 +158,7 @@ static void run_rows(const cleave_engine *e, const unsigned char *in, void *cons
       if (seg->kind == CLEAVE_SEG_ROWS) {
         e->kernels->walk(e, in, outs, b, end, seg->col, seg->col + seg->count * seg->unit);
       } else {
-        e->kernels->tiny[seg->kind](seg, in, e->stride, outs, b, end);
+        e->kernels->tiny[seg->kind](e, seg, in, outs, b, end);
       }
     }
   }
@@ -212,7 +214,9 @@ static void run_part(const cleave_engine *e, const unsigned char *in, void *cons
 static void run_task(void *context, size_t index) {
   const run_ctx *ctx = context;
   run_part(ctx->e, ctx->in, ctx->outs, (int64_t)index, ctx->parts);
-  ctx->e->kernels->fence();
+  if (ctx->e->nontemporal) {
+    ctx->e->kernels->fence();
+  }
 }
 
 void cleave_engine_run(const cleave_engine *e, const void *input, void *const *outputs,
@@ -237,7 +241,10 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
   }
   if (parts <= 1) {
     run_part(e, input, outputs, 0, 1);
-    e->kernels->fence();
+    /* Streaming stores are only issued by non-temporal schedules. */
+    if (e->nontemporal) {
+      e->kernels->fence();
+    }
     return;
   }
   run_ctx ctx = {e, input, outputs, parts};

@@ -62,8 +62,8 @@ typedef void (*cleave_walk_fn)(const cleave_engine *e, const unsigned char *in, 
                                int64_t o0, int64_t o1, int64_t lo, int64_t hi);
 
 /** Copies rows [o0, o1) of every output of one tiny segment. */
-typedef void (*cleave_tiny_fn)(const cleave_seg *seg, const unsigned char *in, int64_t stride,
-                               void *const *outs, int64_t o0, int64_t o1);
+typedef void (*cleave_tiny_fn)(const cleave_engine *e, const cleave_seg *seg,
+                               const unsigned char *in, void *const *outs, int64_t o0, int64_t o1);
 
 /** One kernel family. Immutable tables, one per instruction set. */
 struct cleave_kernels {

@@ -1,10 +1,15 @@
 /*
- * The built-in thread pool: `num_threads - 1` workers plus the calling thread, handing out task
- * indices through an atomic counter. A pool is an object the caller creates and destroys; the
- * library keeps no pool of its own.
+ * The built-in thread pool: `num_threads - 1` workers plus the calling thread. A pool is an
+ * object the caller creates and destroys; the library keeps no pool of its own.
  *
- * Workers spin briefly after a job before sleeping, so that back-to-back runs do not pay a
- * wake-up each; a job's caller also spins briefly before sleeping on the completion.
+ * A job is published as one atomic word holding its generation (high 32 bits) and the next task
+ * index (low 32 bits). Every thread, the caller included, claims indices by compare-and-swap on
+ * that word, so a worker that wakes late, or is descheduled by a busy machine, never delays a
+ * job it took no task of: the caller only waits for tasks that were claimed. A worker that comes
+ * back after its job ended sees a new generation, or an exhausted one, and claims nothing.
+ *
+ * Workers spin briefly after a job before sleeping, so that back-to-back runs do not each pay a
+ * wake-up; the caller also spins briefly before sleeping on the job's completion.
  */
 #include "engine.h"
 
@@ -19,46 +24,78 @@
 #define CPU_RELAX() ((void)0)
 #endif
 
-/* Spin iterations before sleeping: a few hundred microseconds of pauses. */
-#define SPIN_LIMIT 20000
+/* Spin iterations before sleeping: on the order of a hundred microseconds of pauses. */
+#define SPIN_LIMIT 4000
 #define MAX_THREADS 1024
+/* Tasks per job: the index must fit the low half of the job word. */
+#define MAX_JOB_TASKS ((size_t)UINT32_MAX)
 
 struct cleave_threadpool {
   size_t num_threads;
   size_t num_workers;
   pthread_t *workers;
   pthread_mutex_t run_lock; /* one job at a time */
-  pthread_mutex_t lock;     /* guards sleeping on `wake` and `done` */
+  pthread_mutex_t lock;     /* guards sleeping on `wake` and `finished` */
   pthread_cond_t wake;
-  pthread_cond_t done;
-  atomic_uint_fast64_t generation; /* bumped (under `lock`) to publish a job or the stop */
-  atomic_size_t next;              /* next task index to hand out */
-  atomic_size_t pending;           /* workers that have not finished the current job */
+  pthread_cond_t finished;
+  atomic_uint_fast64_t job; /* generation << 32 | next task index */
+  atomic_size_t done;       /* tasks of the current job that have returned */
   atomic_int stop;
-  /* The current job: written before `generation` is bumped, read after it is seen. */
-  cleave_task_fn task;
-  void *task_context;
-  size_t count;
+  /* The current job: written before its generation is published, constant until it is done.
+   * Atomic (relaxed) because a worker that comes back late may read them while the next job is
+   * being written; its claim then fails and it reads them again. */
+  _Atomic(cleave_task_fn) task;
+  _Atomic(void *) task_context;
+  atomic_size_t count;
 };
 
-static void run_tasks(cleave_threadpool *pool) {
-  size_t i;
-  while ((i = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed)) < pool->count) {
-    pool->task(pool->task_context, i);
+static uint32_t generation_of(uint_fast64_t job) {
+  return (uint32_t)(job >> 32);
+}
+
+/* Claims and runs tasks of generation `gen` until none is left, or the job word shows another
+ * generation. */
+static void run_tasks(cleave_threadpool *pool, uint32_t gen) {
+  for (;;) {
+    uint_fast64_t w = atomic_load_explicit(&pool->job, memory_order_acquire);
+    if (generation_of(w) != gen) {
+      return;
+    }
+    /* Read after the generation was seen: these are this job's (it cannot end while an index
+     * below its count is unclaimed, and the claim below fails if it moved on). */
+    size_t count = atomic_load_explicit(&pool->count, memory_order_relaxed);
+    cleave_task_fn task = atomic_load_explicit(&pool->task, memory_order_relaxed);
+    void *context = atomic_load_explicit(&pool->task_context, memory_order_relaxed);
+    size_t index = (size_t)(w & 0xFFFFFFFFu);
+    if (index >= count) {
+      return;
+    }
+    if (!atomic_compare_exchange_weak_explicit(&pool->job, &w, w + 1, memory_order_acq_rel,
+                                               memory_order_acquire)) {
+      continue;
+    }
+    task(context, index);
+    if (atomic_fetch_add_explicit(&pool->done, 1, memory_order_acq_rel) + 1 == count) {
+      pthread_mutex_lock(&pool->lock);
+      pthread_cond_signal(&pool->finished);
+      pthread_mutex_unlock(&pool->lock);
+    }
   }
 }
 
-static uint_fast64_t wait_generation(cleave_threadpool *pool, uint_fast64_t seen) {
+/* Waits until the job word shows a generation other than `seen` (or the pool stops). */
+static uint32_t wait_generation(cleave_threadpool *pool, uint32_t seen) {
   for (int spin = 0; spin < SPIN_LIMIT; spin++) {
-    uint_fast64_t g = atomic_load_explicit(&pool->generation, memory_order_acquire);
-    if (g != seen) {
+    uint32_t g = generation_of(atomic_load_explicit(&pool->job, memory_order_acquire));
+    if (g != seen || atomic_load_explicit(&pool->stop, memory_order_acquire)) {
       return g;
     }
     CPU_RELAX();
   }
   pthread_mutex_lock(&pool->lock);
-  uint_fast64_t g;
-  while ((g = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen) {
+  uint32_t g;
+  while ((g = generation_of(atomic_load_explicit(&pool->job, memory_order_acquire))) == seen &&
+         !atomic_load_explicit(&pool->stop, memory_order_acquire)) {
     pthread_cond_wait(&pool->wake, &pool->lock);
   }
   pthread_mutex_unlock(&pool->lock);
@@ -67,18 +104,13 @@ static uint_fast64_t wait_generation(cleave_threadpool *pool, uint_fast64_t seen
 
 static void *worker_main(void *arg) {
   cleave_threadpool *pool = arg;
-  uint_fast64_t seen = 0;
+  uint32_t seen = 0;
   for (;;) {
     seen = wait_generation(pool, seen);
     if (atomic_load_explicit(&pool->stop, memory_order_acquire)) {
       return NULL;
     }
-    run_tasks(pool);
-    if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
-      pthread_mutex_lock(&pool->lock);
-      pthread_cond_signal(&pool->done);
-      pthread_mutex_unlock(&pool->lock);
-    }
+    run_tasks(pool, seen);
   }
 }
 
@@ -86,7 +118,6 @@ static void *worker_main(void *arg) {
 static void stop_workers(cleave_threadpool *pool, size_t started) {
   pthread_mutex_lock(&pool->lock);
   atomic_store_explicit(&pool->stop, 1, memory_order_release);
-  atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->lock);
   for (size_t i = 0; i < started; i++) {
@@ -95,7 +126,7 @@ static void stop_workers(cleave_threadpool *pool, size_t started) {
 }
 
 static void release(cleave_threadpool *pool) {
-  pthread_cond_destroy(&pool->done);
+  pthread_cond_destroy(&pool->finished);
   pthread_cond_destroy(&pool->wake);
   pthread_mutex_destroy(&pool->lock);
   pthread_mutex_destroy(&pool->run_lock);
@@ -120,14 +151,16 @@ cleave_status cleave_threadpool_create(size_t num_threads, cleave_threadpool **p
   }
   p->num_threads = num_threads;
   p->num_workers = num_threads - 1;
-  atomic_init(&p->generation, 0);
-  atomic_init(&p->next, 0);
-  atomic_init(&p->pending, 0);
+  atomic_init(&p->job, 0);
+  atomic_init(&p->done, 0);
   atomic_init(&p->stop, 0);
+  atomic_init(&p->task, NULL);
+  atomic_init(&p->task_context, NULL);
+  atomic_init(&p->count, 0);
   pthread_mutex_init(&p->run_lock, NULL);
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->wake, NULL);
-  pthread_cond_init(&p->done, NULL);
+  pthread_cond_init(&p->finished, NULL);
   if (p->num_workers > 0) {
     p->workers = calloc(p->num_workers, sizeof *p->workers);
     if (p->workers == NULL) {
@@ -160,6 +193,33 @@ size_t cleave_threadpool_threads(const cleave_threadpool *pool) {
   return pool != NULL ? pool->num_threads : 0;
 }
 
+/* One job: publish it, take part, wait for every claimed task to return. */
+static void run_job(cleave_threadpool *pool, cleave_task_fn task, void *task_context,
+                    size_t count) {
+  atomic_store_explicit(&pool->task, task, memory_order_relaxed);
+  atomic_store_explicit(&pool->task_context, task_context, memory_order_relaxed);
+  atomic_store_explicit(&pool->count, count, memory_order_relaxed);
+  atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
+  uint32_t gen = generation_of(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
+  atomic_store_explicit(&pool->job, (uint_fast64_t)gen << 32, memory_order_release);
+  /* Sleeping workers are woken; spinning ones have already seen the new word. */
+  pthread_mutex_lock(&pool->lock);
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
+  run_tasks(pool, gen);
+  for (int spin = 0; spin < SPIN_LIMIT; spin++) {
+    if (atomic_load_explicit(&pool->done, memory_order_acquire) == count) {
+      return;
+    }
+    CPU_RELAX();
+  }
+  pthread_mutex_lock(&pool->lock);
+  while (atomic_load_explicit(&pool->done, memory_order_acquire) != count) {
+    pthread_cond_wait(&pool->finished, &pool->lock);
+  }
+  pthread_mutex_unlock(&pool->lock);
+}
+
 void cleave_threadpool_parallel_for(void *pool_context, cleave_task_fn task, void *task_context,
                                     size_t count) {
   cleave_threadpool *pool = pool_context;
@@ -172,31 +232,15 @@ void cleave_threadpool_parallel_for(void *pool_context, cleave_task_fn task, voi
     }
     return;
   }
+  if (count > MAX_JOB_TASKS) {
+    /* Task indices must fit the job word; the library never asks for that many. */
+    for (size_t i = 0; i < count; i++) {
+      task(task_context, i);
+    }
+    return;
+  }
   pthread_mutex_lock(&pool->run_lock);
-  pool->task = task;
-  pool->task_context = task_context;
-  pool->count = count;
-  atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
-  atomic_store_explicit(&pool->pending, pool->num_workers, memory_order_relaxed);
-  pthread_mutex_lock(&pool->lock);
-  atomic_fetch_add_explicit(&pool->generation, 1, memory_order_release);
-  pthread_cond_broadcast(&pool->wake);
-  pthread_mutex_unlock(&pool->lock);
-  run_tasks(pool);
-  /* Every worker must have seen this job before the next one is published. */
-  for (int spin = 0; spin < SPIN_LIMIT; spin++) {
-    if (atomic_load_explicit(&pool->pending, memory_order_acquire) == 0) {
-      break;
-    }
-    CPU_RELAX();
-  }
-  if (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0) {
-    pthread_mutex_lock(&pool->lock);
-    while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0) {
-      pthread_cond_wait(&pool->done, &pool->lock);
-    }
-    pthread_mutex_unlock(&pool->lock);
-  }
+  run_job(pool, task, task_context, count);
   pthread_mutex_unlock(&pool->run_lock);
 }
 

@@ -7,6 +7,7 @@
  */
 #include "kernel_check.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,7 +127,8 @@ static cleave_type bytes_type(int64_t width) {
 }
 
 /* One element per output per row, for every unit size class, with rows and output counts
- * around the tile edges (4, 8, 16) and the 256-row block. */
+ * around the tile edges (4, 8, 16 outputs; 4 to 64 rows) and the 256-row block, streamed or
+ * not, with aligned and misaligned outputs. */
 static void test_tiny_units(void **state) {
   (void)state;
   const tiny_type types[] = {
@@ -147,24 +149,30 @@ static void test_tiny_units(void **state) {
       {bytes_type(33), 33, "gather"},
       {bytes_type(63), 63, "gather"},
   };
-  static const int64_t rows[] = {2, 9, 17, 300};
+  /* 300 rows: whole stacked steps (up to 64 rows), a 256-row block edge, and leftovers. */
+  static const int64_t rows[] = {2, 9, 17, 67, 300};
   static const int64_t outs[] = {1, 3, 8, 17, 33};
   int64_t axis = 1;
   int64_t lengths[64];
   size_t variant = 0;
+  /* Output misalignments: 0 lets large runs stream whole lines, the others force plain stores
+   * (16 keeps 16-byte alignment but not line alignment). */
+  static const size_t out_misalign[] = {0, 1, 0, 16, 3, 0, 33};
   for (size_t f = 0; f < kc_num_families(); f++) {
-    cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-      for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
-          int64_t shape[2] = {rows[r], outs[k]};
-          kc_case c =
-              split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
-          c.in_misalign = variant % 5;
-          c.out_misalign = (variant * 3) % 11;
-          variant++;
-          const char *words[] = {types[t].word, NULL};
-          kc_check(&c, &o, KC_ONE_THREAD, words);
+    for (int nt = 0; nt < 2; nt++) {
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+      for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+          for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+            int64_t shape[2] = {rows[r], outs[k]};
+            kc_case c =
+                split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
+            c.in_misalign = variant % 5;
+            c.out_misalign = out_misalign[variant % (sizeof out_misalign / sizeof out_misalign[0])];
+            variant++;
+            const char *words[] = {types[t].word, NULL};
+            kc_check(&c, &o, KC_ONE_THREAD, words);
+          }
         }
       }
     }
@@ -430,6 +438,46 @@ static void test_threadpool(void **state) {
   cleave_threadpool_destroy(NULL);
 }
 
+typedef struct caller_args {
+  cleave_threadpool *pool;
+  int ok;
+} caller_args;
+
+static void *caller_main(void *arg) {
+  caller_args *a = arg;
+  a->ok = 1;
+  for (int round = 0; round < 200; round++) {
+    task_log log;
+    memset(&log, 0, sizeof log);
+    size_t count = (size_t)(round % 100) + 1;
+    cleave_threadpool_parallel_for(a->pool, mark, &log, count);
+    for (size_t i = 0; i < 100; i++) {
+      if (log.hits[i] != (i < count ? 1 : 0)) {
+        a->ok = 0;
+      }
+    }
+  }
+  return NULL;
+}
+
+/* Several threads submitting jobs to one pool at once: each job still runs every task once. */
+static void test_threadpool_concurrent_callers(void **state) {
+  (void)state;
+  cleave_threadpool *pool = NULL;
+  assert_int_equal(cleave_threadpool_create(2, &pool, NULL), CLEAVE_OK);
+  pthread_t threads[3];
+  caller_args args[3];
+  for (int t = 0; t < 3; t++) {
+    args[t].pool = pool;
+    assert_int_equal(pthread_create(&threads[t], NULL, caller_main, &args[t]), 0);
+  }
+  for (int t = 0; t < 3; t++) {
+    pthread_join(threads[t], NULL);
+    assert_int_equal(args[t].ok, 1);
+  }
+  cleave_threadpool_destroy(pool);
+}
+
 /* ---- options ----------------------------------------------------------------------------- */
 
 static void test_options(void **state) {
@@ -538,6 +586,7 @@ int main(void) {
       cmocka_unit_test(test_threads),
       cmocka_unit_test(test_small_work_stays),
       cmocka_unit_test(test_threadpool),
+      cmocka_unit_test(test_threadpool_concurrent_callers),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_run_exec_errors),
   };
