@@ -15,8 +15,11 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
     return;
   }
   const cleave_seg *seg0 = &e->segs[cleave_engine_find(e, lo)];
-  int64_t rel = lo - seg0->col;
-  int64_t j0 = rel / seg0->unit, off0 = rel % seg0->unit;
+  int64_t rel = lo - seg0->col, j0 = 0, off0 = 0;
+  if (rel != 0) {
+    j0 = rel / seg0->unit;
+    off0 = rel % seg0->unit;
+  }
   bool nt = e->nontemporal;
   for (int64_t o = o0; o < o1; o++) {
     const unsigned char *src = in + o * e->stride + lo;
@@ -79,33 +82,26 @@ static void CLEAVE_K(gather)(const cleave_engine *e, const cleave_seg *seg, cons
   while (rows > 1 && (unit * (rows / 2)) % 64 == 0) {
     rows /= 2;
   }
-  if (unit > 64) {
-    /* Only reachable with a tiny threshold raised above 64 (tests). */
-    CLEAVE_GATHER_LOOP(memcpy(dst, src, (size_t)unit));
-  } else if (unit == 64) {
+  /* Units of 1, 2, 4 and 8 bytes go to the transpositions; above 64 only with a raised tiny
+   * threshold (tests). */
+  if (unit == 64) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(64));
-  } else if (unit > 32) {
+  } else if (unit > 32 && unit < 64) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(32));
   } else if (unit == 32) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(32));
-  } else if (unit > 16) {
+  } else if (unit > 16 && unit < 32) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(16));
   } else if (unit == 16) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(16));
-  } else if (unit > 8) {
+  } else if (unit > 8 && unit < 16) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(8));
-  } else if (unit == 8) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(8));
-  } else if (unit > 4) {
+  } else if (unit > 4 && unit < 8) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(4));
-  } else if (unit == 4) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(4));
-  } else if (unit > 2) {
+  } else if (unit == 3) {
     CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(2));
-  } else if (unit == 2) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(2));
   } else {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(1));
+    CLEAVE_GATHER_LOOP(memcpy(dst, src, (size_t)unit));
   }
 }
 

@@ -240,7 +240,11 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
     parts = parts < most ? parts : most;
   }
   if (parts <= 1) {
-    run_part(e, input, outputs, 0, 1);
+    if (e->tiny) {
+      run_rows(e, input, outputs, 0, e->outer);
+    } else {
+      e->kernels->walk(e, input, outputs, 0, e->outer, e->col_lo, e->col_hi);
+    }
     /* Streaming stores are only issued by non-temporal schedules. */
     if (e->nontemporal) {
       e->kernels->fence();

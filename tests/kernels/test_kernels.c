@@ -5,11 +5,15 @@
  * thread, on the built-in pool and through a caller's parallel-for. Thresholds are lowered
  * through the plan options so that small data reaches every path.
  */
+/* nanosleep is POSIX. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "kernel_check.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static const int64_t NEVER = INT64_MAX;
 
@@ -276,7 +280,7 @@ static void test_tiny_threshold(void **state) {
   int64_t lengths[64], axis = 1;
   for (size_t f = 0; f < kc_num_families(); f++) {
     /* 100-byte units below a raised threshold: the gather's large-unit path. */
-    int64_t s1[2] = {13, 100};
+    int64_t s1[2] = {13, 400};
     cleave_plan_options high = kc_options(kc_families[f], NEVER, NEVER, 200);
     kc_case c1 = split_case(cleave_type_of(CLEAVE_U8), 1, s1, 2, 1, 4, lengths, &axis);
     const char *w1[] = {"gather", NULL};
@@ -460,6 +464,39 @@ static void *caller_main(void *arg) {
   return NULL;
 }
 
+typedef struct slow_log {
+  pthread_t caller;
+  int hits[64];
+} slow_log;
+
+/* Tasks that run on a worker take a few milliseconds, so the caller runs out of tasks first and
+ * has to sleep until the worker's last one returns. */
+static void slow_on_worker(void *context, size_t index) {
+  slow_log *log = context;
+  if (!pthread_equal(pthread_self(), log->caller)) {
+    struct timespec ts = {0, 3000000};
+    nanosleep(&ts, NULL);
+  }
+  __atomic_fetch_add(&log->hits[index], 1, __ATOMIC_RELAXED);
+}
+
+static void test_threadpool_waits_for_claimed_tasks(void **state) {
+  (void)state;
+  cleave_threadpool *pool = NULL;
+  assert_int_equal(cleave_threadpool_create(2, &pool, NULL), CLEAVE_OK);
+  for (int round = 0; round < 5; round++) {
+    slow_log log;
+    memset(&log, 0, sizeof log);
+    log.caller = pthread_self();
+    cleave_threadpool_parallel_for(pool, slow_on_worker, &log, 64);
+    /* Every task ran exactly once, and all had returned when the call returned. */
+    for (int i = 0; i < 64; i++) {
+      assert_int_equal(log.hits[i], 1);
+    }
+  }
+  cleave_threadpool_destroy(pool);
+}
+
 /* Several threads submitting jobs to one pool at once: each job still runs every task once. */
 static void test_threadpool_concurrent_callers(void **state) {
   (void)state;
@@ -587,6 +624,7 @@ int main(void) {
       cmocka_unit_test(test_small_work_stays),
       cmocka_unit_test(test_threadpool),
       cmocka_unit_test(test_threadpool_concurrent_callers),
+      cmocka_unit_test(test_threadpool_waits_for_claimed_tasks),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_run_exec_errors),
   };

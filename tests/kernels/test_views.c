@@ -194,6 +194,12 @@ static void test_views_empty(void **state) {
   seq.axis = cleave_values_scalar(&axis);
   cleave_tensor tn = {NULL, cleave_type_of(CLEAVE_F32), 2, none_shape};
   assert_int_equal(cleave_views(&seq, &tn, NULL, 0, NULL, 0, &err), CLEAVE_OK);
+  /* 2^62 empty outputs of rank 2: the dims they need do not fit in size_t. */
+  int64_t many_shape[2] = {0, (int64_t)1 << 62};
+  cleave_tensor tm = {NULL, cleave_type_of(CLEAVE_F32), 2, many_shape};
+  assert_int_equal(cleave_views(&seq, &tm, views, (size_t)1 << 62, dims, 12, &err),
+                   CLEAVE_ERROR_OVERFLOW);
+  assert_non_null(strstr(err.message, "4611686018427387904"));
 }
 
 /* Errors: status, message naming the values, and nothing written. */
