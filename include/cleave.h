@@ -83,7 +83,10 @@ typedef enum cleave_status {
   /** Memory could not be allocated (only functions that allocate return it). */
   CLEAVE_ERROR_OUT_OF_MEMORY = 9,
   /** A caller-provided array is too small; the needed size was reported. */
-  CLEAVE_ERROR_CAPACITY = 10
+  CLEAVE_ERROR_CAPACITY = 10,
+  /** A zero-copy view was asked of a packed sub-byte output that does not start on a byte
+   * boundary (or whose rows do not): that output needs a copy. */
+  CLEAVE_ERROR_COPY_REQUIRED = 11
 } cleave_status;
 
 /** Size of the message buffer in `cleave_error`, terminating NUL included. */
@@ -136,7 +139,24 @@ typedef enum cleave_dtype {
   /** Fixed-width unicode strings (NumPy `U<n>`): `width` UCS-4 code units, 4 bytes each. */
   CLEAVE_UNICODE = 22,
   /** Variable-length strings (ONNX/OpenVINO `string`): each element is a `cleave_string`. */
-  CLEAVE_STRING = 23
+  CLEAVE_STRING = 23,
+  /* Packed sub-byte types (SEMANTICS.md section 7). Each tensor is a stream of `bits`-wide
+   * elements packed into bytes and padded to a whole byte; see `cleave_type_bits` for the bit
+   * order. OpenVINO's: */
+  CLEAVE_U1 = 24,     /* 1 bit, first element in the most significant bit */
+  CLEAVE_U2 = 25,     /* 2 bits, first element in the most significant bits */
+  CLEAVE_U3 = 26,     /* OpenVINO's 3-byte-group layout: not supported (a clear error) */
+  CLEAVE_U4 = 27,     /* 4 bits, first element in the least significant bits (as below) */
+  CLEAVE_I4 = 28,     /* 4 bits */
+  CLEAVE_U6 = 29,     /* OpenVINO's 3-byte-group layout: not supported (a clear error) */
+  CLEAVE_NF4 = 30,    /* 4 bits */
+  CLEAVE_F4E2M1 = 31, /* 4 bits */
+  /* ONNX's, all with the first element in the least significant bits: */
+  CLEAVE_INT4 = 32,
+  CLEAVE_UINT4 = 33,
+  CLEAVE_INT2 = 34,
+  CLEAVE_UINT2 = 35,
+  CLEAVE_FLOAT4E2M1 = 36
 } cleave_dtype;
 
 /**
@@ -180,6 +200,24 @@ CLEAVE_API cleave_status cleave_dtype_from_name(const char *name, cleave_dtype *
  * CLEAVE_ERROR_OVERFLOW (a unicode width whose byte size does not fit in int64).
  */
 CLEAVE_API cleave_status cleave_type_size(cleave_type type, int64_t *bytes, cleave_error *err);
+
+/** Bit orders of packed types: where a byte's first element sits. */
+typedef enum cleave_bit_order {
+  CLEAVE_BIT_ORDER_NONE = 0,      /* byte-sized types */
+  CLEAVE_BIT_ORDER_LSB_FIRST = 1, /* the first element in the least significant bits */
+  CLEAVE_BIT_ORDER_MSB_FIRST = 2  /* the first element in the most significant bits */
+} cleave_bit_order;
+
+/**
+ * Stores in `*bits` the size of one element of `type` in bits (8 times the byte size for
+ * byte-sized types; 1, 2 or 4 for packed ones) and, if `order` is not NULL, its bit order.
+ * A packed tensor of N elements takes ceil(N * bits / 8) bytes. Returns CLEAVE_OK or
+ * CLEAVE_ERROR_UNSUPPORTED_TYPE (as `cleave_type_size`; u3 and u6 are not supported) or
+ * CLEAVE_ERROR_OVERFLOW. `cleave_type_size` fails for packed types, whose elements are not
+ * whole bytes.
+ */
+CLEAVE_API cleave_status cleave_type_bits(cleave_type type, int64_t *bits, cleave_bit_order *order,
+                                          cleave_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * Operators
@@ -329,7 +367,8 @@ typedef struct cleave_split_info {
   int64_t num_outputs;  /* may be 0: an empty sequence */
   int64_t output_rank;  /* rank, or rank - 1 when axis_removed */
   int axis_removed;     /* 1 when the outputs drop the axis */
-  int64_t element_size; /* bytes per element */
+  int64_t element_size; /* bytes per element; 0 for packed sub-byte types */
+  int64_t element_bits; /* bits per element (8 * element_size for byte-sized types) */
 } cleave_split_info;
 
 /**
@@ -501,8 +540,8 @@ typedef void (*cleave_task_fn)(void *task_context, size_t index);
  * and possibly concurrently, and return only when every call has returned. `pool_context` is the
  * `context` of the `cleave_exec` it came with.
  */
-typedef void (*cleave_parallel_for_fn)(void *pool_context, cleave_task_fn task,
-                                       void *task_context, size_t count);
+typedef void (*cleave_parallel_for_fn)(void *pool_context, cleave_task_fn task, void *task_context,
+                                       size_t count);
 
 /**
  * How a run may use threads. All zero (or a NULL `cleave_exec *`) means: only the calling thread.

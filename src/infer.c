@@ -111,11 +111,13 @@ static cleave_status check_partial_dim(cleave_dim d, int64_t i, cleave_error *er
 }
 
 static cleave_status check_shape(cleave_type type, const cleave_shape_view *shape, bool static_mode,
-                                 int64_t *element_size, cleave_error *err) {
-  cleave_status st = cleave_type_size(type, element_size, err);
+                                 cleave_prepared *prep, cleave_error *err) {
+  cleave_status st = cleave_type_bits(type, &prep->element_bits, &prep->bit_order, err);
   if (st != CLEAVE_OK) {
     return st;
   }
+  bool packed = cleave_is_packed(type.dtype);
+  prep->element_size = packed ? 0 : prep->element_bits / 8;
   int64_t rank = shape->rank;
   if (rank == CLEAVE_RANK_DYNAMIC && !static_mode) {
     return CLEAVE_OK;
@@ -158,14 +160,15 @@ static cleave_status check_shape(cleave_type type, const cleave_shape_view *shap
    * whatever its other dims, so only a non-empty one can overflow; and then every partial product
    * is bounded by the total. */
   if (static_mode && !empty) {
-    int64_t bytes = *element_size;
+    /* Packed types count elements first: their byte size is rounded up per tensor. */
+    int64_t bytes = packed ? 1 : prep->element_size;
     for (int64_t i = 0; i < rank; i++) {
       if (cleave_mul_overflows(bytes, shape->points[i], &bytes)) {
         char dims[160], name[TYPE_SIZE];
         cleave_format_shape(dims, sizeof dims, shape->points, (size_t)rank);
         cleave_format_type(name, sizeof name, type);
-        return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
-                           "data of shape %s and type %s has a byte size above 2^63-1", dims, name);
+        return cleave_fail(err, CLEAVE_ERROR_OVERFLOW, "data of shape %s and type %s has %s", dims,
+                           name, packed ? "more than 2^63-1 elements" : "a byte size above 2^63-1");
       }
     }
   }
@@ -313,7 +316,7 @@ cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type 
     return st;
   }
   bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
-  st = check_shape(type, shape, static_mode, &prep->element_size, err);
+  st = check_shape(type, shape, static_mode, prep, err);
   if (st != CLEAVE_OK) {
     return st;
   }
@@ -774,6 +777,7 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
   geom->info.axis = axis;
   geom->info.axis_dim = d;
   geom->info.element_size = prep.element_size;
+  geom->info.element_bits = prep.element_bits;
   geom->info.num_outputs = hull.count.lo;
   geom->info.axis_removed = hull.axis_removed;
   geom->uniform = hull.uniform;
@@ -782,7 +786,7 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
   geom->list = hull.list;
   geom->minus_one = hull.minus_one;
   geom->resolved = hull.resolved.lo;
-  int64_t outer = 1, inner = prep.element_size;
+  int64_t outer = 1, inner = prep.element_size == 0 ? 1 : prep.element_size;
   bool empty = false;
   for (size_t i = 0; i < rank; i++) {
     empty = empty || shape[i] == 0;
@@ -798,6 +802,22 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
   }
   geom->outer = empty ? 0 : outer;
   geom->inner_bytes = empty ? 0 : inner;
+  geom->bits_fit = true;
+  if (prep.element_size == 0) {
+    /* Packed: inner counted elements (from 1); count the bits, which may not fit in int64 for
+     * tensors of more than 2^60 bytes. */
+    geom->packed = true;
+    geom->msb_first = prep.bit_order == CLEAVE_BIT_ORDER_MSB_FIRST;
+    geom->inner_bytes = 0;
+    int64_t total = 0;
+    geom->bits_fit = !empty && !cleave_mul_overflows(inner, prep.element_bits, &geom->inner_bits) &&
+                     !cleave_mul_overflows(outer, d, &total) &&
+                     !cleave_mul_overflows(total, geom->inner_bits, &geom->input_bits);
+    if (empty) {
+      geom->bits_fit = true;
+      geom->inner_bits = geom->input_bits = 0;
+    }
+  }
   geom->info.output_rank = (int64_t)rank - (geom->info.axis_removed ? 1 : 0);
   return cleave_succeed(err);
 }

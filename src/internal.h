@@ -36,10 +36,19 @@ static inline bool cleave_add_overflows(int64_t a, int64_t b, int64_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
 
+/** The byte size of `count` packed elements of `bits` (1..8) each: ceil(count * bits / 8), exact
+ * for every count >= 0 (no overflow). */
+static inline int64_t cleave_packed_bytes(int64_t count, int64_t bits) {
+  return count / 8 * bits + (count % 8 * bits + 7) / 8;
+}
+
 /* ---- types.c ----------------------------------------------------------------------------- */
 
 /** True for CLEAVE_I8 .. CLEAVE_U64. */
 bool cleave_is_integer(cleave_dtype dtype);
+
+/** True for the packed sub-byte types (CLEAVE_U1 .. CLEAVE_FLOAT4E2M1, u3 and u6 included). */
+bool cleave_is_packed(cleave_dtype dtype);
 
 /** Writes a type's display name ("f32", "S5", "U3") into buf. */
 void cleave_format_type(char *buf, size_t size, cleave_type type);
@@ -82,6 +91,14 @@ typedef struct cleave_geometry {
   const cleave_values *list;
   int64_t minus_one; /* index of the -1 entry, or -1 */
   int64_t resolved;
+  /* Packed sub-byte types (inner_bytes is then 0): the same [outer, axis_dim, inner] view in
+   * bits. `bits_fit` is false when a bit count of the tensor does not fit in int64 (only for
+   * tensors of more than 2^60 bytes, which cannot be in memory: execution refuses them). */
+  bool packed;
+  bool msb_first;
+  bool bits_fit;
+  int64_t inner_bits; /* product of dims after axis times the element's bits (0 if empty) */
+  int64_t input_bits; /* the whole input's bits */
 } cleave_geometry;
 
 /** The one shape-inference routine: validates `op` on (type, shape) and fills `geom`. Every
@@ -128,7 +145,9 @@ typedef struct cleave_prepared {
   const cleave_op *op;
   char op_name[32];
   int64_t version;
-  int64_t element_size;
+  int64_t element_size; /* 0 for packed types */
+  int64_t element_bits;
+  cleave_bit_order bit_order;
   cleave_shape_view shape;
   int64_t axis;
   bool lengths_unknown;

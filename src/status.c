@@ -42,6 +42,8 @@ const char *cleave_status_name(cleave_status status) {
     return "out of memory";
   case CLEAVE_ERROR_CAPACITY:
     return "capacity too small";
+  case CLEAVE_ERROR_COPY_REQUIRED:
+    return "copy required";
   }
   return "unknown status";
 }

@@ -7,17 +7,53 @@
 
 typedef struct type_entry {
   const char *name;
-  int64_t size; /* bytes per element; 0 for the types whose size comes from the width */
+  int64_t size;           /* bytes per element; 0 when the width or the bits decide */
+  int64_t bits;           /* bits per packed element; 0 for byte-sized types */
+  cleave_bit_order order; /* packed types only */
 } type_entry;
 
-/* Indexed by cleave_dtype; entry 0 is unused. */
+#define LSB CLEAVE_BIT_ORDER_LSB_FIRST
+#define MSB CLEAVE_BIT_ORDER_MSB_FIRST
+
+/* Indexed by cleave_dtype; entry 0 is unused. u3 and u6 have bits 0: not supported. */
 static const type_entry type_table[] = {
-    {NULL, 0},     {"boolean", 1}, {"i8", 1},         {"i16", 2},
-    {"i32", 4},    {"i64", 8},     {"u8", 1},         {"u16", 2},
-    {"u32", 4},    {"u64", 8},     {"f16", 2},        {"bf16", 2},
-    {"f32", 4},    {"f64", 8},     {"c64", 8},        {"c128", 16},
-    {"f8e4m3", 1}, {"f8e5m2", 1},  {"f8e4m3fnuz", 1}, {"f8e5m2fnuz", 1},
-    {"f8e8m0", 1}, {"bytes", 0},   {"unicode", 0},    {"string", sizeof(cleave_string)},
+    {NULL, 0, 0, CLEAVE_BIT_ORDER_NONE},
+    {"boolean", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"i8", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"i16", 2, 0, CLEAVE_BIT_ORDER_NONE},
+    {"i32", 4, 0, CLEAVE_BIT_ORDER_NONE},
+    {"i64", 8, 0, CLEAVE_BIT_ORDER_NONE},
+    {"u8", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"u16", 2, 0, CLEAVE_BIT_ORDER_NONE},
+    {"u32", 4, 0, CLEAVE_BIT_ORDER_NONE},
+    {"u64", 8, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f16", 2, 0, CLEAVE_BIT_ORDER_NONE},
+    {"bf16", 2, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f32", 4, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f64", 8, 0, CLEAVE_BIT_ORDER_NONE},
+    {"c64", 8, 0, CLEAVE_BIT_ORDER_NONE},
+    {"c128", 16, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f8e4m3", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f8e5m2", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f8e4m3fnuz", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f8e5m2fnuz", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"f8e8m0", 1, 0, CLEAVE_BIT_ORDER_NONE},
+    {"bytes", 0, 0, CLEAVE_BIT_ORDER_NONE},
+    {"unicode", 0, 0, CLEAVE_BIT_ORDER_NONE},
+    {"string", sizeof(cleave_string), 0, CLEAVE_BIT_ORDER_NONE},
+    {"u1", 0, 1, MSB},
+    {"u2", 0, 2, MSB},
+    {"u3", 0, 0, CLEAVE_BIT_ORDER_NONE},
+    {"u4", 0, 4, LSB},
+    {"i4", 0, 4, LSB},
+    {"u6", 0, 0, CLEAVE_BIT_ORDER_NONE},
+    {"nf4", 0, 4, LSB},
+    {"f4e2m1", 0, 4, LSB},
+    {"int4", 0, 4, LSB},
+    {"uint4", 0, 4, LSB},
+    {"int2", 0, 2, LSB},
+    {"uint2", 0, 2, LSB},
+    {"float4e2m1", 0, 4, LSB},
 };
 
 #define TYPE_COUNT ((int)(sizeof type_table / sizeof type_table[0]))
@@ -66,6 +102,14 @@ cleave_status cleave_type_size(cleave_type type, int64_t *bytes, cleave_error *e
     return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE, "element type %d is not a cleave_dtype",
                        (int)type.dtype);
   }
+  if (cleave_is_packed(type.dtype)) {
+    cleave_status st = cleave_type_bits(type, bytes, NULL, err);
+    return st != CLEAVE_OK ? st
+                           : cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
+                                         "%s packs %" PRId64 " bits per element: it has no byte "
+                                         "size per element (see cleave_type_bits)",
+                                         type_table[type.dtype].name, *bytes);
+  }
   bool has_width = type.dtype == CLEAVE_BYTES || type.dtype == CLEAVE_UNICODE;
   if (!has_width) {
     if (type.width != 0) {
@@ -87,5 +131,50 @@ cleave_status cleave_type_size(cleave_type type, int64_t *bytes, cleave_error *e
                        "unicode width %" PRId64 " times 4 bytes overflows int64", type.width);
   }
   *bytes = size;
+  return cleave_succeed(err);
+}
+
+bool cleave_is_packed(cleave_dtype dtype) {
+  return dtype >= CLEAVE_U1 && dtype <= CLEAVE_FLOAT4E2M1;
+}
+
+cleave_status cleave_type_bits(cleave_type type, int64_t *bits, cleave_bit_order *order,
+                               cleave_error *err) {
+  if (bits == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "cleave_type_bits needs a result");
+  }
+  if (!cleave_is_packed(type.dtype)) {
+    int64_t size = 0;
+    cleave_status st = cleave_type_size(type, &size, err);
+    if (st != CLEAVE_OK) {
+      return st;
+    }
+    if (cleave_mul_overflows(size, 8, bits)) {
+      return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
+                         "%" PRId64 " bytes per element overflow int64 "
+                         "in bits",
+                         size);
+    }
+    if (order != NULL) {
+      *order = CLEAVE_BIT_ORDER_NONE;
+    }
+    return cleave_succeed(err);
+  }
+  const type_entry *t = &type_table[type.dtype];
+  if (t->bits == 0) {
+    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
+                       "%s is not supported: OpenVINO packs it in 3-byte groups, which cleave "
+                       "does not split",
+                       t->name);
+  }
+  if (type.width != 0) {
+    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
+                       "width is %" PRId64 " but %s takes no width (it must be 0)", type.width,
+                       t->name);
+  }
+  *bits = t->bits;
+  if (order != NULL) {
+    *order = t->order;
+  }
   return cleave_succeed(err);
 }

@@ -35,6 +35,19 @@ static const struct {
     {CLEAVE_BYTES, "bytes"},
     {CLEAVE_UNICODE, "unicode"},
     {CLEAVE_STRING, "string"},
+    {CLEAVE_U1, "u1"},
+    {CLEAVE_U2, "u2"},
+    {CLEAVE_U3, "u3"},
+    {CLEAVE_U4, "u4"},
+    {CLEAVE_I4, "i4"},
+    {CLEAVE_U6, "u6"},
+    {CLEAVE_NF4, "nf4"},
+    {CLEAVE_F4E2M1, "f4e2m1"},
+    {CLEAVE_INT4, "int4"},
+    {CLEAVE_UINT4, "uint4"},
+    {CLEAVE_INT2, "int2"},
+    {CLEAVE_UINT2, "uint2"},
+    {CLEAVE_FLOAT4E2M1, "float4e2m1"},
 };
 #define NUM_NAMES (sizeof names / sizeof names[0])
 
@@ -51,7 +64,7 @@ static void test_dtype_names(void **state) {
 static void test_dtype_name_unknown(void **state) {
   (void)state;
   assert_null(cleave_dtype_name((cleave_dtype)0));
-  assert_null(cleave_dtype_name((cleave_dtype)24));
+  assert_null(cleave_dtype_name((cleave_dtype)37)); /* one past CLEAVE_FLOAT4E2M1 */
   assert_null(cleave_dtype_name((cleave_dtype)-1));
   assert_null(cleave_dtype_name((cleave_dtype)1000));
 }
@@ -172,8 +185,8 @@ static void test_type_size_limits(void **state) {
 
 static void test_status_names(void **state) {
   (void)state;
-  const char *seen[11];
-  for (int s = 0; s <= 10; ++s) {
+  const char *seen[12];
+  for (int s = 0; s <= 11; ++s) {
     const char *name = cleave_status_name((cleave_status)s);
     tu_context("status %d", s);
     TU_CHECK(name != NULL);
@@ -186,7 +199,7 @@ static void test_status_names(void **state) {
   }
   /* The one name the header spells out. */
   assert_string_equal(cleave_status_name(CLEAVE_ERROR_INVALID_AXIS), "invalid axis");
-  assert_string_equal(cleave_status_name((cleave_status)11), "unknown status");
+  assert_string_equal(cleave_status_name((cleave_status)12), "unknown status");
   assert_string_equal(cleave_status_name((cleave_status)-1), "unknown status");
   assert_string_equal(cleave_status_name((cleave_status)12345), "unknown status");
 }

@@ -68,8 +68,9 @@ size_t tu_elem_size(cleave_type type) {
     return type.width > 0 && type.width < 4096 ? (size_t)type.width * 4 : 0;
   case CLEAVE_STRING:
     return sizeof(cleave_string);
+  default: /* packed sub-byte types have no byte size per element */
+    return 0;
   }
-  return 0;
 }
 
 /* The fifteen ONNX tensor types of Split-2/11 and SplitToSequence-11, with NumPy S<n>/U<n>
