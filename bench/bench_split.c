@@ -119,6 +119,16 @@ enum { V_MEMCPY, V_MOVSB, V_NT, V_CLEAVE1, V_CLEAVEN, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"memcpy", "rep movsb", "nt copy", "cleave 1T",
                                                    "cleave NT"};
 
+/* Per-case medians, for the summary table. */
+typedef struct case_result {
+  char letter;
+  double med[V_COUNT];
+  double best;
+  int parallel_calls; /* small case: parallel-for calls with 2 threads offered */
+} case_result;
+static case_result g_results[8];
+static int g_num_results;
+
 /* Shared buffers: the input and one plain-copy destination of the largest case. */
 static unsigned char *g_in, *g_copy;
 static size_t g_size;
@@ -241,12 +251,18 @@ static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *poo
   }
   printf("    ratio cleave 1T / best plain copy: %.3f   cleave %zuT speed-up over 1T: %.2fx\n",
          best / med[V_CLEAVE1], cleave_threadpool_threads(pool), med[V_CLEAVE1] / med[V_CLEAVEN]);
+  case_result *res = &g_results[g_num_results++];
+  res->letter = c->letter;
+  memcpy(res->med, med, sizeof med);
+  res->best = best;
+  res->parallel_calls = -1;
   if (calls > 1) {
     /* Small work must stay on the calling thread even when threads are offered. */
     cleave_exec counting = {counting_for, NULL, 2};
     counted_calls = 0;
     check(cleave_plan_run_exec(plan, g_in, outs, &counting, &err), &err, "run_exec");
     printf("    parallel-for calls with 2 threads offered: %d\n", counted_calls);
+    res->parallel_calls = counted_calls;
   }
   for (size_t i = 0; i < n; i++) {
     free(outs[i]);
@@ -342,6 +358,47 @@ static void bench_alloc(int reps, cleave_threadpool *pool) {
   cleave_plan_destroy(plan);
 }
 
+static void fmt_time(char *buf, size_t size, double s) {
+  if (s >= 1e-3) {
+    snprintf(buf, size, "%.3f ms", s * 1e3);
+  } else {
+    snprintf(buf, size, "%.2f us", s * 1e6);
+  }
+}
+
+/* The results as a Markdown table, with the targets against plain copies. */
+static void summary(size_t threads) {
+  printf("\n| case | cleave 1T | memcpy | rep movsb | nt copy | 1T / best copy | target "
+         "| cleave %zuT | %zuT / 1T speed |\n",
+         threads, threads);
+  printf("|---|---|---|---|---|---|---|---|---|\n");
+  for (int i = 0; i < g_num_results; i++) {
+    const case_result *r = &g_results[i];
+    char t[V_COUNT][32];
+    for (int v = 0; v < V_COUNT; v++) {
+      fmt_time(t[v], sizeof t[v], r->med[v]);
+    }
+    double ratio = r->best / r->med[V_CLEAVE1];
+    const char *target = "";
+    char verdict[64] = "";
+    if (strchr("abe", r->letter) != NULL) {
+      target = ">= 0.9";
+      snprintf(verdict, sizeof verdict, " **%s**", ratio >= 0.9 ? "met" : "not met");
+    } else if (r->letter == 'c') {
+      target = ">= 0.85";
+      snprintf(verdict, sizeof verdict, " **%s**", ratio >= 0.85 ? "met" : "not met");
+    } else if (r->letter == 'd') {
+      target = "(vs peers: Python script)";
+    } else {
+      target = "(vs peers: Python script)";
+      snprintf(verdict, sizeof verdict, "; parallel-for calls: %d", r->parallel_calls);
+    }
+    printf("| (%c) | %s | %s | %s | %s | %.3f | %s%s | %s | %.2fx |\n", r->letter, t[V_CLEAVE1],
+           t[V_MEMCPY], t[V_MOVSB], t[V_NT], ratio, target, verdict, t[V_CLEAVEN],
+           r->med[V_CLEAVE1] / r->med[V_CLEAVEN]);
+  }
+}
+
 int main(int argc, char **argv) {
   int reps = 11;
   size_t threads = 2;
@@ -392,6 +449,9 @@ int main(int argc, char **argv) {
   }
   if (strchr(only, 'm') != NULL) {
     bench_alloc(reps, pool);
+  }
+  if (g_num_results > 0) {
+    summary(threads);
   }
   cleave_threadpool_destroy(pool);
   free(g_in);

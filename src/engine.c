@@ -191,10 +191,10 @@ static void run_part(const cleave_engine *e, const unsigned char *in, void *cons
                      int64_t parts) {
   if (e->tiny) {
     int64_t per = (e->outer + parts - 1) / parts;
-    if (per > 8) {
-      /* Whole 8-row tiles for the transpositions. */
-      per = (per + 7) & ~(int64_t)7;
-    }
+    /* Whole steps of the transpositions (up to 64 rows, so that each output's pieces stay on
+     * line boundaries when its start is), or at least whole 8-row tiles. */
+    int64_t step = per >= 64 ? 64 : 8;
+    per = (per + step - 1) / step * step;
     int64_t r0 = t * per, r1 = r0 + per;
     r1 = r1 < e->outer ? r1 : e->outer;
     if (r0 < r1) {
