@@ -6,18 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cli_util.h"
 
-/* Input chunk size; also the size of the staging buffer for gathered pieces. */
-#define CHUNK_BYTES ((size_t)4 << 20)
+/* Input chunk size; also the size of the staging buffer for gathered pieces. Small enough for
+ * the gathered pieces to still be in the cache when write() copies them out. */
+#define CHUNK_BYTES ((size_t)1 << 20)
 /* Outputs open at the same time; more outputs are processed in groups. */
 #define GROUP_SIZE 256
-/* Pieces at least this large are written straight from the input chunk (pwritev); smaller ones
- * are gathered into one buffer first, which costs less than one iovec per tiny piece. */
-#define IOVEC_PIECE_MIN 4096
 /* Upper bound on one copy_file_range call, so progress and signals are seen regularly. */
 #define COPY_CALL_MAX ((size_t)64 << 20)
 
@@ -80,33 +77,6 @@ static int write_full(stream_ctx *c, size_t i, const void *buf, size_t size) {
     }
     done += (size_t)n;
     o->pos += (uint64_t)n;
-  }
-  return 0;
-}
-
-/* Writes iov[0..count) in order, resuming after partial writes. Modifies iov. */
-static int writev_full(stream_ctx *c, size_t i, struct iovec *iov, int count) {
-  out_state *o = &c->outs[i % GROUP_SIZE];
-  while (count > 0) {
-    int batch = count < IOV_MAX ? count : IOV_MAX;
-    ssize_t n = pwritev(o->fd, iov, batch, (off_t)o->pos);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return write_failed(c, i, n == 0 ? 0 : errno);
-    }
-    o->pos += (uint64_t)n;
-    size_t left = (size_t)n;
-    while (count > 0 && left >= iov->iov_len) {
-      left -= iov->iov_len;
-      iov++;
-      count--;
-    }
-    if (count > 0) {
-      iov->iov_base = (char *)iov->iov_base + left;
-      iov->iov_len -= left;
-    }
   }
   return 0;
 }
@@ -178,18 +148,45 @@ static int copy_by_piece(stream_ctx *c, size_t g0, size_t g1) {
   return 0;
 }
 
-/* Reads batches of rows (the group's span of each) and writes each output's pieces. */
+/* A library plan that splits `rows` rows of the group's span (packed one after the other) into
+ * the group's outputs, each output's rows packed too: the gather of one batch. */
+static int batch_plan(const stream_ctx *c, size_t g0, size_t g1, size_t rows, cleave_plan **plan) {
+  const stream_job *job = c->job;
+  int64_t shape[2] = {(int64_t)rows, (int64_t)((c->col[g1] - c->col[g0]) / job->unit)};
+  static const int64_t axis = 1;
+  cleave_op op = cleave_op_variadic_split(&axis, job->lengths + g0, (int64_t)(g1 - g0));
+  cleave_type type = {CLEAVE_BYTES, (int64_t)job->unit};
+  cleave_plan_options options = cleave_plan_options_default();
+  /* write() reads the gathered bytes right after: keep them in the cache. */
+  options.nontemporal_bytes = INT64_MAX;
+  cleave_error err;
+  if (cleave_plan_create_with(&op, type, shape, 2, &options, plan, &err) != CLEAVE_OK) {
+    return cli_library_error(&err, "internal error: planning a batch copy");
+  }
+  return 0;
+}
+
+/* Reads batches of rows (the group's span of each), gathers each output's pieces with the
+ * library's copy kernels, and writes each output's part of the batch with one call. */
 static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
   const stream_job *job = c->job;
   uint64_t row_bytes = c->col[job->count];
   uint64_t span_start = c->col[g0];
   size_t span = (size_t)(c->col[g1] - span_start);
   size_t per_batch = CHUNK_BYTES / span;
-  struct iovec iov[IOV_MAX];
-  for (uint64_t r0 = 0; r0 < job->rows; r0 += per_batch) {
+  size_t last = (size_t)(job->rows % per_batch);
+  cleave_plan *full = NULL, *tail = NULL;
+  void **outs = calloc(g1 - g0, sizeof *outs);
+  int rc = outs == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+  if (rc == 0 && job->rows >= per_batch) {
+    rc = batch_plan(c, g0, g1, per_batch, &full);
+  }
+  if (rc == 0 && last != 0) {
+    rc = batch_plan(c, g0, g1, last, &tail);
+  }
+  for (uint64_t r0 = 0; r0 < job->rows && rc == 0; r0 += per_batch) {
     size_t k = job->rows - r0 < per_batch ? (size_t)(job->rows - r0) : per_batch;
     uint64_t base = job->data_offset + r0 * row_bytes + span_start;
-    int rc = 0;
     if (span == row_bytes) {
       rc = read_full(c, c->chunk, k * span, base);
     } else {
@@ -197,39 +194,26 @@ static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
         rc = read_full(c, c->chunk + r * span, span, base + r * row_bytes);
       }
     }
-    if (rc != 0) {
-      return rc;
+    for (size_t i = g0; i < g1; i++) {
+      outs[i - g0] = c->staging + k * (size_t)(c->col[i] - span_start);
+    }
+    cleave_error err;
+    if (rc == 0 &&
+        cleave_plan_run(k == per_batch ? full : tail, c->chunk, outs, &err) != CLEAVE_OK) {
+      rc = cli_library_error(&err, "internal error: copying a batch");
     }
     for (size_t i = g0; i < g1 && rc == 0; i++) {
       size_t piece = (size_t)(c->col[i + 1] - c->col[i]);
-      const unsigned char *src = c->chunk + (c->col[i] - span_start);
-      if (piece == 0) {
-        continue;
-      }
-      if (k == 1) {
-        rc = write_full(c, i, src, piece);
-      } else if (piece >= IOVEC_PIECE_MIN) {
-        for (size_t r = 0; r < k && rc == 0; r += IOV_MAX) {
-          int n = k - r < IOV_MAX ? (int)(k - r) : IOV_MAX;
-          for (int v = 0; v < n; v++) {
-            iov[v].iov_base = (void *)(src + (r + (size_t)v) * span);
-            iov[v].iov_len = piece;
-          }
-          rc = writev_full(c, i, iov, n);
-        }
-      } else {
-        for (size_t r = 0; r < k; r++) {
-          memcpy(c->staging + r * piece, src + r * span, piece);
-        }
-        rc = write_full(c, i, c->staging, k * piece);
-      }
+      rc = piece == 0 ? 0 : write_full(c, i, outs[i - g0], k * piece);
     }
-    if (rc != 0) {
-      return rc;
+    if (rc == 0) {
+      progress_add(job->progress, (uint64_t)k * span);
     }
-    progress_add(job->progress, (uint64_t)k * span);
   }
-  return 0;
+  cleave_plan_destroy(full);
+  cleave_plan_destroy(tail);
+  free(outs);
+  return rc;
 }
 
 static int run_group(stream_ctx *c, size_t g0, size_t g1) {
