@@ -169,9 +169,6 @@ static int prepare(const op_options *o, int *fd, npy_header *h, npy_dtype *dt, u
   uint64_t file_size = 0;
   int rc = open_input(o->input, fd, &file_size);
   if (rc == 0) {
-    rc = op_options_check_type(o);
-  }
-  if (rc == 0) {
     rc = npy_read_header(*fd, file_size, o->input, h);
   }
   if (rc == 0) {

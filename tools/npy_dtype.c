@@ -81,6 +81,14 @@ static int reinterpret_void(const char *descr, int64_t size, const cleave_type *
 
 int npy_descr_to_dtype(const char *descr, const cleave_type *forced, const char *path,
                        npy_dtype *out) {
+  int64_t bits = 0;
+  if (forced != NULL && cleave_type_bits(*forced, &bits, NULL, NULL) == CLEAVE_OK && bits < 8) {
+    char label[32], why[160];
+    snprintf(why, sizeof why,
+             "--dtype %s is a packed sub-byte type, and .npy files hold whole-byte elements",
+             type_label(*forced, label, sizeof label));
+    return unsupported(path, descr, why);
+  }
   char order = descr[0];
   if (order != '<' && order != '>' && order != '|' && order != '=') {
     return unsupported(path, descr, "a descr starts with a byte-order character (<, >, | or =)");

@@ -86,11 +86,6 @@ static int accepts(const op_command *command, int for_infer, int id) {
   }
 }
 
-/* The names of SEMANTICS.md section 7's packed sub-byte types, and u3/u6, which it refuses. */
-static const char *const subbyte_names[] = {"u1",   "u2",    "u3",        "u4",   "u6",
-                                            "i4",   "nf4",   "f4e2m1",    "int4", "uint4",
-                                            "int2", "uint2", "float4e2m1"};
-
 static int parse_dtype(op_options *o, const char *text) {
   o->dtype_text = text;
   cleave_dtype dtype;
@@ -111,38 +106,23 @@ static int parse_dtype(op_options *o, const char *text) {
     o->dtype.width = width;
     return 0;
   }
-  for (size_t i = 0; i < sizeof subbyte_names / sizeof subbyte_names[0]; i++) {
-    if (strcmp(text, subbyte_names[i]) == 0) {
-      o->dtype_subbyte = 1;
-      return 0;
-    }
-  }
   return cli_error(CLI_EXIT_USAGE,
                    "--dtype: unknown type name '%s' (the names are boolean, i8, i16, i32, i64, "
                    "u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128, f8e4m3, f8e5m2, "
-                   "f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, S<n>, U<n>)",
+                   "f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, S<n>, U<n>, and the packed u1, u2, "
+                   "u4, i4, nf4, f4e2m1, int4, uint4, int2, uint2, float4e2m1)",
                    text);
 }
 
-int op_options_check_type(const op_options *o) {
-  if (o->dtype_subbyte) {
-    return cli_error(CLI_EXIT_DATA,
-                     "--dtype %s: packed sub-byte types are not supported by this version of "
-                     "cleave",
-                     o->dtype_text);
-  }
-  return 0;
-}
-
-static int unknown_not_here(const op_options *o, const char *label) {
-  if (o->for_infer) {
+/* "?" (a value that is unknown) is meaningful only for infer, where the library's partial
+ * inference takes it; an operator command on a file needs every value. */
+static int take_unknown(op_options *o, int *flag, const char *label) {
+  if (!o->for_infer) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: '?' (an unknown value) needs partial-shape inference, which is not "
-                     "supported yet",
-                     label);
+                     "%s: '?' (an unknown value) is only meaningful for 'cleave infer'", label);
   }
-  return cli_error(CLI_EXIT_USAGE,
-                   "%s: '?' (an unknown value) is only meaningful for 'cleave infer'", label);
+  *flag = 1;
+  return 0;
 }
 
 static int twice(const op_options *o, const char *label) {
@@ -158,7 +138,7 @@ static int take_option(op_options *o, int id, const char *value, const char *lab
     }
     o->has_axis = 1;
     if (strcmp(value, "?") == 0) {
-      return unknown_not_here(o, label);
+      return take_unknown(o, &o->axis_unknown, label);
     }
     return cli_parse_int64(value, label, &o->axis);
   case OPT_NUM:
@@ -175,7 +155,7 @@ static int take_option(op_options *o, int id, const char *value, const char *lab
     int unknown = 0;
     int rc = cli_parse_int64_list(value, label, &o->lengths, &o->length_count, &unknown);
     if (rc == 0 && unknown) {
-      return unknown_not_here(o, label);
+      return take_unknown(o, &o->lengths_unknown, label);
     }
     return rc;
   }
@@ -184,6 +164,9 @@ static int take_option(op_options *o, int id, const char *value, const char *lab
       return twice(o, label);
     }
     o->has_size = 1;
+    if (strcmp(value, "?") == 0) {
+      return take_unknown(o, &o->size_unknown, label);
+    }
     return cli_parse_int64(value, label, &o->size);
   case OPT_KEEPDIMS:
     if (o->has_keepdims) {
@@ -271,9 +254,9 @@ static int check_combination(op_options *o) {
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
     if (o->has_size && o->has_lengths) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: -s/--split-size %" PRId64 " and -l/--lengths exclude each other "
-                       "(the split input is either a scalar or a list)",
-                       name, o->size);
+                       "%s: -s/--split-size and -l/--lengths exclude each other (the split "
+                       "input is either a scalar or a list)",
+                       name);
     }
     if (!o->has_opset) {
       o->opset = 24;
@@ -373,6 +356,17 @@ int op_options_parse(op_options *o, const op_command *command, int for_infer, in
 void op_options_free(op_options *o) {
   free(o->lengths);
   o->lengths = NULL;
+}
+
+unsigned op_options_unknown(const op_options *o) {
+  unsigned flags = CLEAVE_UNKNOWN_NONE;
+  if (o->axis_unknown) {
+    flags |= CLEAVE_UNKNOWN_AXIS;
+  }
+  if (o->lengths_unknown || o->size_unknown) {
+    flags |= CLEAVE_UNKNOWN_LENGTHS;
+  }
+  return flags;
 }
 
 cleave_op op_options_build(const op_options *o) {

@@ -27,13 +27,16 @@ typedef struct op_options {
   int help;      /* --help was given: nothing else is checked */
 
   int has_axis;
+  int axis_unknown; /* infer: "-a ?" */
   int64_t axis;
   int has_num;
   int64_t num;
   int has_lengths;
-  int64_t *lengths; /* malloc'd */
+  int lengths_unknown; /* infer: "-l ?,?": lengths is NULL, length_count is set */
+  int64_t *lengths;    /* malloc'd */
   int64_t length_count;
   int has_size;
+  int size_unknown; /* infer: "-s ?" */
   int64_t size;
   int has_keepdims;
   int64_t keepdims;
@@ -43,7 +46,6 @@ typedef struct op_options {
   int has_dtype;
   const char *dtype_text;
   cleave_type dtype;
-  int dtype_subbyte; /* a packed sub-byte type name: parsed, refused by op_options_check_type */
 
   const char *input;
   const char *prefix;
@@ -58,7 +60,8 @@ typedef struct op_options {
 /**
  * Parses argv[first..argc) for `command` (as an operator command on a file, or for `infer` when
  * `for_infer` is set) and checks the command line as a whole: required options, exclusive options,
- * allowed sets (-k 0|1, --opset not below the operator's first version, type names). Returns 0 or
+ * allowed sets (-k 0|1, --opset not below the operator's first version, type names known to the
+ * library, S<n> and U<n>). Returns 0 or
  * prints a usage error and returns CLI_EXIT_USAGE. When --help is seen, returns 0 with `help` set.
  * Release with op_options_free.
  */
@@ -68,15 +71,12 @@ int op_options_parse(op_options *o, const op_command *command, int for_infer, in
 /** Releases what op_options_parse allocated. */
 void op_options_free(op_options *o);
 
-/**
- * Checks that the --dtype given (if any) is one this CLI can carry: the names of packed sub-byte
- * types are valid type names (so parsing accepts them) but cannot be handled here, which is a
- * data error. Returns 0, or prints an error and returns CLI_EXIT_DATA.
- */
-int op_options_check_type(const op_options *o);
+/** Returns the cleave_unknown flags of the values given as "?" (infer only). */
+unsigned op_options_unknown(const op_options *o);
 
 /**
- * Returns the cleave_op the options describe. It points into `o`, which must outlive it.
+ * Returns the cleave_op the options describe (values given as "?" are placeholders: see
+ * op_options_unknown). It points into `o`, which must outlive it.
  */
 cleave_op op_options_build(const op_options *o);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""cleave infer on static shapes: one shape per line, --json, types. The expected shapes are the
-examples of the OpenVINO and ONNX texts and cases worked out by hand from SEMANTICS.md."""
+"""cleave infer: one shape per line, --json, types; static shapes, and partial shapes with unknown
+values (SEMANTICS.md section 6). The expected shapes are the examples of the OpenVINO and ONNX
+texts and of SEMANTICS.md, and cases worked out by hand from its rules."""
 import clitest
 from clitest import check
 
@@ -37,6 +38,23 @@ CASES = [
      ["[2]", "[2]"]),
     (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "U7"], ["[2]", "[2]"]),
     (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "f8e8m0"], ["[2]", "[2]"]),
+    (["variadic-split", "-a", "0", "-l", "3,5", "--shape", "[8]", "--dtype", "u1"],
+     ["[3]", "[5]"]),
+    # Partial shapes: the examples of SEMANTICS.md section 6.
+    (["split", "-a", "0", "-n", "2", "--shape", "[3..6]"], ["[2..3]", "[2..3]"]),
+    (["split", "-a", "0", "-n", "41", "--shape", "[1..41]"], ["[1]"] * 41),
+    (["split", "-a", "?", "-n", "2", "--shape", "[2,6,4]"], ["[1..2,3..6,2..4]"] * 2),
+    (["split-to-sequence", "-a", "1", "-s", "3", "--shape", "[3,5..6]"], ["[3,3]", "[3,2..3]"]),
+    # ... and cases worked out from its rules.
+    (["split", "-a", "1", "-n", "2", "--shape", "[?,4]"], ["[?,2]", "[?,2]"]),
+    (["split", "-a", "0", "-n", "2", "--shape", "[4..]"], ["[2..]", "[2..]"]),
+    (["split", "-a", "0", "-n", "2", "--shape", "[-1]"], ["[?]", "[?]"]),
+    (["variadic-split", "-a", "0", "-l", "2,-1", "--shape", "[3..7]"], ["[2]", "[1..5]"]),
+    (["variadic-split", "-a", "0", "-l", "2,3", "--shape", "[4..9]"], ["[2]", "[3]"]),
+    (["variadic-split", "-a", "0", "-l", "?,?", "--shape", "[5]"], ["[0..5]", "[0..5]"]),
+    (["variadic-split", "-a", "0", "-l", "?", "--shape", "[5,2]"], ["[5,2]"]),
+    (["split", "-a", "0", "-n", "3", "--shape", "[...]"], ["[...]"] * 3),
+    (["split-to-sequence", "-a", "0", "-s", "?", "--shape", "[0]"], []),
 ]
 
 
@@ -51,6 +69,20 @@ def main():
         expected = ('{"op": "' + args[0] + '", "outputs": [' +
                     ", ".join('{"shape": "' + s + '"}' for s in shapes) + "]}\n")
         check(r.stdout == expected, f"{label} --json: {r.stdout!r}, expected {expected!r}")
+    # A split-to-sequence whose element count varies: "COUNT x ELEMENT" (SEMANTICS.md, CLI.md).
+    args = ["infer", "split-to-sequence", "-a", "1", "-s", "2", "--shape", "[3,3..6]"]
+    r = clitest.run(args, work)
+    check(r.returncode == 0 and r.stdout == "2..3 x [3,1..2]\n", f"varying count: {r.stdout!r}")
+    r = clitest.run(args + ["--json"], work)
+    check(r.stdout == '{"op": "split-to-sequence", "count": "2..3", "element": "[3,1..2]"}\n',
+          f"varying count --json: {r.stdout!r}")
+    # Partial inputs that no valid input fits give the operator's error (65).
+    for args in (["split", "-a", "0", "-n", "4", "--shape", "[5..7]"],
+                 ["variadic-split", "-a", "0", "-l", "2,3", "--shape", "[6..9]"],
+                 ["split", "-a", "?", "-n", "4", "--shape", "[2,3]"],
+                 ["variadic-split", "-a", "0", "-l", "?,1", "--shape", "[3]"]):
+        clitest.expect_failure("infer " + " ".join(args), ["infer"] + args, work,
+                               64 if "?,1" in args else 65, [])
     # Type rules reach infer too (status 65), and the CLI's own type names (64).
     for args, status in [
         (["onnx-split", "--opset", "1", "-n", "2", "--shape", "[4]", "--dtype", "i8"], 65),
