@@ -200,15 +200,17 @@ def run_case(lib, pool_exec, letter, what, shape, axis, sizes, variadic, reps):
         for o, v in zip(tout, torch.split(tx, sizes, dim=axis)):
             o.copy_(v)
 
-    def torch_contiguous():
-        return [v.contiguous() for v in torch.split(tx, sizes, dim=axis)]
+    def torch_clone():
+        # clone(), not contiguous(): the latter returns axis-0 pieces as views, copying nothing.
+        return [v.clone() for v in torch.split(tx, sizes, dim=axis)]
 
     def numpy_copyto():
         for o, v in zip(nout, views_np):
             np.copyto(o, v)
 
-    def numpy_ascontiguous():
-        return [np.ascontiguousarray(v) for v in np.split(x, np.cumsum(sizes)[:-1], axis=axis)]
+    def numpy_copy():
+        # copy(), not ascontiguousarray(): the latter returns axis-0 pieces as views.
+        return [v.copy() for v in np.split(x, np.cumsum(sizes)[:-1], axis=axis)]
 
     variants = {
         "cleave 1T": cleave_1t,
@@ -216,9 +218,9 @@ def run_case(lib, pool_exec, letter, what, shape, axis, sizes, variadic, reps):
         "cleave 1T into np.empty outputs": cleave_1t_np,
         "torch split_with_sizes_copy(out=)": torch_swsc,
         "torch split + copy_": torch_copy,
-        "torch split + contiguous": torch_contiguous,
+        "torch split + clone": torch_clone,
         "numpy copyto": numpy_copyto,
-        "numpy split + ascontiguousarray": numpy_ascontiguous,
+        "numpy split + copy": numpy_copy,
     }
     small = x.nbytes < (1 << 20)
     calls = 2000 if small else 1
@@ -229,9 +231,9 @@ def run_case(lib, pool_exec, letter, what, shape, axis, sizes, variadic, reps):
         for i, (got, want) in enumerate(zip(outs, expect)):
             if not same(got, want):
                 sys.exit(f"case {letter}: {name} output {i} differs from np.split")
-    for got, want in zip(torch_contiguous(), expect):
+    for got, want in zip(torch_clone(), expect):
         assert same(got.numpy(), want)
-    for got, want in zip(numpy_ascontiguous(), expect):
+    for got, want in zip(numpy_copy(), expect):
         assert same(got, want)
     best_torch = min(v for k, v in med.items() if k.startswith("torch"))
     best_numpy = min(v for k, v in med.items() if k.startswith("numpy"))

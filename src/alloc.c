@@ -144,7 +144,12 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
     outputs[i] = data + at;
     at += (cleave_plan_output_bytes(plan, (size_t)i) + ALIGNMENT - 1) & ~(int64_t)(ALIGNMENT - 1);
   }
-  cleave_engine_run(&plan->engine, input, outputs, exec);
+  /* The kernel zeroes each fresh page on first touch, which leaves it in the cache: ordinary
+   * stores then overwrite it there, where streaming stores would first push the zeroes out to
+   * memory (measured on (a): 30 ms instead of 38 ms for 256 MiB). */
+  cleave_engine engine = plan->engine;
+  engine.nontemporal = false;
+  cleave_engine_run(&engine, input, outputs, exec);
   return cleave_succeed(err);
 }
 
