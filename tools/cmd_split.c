@@ -205,22 +205,17 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
     return rc;
   }
   int fd = -1;
-  npy_header *h = malloc(sizeof *h);
+  npy_header h;
   npy_dtype dt;
   uint64_t data_bytes = 0;
   split_result res = {{0}, NULL};
   char *prefix = NULL;
   out_set set;
   memset(&set, 0, sizeof set);
-  if (h == NULL) {
-    rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-  }
-  if (rc == 0) {
-    rc = prepare(&o, &fd, h, &dt, &data_bytes, &res);
-  }
-  if (rc == 0) {
-    prefix = o.prefix != NULL ? NULL : default_prefix(o.input);
-    if (o.prefix == NULL && prefix == NULL) {
+  rc = prepare(&o, &fd, &h, &dt, &data_bytes, &res);
+  if (rc == 0 && o.prefix == NULL) {
+    prefix = default_prefix(o.input);
+    if (prefix == NULL) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
   }
@@ -229,12 +224,11 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
                       o.force, o.sync);
   }
   if (rc == 0) {
-    rc = write_outputs(&o, fd, h, &dt, data_bytes, &res, &set);
+    rc = write_outputs(&o, fd, &h, &dt, data_bytes, &res, &set);
   }
   out_set_free(&set);
   free(prefix);
   split_result_free(&res);
-  free(h);
   if (fd >= 0) {
     close(fd);
   }

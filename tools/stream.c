@@ -105,8 +105,10 @@ static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
       if (e == ENOSPC || e == EFBIG || e == EDQUOT) {
         return write_failed(c, i, e);
       }
-      return cli_error(CLI_EXIT_IOERR, "copying from '%s' to output %zu failed: %s",
-                       c->job->in_path, i, strerror(e));
+      char path[PATH_MAX + 96];
+      out_set_final_path(c->job->outputs, i, path, sizeof path);
+      return cli_error(CLI_EXIT_IOERR, "copying from '%s' to output '%s' failed: %s",
+                       c->job->in_path, path, strerror(e));
     }
     if (n == 0) {
       return read_failed(c, 0);
