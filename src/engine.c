@@ -6,7 +6,7 @@
 
 /* Large runs are cut into this many tasks per thread, so that a thread that starts late (a
  * sleeping worker) or runs slower (a busy core) takes fewer of them. */
-#define TASKS_PER_THREAD 16
+#define TASKS_PER_THREAD 64
 
 cleave_plan_options cleave_plan_options_default(void) {
   cleave_plan_options o;
