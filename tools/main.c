@@ -40,6 +40,11 @@ int main(int argc, char **argv) {
     if (argc > 3) {
       return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[3]);
     }
+    if (argc == 3 && strcmp(argv[2], "onnx-test") == 0) {
+      /* The runner documents itself when it is built in. */
+      char *help_argv[] = {argv[2], (char *)"--help", NULL};
+      return onnx_test(2, help_argv);
+    }
     if (help_print(argc == 3 ? argv[2] : NULL, stdout) != 0) {
       return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s'", argv[2]);
     }
