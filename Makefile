@@ -1,5 +1,6 @@
 # A thin wrapper around CMake for the two everyday commands; CMake is the build.
 BUILD ?= build
+MAKEFLAGS += --no-print-directory
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
