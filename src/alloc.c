@@ -1,6 +1,7 @@
 /*
- * Library-allocated outputs: one block holding every output, 64-byte aligned, preceded by a small
- * header that lets `cleave_outputs_free` release it from the first output's address.
+ * Library-allocated outputs: one block holding every output, preceded by a small header that lets
+ * `cleave_outputs_free` release it from the first output's address. Each output starts on a new
+ * 64-byte line, at the offset within it of its first input byte.
  *
  * Large blocks are mapped directly, aligned to 2 MiB and advised for transparent huge pages, so
  * that the first touch of each 2 MiB costs one page fault instead of 512.
@@ -80,8 +81,11 @@ static unsigned char *block_alloc(size_t size) {
   return data;
 }
 
-static void block_free(void *data) {
-  block_header *h = (block_header *)(void *)((unsigned char *)data - HEADER_SIZE);
+/* Releases the block whose first output starts at `first` (less than 64 bytes into the block's
+ * 64-byte aligned data). */
+static void block_free(void *first) {
+  unsigned char *data = (unsigned char *)((uintptr_t)first & ~(uintptr_t)(ALIGNMENT - 1));
+  block_header *h = (block_header *)(void *)(data - HEADER_SIZE);
 #if defined(CLEAVE_HAVE_MMAP)
   if (h->size > 0) {
     munmap(h->base, h->size);
@@ -97,6 +101,38 @@ static void clear(void **outputs, int64_t n) {
       outputs[i] = NULL;
     }
   }
+}
+
+/* Places the outputs in a block at `data` (a 64-byte aligned address; NULL only measures) and
+ * stores their addresses in `outputs`, each at the offset modulo 64 of its first input byte, and
+ * the block size in `*total`.
+ * Returns false when the size overflows int64. */
+static bool layout(const cleave_plan *plan, const void *input, unsigned char *data, void **outputs,
+                   int64_t *total) {
+  const cleave_geometry *g = &plan->geom;
+  int64_t at = 0, offset = 0;
+  for (int64_t i = 0; i < g->info.num_outputs; i++) {
+    int64_t length = cleave_geometry_length(g, i);
+    int64_t bytes = g->outer * length * g->inner_bytes; /* within the input's size */
+    int64_t phase = 0;
+    if (input != NULL && bytes > 0) {
+      phase = (int64_t)(((uintptr_t)input + (uintptr_t)(offset * g->inner_bytes)) & 63);
+    }
+    int64_t start = 0;
+    if (cleave_add_overflows(at, ALIGNMENT - 1, &start)) {
+      return false;
+    }
+    start = (start & ~(int64_t)(ALIGNMENT - 1)) + phase;
+    if (cleave_add_overflows(start, bytes, &at)) {
+      return false;
+    }
+    if (data != NULL) {
+      outputs[i] = data + start;
+    }
+    offset += length;
+  }
+  *total = at;
+  return true;
 }
 
 cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
@@ -119,16 +155,13 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
   if (n == 0) {
     return cleave_succeed(err);
   }
-  /* Each output starts on a 64-byte boundary. */
+  /* Each output starts at the offset modulo 64 of its first input byte: with the same relative
+   * alignment the copy never splits its loads across lines (measured on (a) with an input 16
+   * bytes past a line: 29 ms instead of 39 ms), and the outputs are as aligned as the input. */
   int64_t total = 0;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t bytes = cleave_plan_output_bytes(plan, (size_t)i);
-    if (cleave_add_overflows(total, bytes, &total) ||
-        cleave_add_overflows(total, ALIGNMENT - 1, &total)) {
-      return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
-                         "the %" PRId64 " outputs' aligned sizes sum above 2^63-1 bytes", n);
-    }
-    total &= ~(int64_t)(ALIGNMENT - 1);
+  if (!layout(plan, input, NULL, NULL, &total)) {
+    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
+                       "the %" PRId64 " outputs' aligned sizes sum above 2^63-1 bytes", n);
   }
   if ((uint64_t)total > (uint64_t)SIZE_MAX) {
     return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
@@ -139,11 +172,7 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
     return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
                        "cannot allocate %" PRId64 " bytes for %" PRId64 " outputs", total, n);
   }
-  int64_t at = 0;
-  for (int64_t i = 0; i < n; i++) {
-    outputs[i] = data + at;
-    at += (cleave_plan_output_bytes(plan, (size_t)i) + ALIGNMENT - 1) & ~(int64_t)(ALIGNMENT - 1);
-  }
+  layout(plan, input, data, outputs, &total);
   /* The kernel zeroes each fresh page on first touch, which leaves it in the cache: ordinary
    * stores then overwrite it there, where streaming stores would first push the zeroes out to
    * memory (measured on (a): 30 ms instead of 38 ms for 256 MiB). */
