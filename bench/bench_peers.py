@@ -116,11 +116,23 @@ def pointer_array(arrays):
 
 # ---- data and checks ----------------------------------------------------------------------
 
+def aligned_empty(shape):
+    """An f32 array on a 64-byte boundary (as PyTorch aligns tensors), allocated by NumPy, which
+    advises transparent huge pages for large arrays. Every caller-provided buffer of every library
+    is allocated this way, so that none gets better memory than another."""
+    n = int(np.prod(shape))
+    raw = np.empty(n * 4 + 64, dtype=np.uint8)
+    skip = (-raw.ctypes.data) % 64
+    return raw[skip:skip + n * 4].view(np.float32).reshape(shape)
+
+
 def pattern(shape):
     """Finite, mostly distinct float32 values (bit patterns with a small exponent)."""
-    n = int(np.prod(shape))
-    bits = (np.arange(n, dtype=np.uint32) * np.uint32(2654435761)) & np.uint32(0x3FFFFFFF)
-    return bits.view(np.float32).reshape(shape)
+    x = aligned_empty(shape)
+    bits = x.reshape(-1).view(np.uint32)
+    np.multiply(np.arange(bits.size, dtype=np.uint32), np.uint32(2654435761), out=bits)
+    np.bitwise_and(bits, np.uint32(0x3FFFFFFF), out=bits)
+    return x
 
 
 def same(a, b):
@@ -171,12 +183,12 @@ def run_case(lib, pool_exec, letter, what, shape, axis, sizes, variadic, reps):
     plan = Plan(lib, shape, axis, n=None if variadic else len(sizes), lengths=variadic)
     expect = expected(x, axis, sizes)
     out_shapes = [e.shape for e in expect]
-    # cleave writes into 64-byte aligned buffers, as torch.empty gives (and torch's own outputs
-    # are); numpy's np.empty is only 16-byte aligned, measured too for comparison.
-    cl = [torch.empty(s).numpy() for s in out_shapes]
+    # Output buffers: the same kind for everyone (aligned_empty); cleave is also measured into
+    # plain np.empty buffers, which are only 16-byte aligned.
+    cl = [aligned_empty(s) for s in out_shapes]
     cl16 = [np.empty(s, np.float32) for s in out_shapes]
-    tout = [torch.empty(s) for s in out_shapes]
-    nout = [np.empty(s, np.float32) for s in out_shapes]
+    tout = [torch.from_numpy(aligned_empty(s)) for s in out_shapes]
+    nout = [aligned_empty(s) for s in out_shapes]
     cl_ptrs, cl16_ptrs = pointer_array(cl), pointer_array(cl16)
     h, xp, op, op16 = plan.handle.value, x.ctypes.data, C.addressof(cl_ptrs), C.addressof(cl16_ptrs)
     run, run_exec = lib.cleave_plan_run, lib.cleave_plan_run_exec

@@ -655,14 +655,13 @@ CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const voi
 /**
  * Allocates the plan's outputs and runs the plan into them (with threads as `exec` allows).
  * On success `outputs[i]` (the caller's array of num_outputs entries) points at output i, which
- * starts at the same offset modulo 64 as its first element in the input (so outputs are as
- * aligned as the input: 64-byte aligned when it is); all outputs live in one block, allocated
- * where the OS allows with huge-page advice to cut first-touch page faults. Release them with
- * `cleave_outputs_free`. On failure every entry of `outputs` is set to NULL and nothing stays
- * allocated. `outputs` may be NULL when the plan
- * has no outputs. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or
- * non-empty input), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t/int64) or
- * CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
+ * starts at the same offset modulo 64 as its first element in the input (modulo 4096 for outputs
+ * of 1 MiB or more), so outputs are as aligned as the input; all outputs live in one block,
+ * allocated where the OS allows with huge-page advice to cut first-touch page faults. Release
+ * them with `cleave_outputs_free`. On failure every entry of `outputs` is set to NULL and nothing
+ * stays allocated. `outputs` may be NULL when the plan has no outputs. Returns CLEAVE_OK,
+ * CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty input), CLEAVE_ERROR_OVERFLOW
+ * (the block's size does not fit in size_t/int64) or CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
  */
 CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                                                const cleave_exec *exec, void **outputs,
