@@ -131,7 +131,8 @@ int npy_descr_to_dtype(const char *descr, const cleave_type *forced, const char 
                            : "this descr is not supported (supported: b1, i1-i8, u1-u8, f2, f4, "
                              "f8, c8, c16, S<n>, U<n>, and V<n> with --dtype)");
   }
-  if (forced != NULL && forced->dtype != found.type.dtype) {
+  /* The width counts too: --dtype S3 on "|S5" data contradicts it as much as --dtype i32 does. */
+  if (forced != NULL && (forced->dtype != found.type.dtype || forced->width != found.type.width)) {
     char label[32], why[160];
     snprintf(why, sizeof why, "--dtype %s contradicts the file's type (%s)",
              type_label(*forced, label, sizeof label), descr);
