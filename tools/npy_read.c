@@ -124,9 +124,10 @@ static int read_string(scan *sc, char *out, size_t size, const char *what) {
   size_t n = sc->pos - start;
   sc->pos++;
   if (n >= size) {
-    return fail(sc->msg, sc->msg_size,
-                "header offset %zu: the string '%.40s...' is too long for %s", start, sc->s + start,
-                what);
+    /* Quote at most the string's own bytes: the header text is not NUL-terminated. */
+    int shown = n < 40 ? (int)n : 40;
+    return fail(sc->msg, sc->msg_size, "header offset %zu: the string '%.*s%s' is too long for %s",
+                start, shown, sc->s + start, n > 40 ? "..." : "", what);
   }
   memcpy(out, sc->s + start, n);
   out[n] = '\0';
