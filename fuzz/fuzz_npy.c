@@ -1,0 +1,272 @@
+/* Fuzz target: the .npy header reader of the cleave command (tools/npy_read.c, npy_dtype.c,
+ * npy_write.c) on arbitrary file contents.
+ *
+ * The input is a whole .npy file. It goes through the buffer entry points (npy_parse_preamble,
+ * npy_parse_dict) and, through a memfd, through npy_read_header as the CLI calls it; both must
+ * agree. Then the dtype mapping and the data-size check, whose results are recomputed here, and
+ * for every accepted header a round trip through the writer (npy_build_header) that must read back
+ * to the same header. Every failure must come with a "cleave: error:" message naming the file. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "npy.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+#define PATH "fuzz.npy"
+
+/* The CLI's messages go to stderr; they are captured here (checked, and kept out of the log).
+ * glibc's stderr is an assignable variable; libFuzzer and the sanitizers keep their own handle. */
+static char g_captured[8192];
+static FILE *g_sink;
+static FILE *g_stderr;
+static int g_memfd = -1;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  g_sink = fmemopen(g_captured, sizeof g_captured, "w");
+  g_memfd = memfd_create("fuzz_npy", MFD_CLOEXEC);
+  if (g_sink == NULL || g_memfd < 0) {
+    abort();
+  }
+  g_stderr = stderr;
+  return 0;
+}
+
+static void capture_begin(void) {
+  rewind(g_sink);
+  memset(g_captured, 0, sizeof g_captured);
+  stderr = g_sink;
+}
+
+/* Stops capturing; returns the captured text (NUL-terminated, possibly truncated). */
+static const char *capture_end(void) {
+  fflush(g_sink);
+  stderr = g_stderr;
+  g_captured[sizeof g_captured - 1] = '\0';
+  return g_captured;
+}
+
+/* A failing call must return CLI_EXIT_DATA and print one error naming the file. */
+static void check_reported(int rc, const char *text, const char *must_contain) {
+  if (rc != CLI_EXIT_DATA || strncmp(text, "cleave: error: ", 15) != 0 ||
+      strstr(text, must_contain) == NULL) {
+    abort();
+  }
+}
+
+static int same_header(const npy_header *a, const npy_header *b) {
+  if (strcmp(a->descr, b->descr) != 0 || a->fortran_order != b->fortran_order ||
+      a->rank != b->rank) {
+    return 0;
+  }
+  for (size_t i = 0; i < a->rank; i++) {
+    if (a->shape[i] != b->shape[i]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The header from the buffer entry points, as npy_read_header combines them. Returns 0 or the
+ * status, with the reason in msg. */
+static int parse_buffer(const uint8_t *data, size_t size, npy_header *h, char *msg, size_t cap) {
+  memset(h, 0, sizeof *h);
+  uint64_t header_len = 0;
+  size_t pre_len = 0;
+  int rc = npy_parse_preamble(data, size < 12 ? size : 12, &h->major, &h->minor, &header_len,
+                              &pre_len, msg, cap);
+  if (rc != 0) {
+    if (rc != CLI_EXIT_DATA || msg[0] == '\0') {
+      abort();
+    }
+    return rc;
+  }
+  if ((h->major != 1 && h->major != 2 && h->major != 3) || h->minor != 0 ||
+      header_len > NPY_MAX_HEADER_BYTES || pre_len != (h->major == 1 ? 10u : 12u)) {
+    abort();
+  }
+  if (pre_len + header_len > size) {
+    snprintf(msg, cap, "past the end");
+    return CLI_EXIT_DATA;
+  }
+  /* The dictionary text in a buffer of its exact size, so that the sanitizer sees any read past
+   * it (the fuzzer's own buffer continues with the data). */
+  char *text = malloc(header_len > 0 ? (size_t)header_len : 1);
+  if (text == NULL) {
+    abort();
+  }
+  memcpy(text, data + pre_len, (size_t)header_len);
+  rc = npy_parse_dict(text, (size_t)header_len, h->major, h, msg, cap);
+  free(text);
+  if (rc != 0) {
+    if (rc != CLI_EXIT_DATA || msg[0] == '\0') {
+      abort();
+    }
+    return rc;
+  }
+  if (h->rank > NPY_MAX_RANK || memchr(h->descr, '\0', sizeof h->descr) == NULL ||
+      (h->fortran_order != 0 && h->fortran_order != 1)) {
+    abort();
+  }
+  for (size_t i = 0; i < h->rank; i++) {
+    if (h->shape[i] < 0) {
+      abort();
+    }
+  }
+  h->data_offset = pre_len + header_len;
+  return 0;
+}
+
+/* The header through the CLI's own entry point, reading the bytes from a file descriptor. */
+static int parse_fd(const uint8_t *data, size_t size, npy_header *h) {
+  if (ftruncate(g_memfd, 0) != 0) {
+    abort();
+  }
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = pwrite(g_memfd, data + done, size - done, (off_t)done);
+    if (n <= 0) {
+      abort();
+    }
+    done += (size_t)n;
+  }
+  capture_begin();
+  int rc = npy_read_header(g_memfd, size, PATH, h);
+  const char *text = capture_end();
+  if (rc != 0) {
+    check_reported(rc, text, "'" PATH "' is not a valid .npy file: ");
+  } else if (text[0] != '\0') {
+    abort();
+  }
+  return rc;
+}
+
+/* The data size the header announces, or -1 when it overflows int64 (computed independently). */
+static int64_t expected_bytes(const npy_header *h, int64_t item_size) {
+  for (size_t i = 0; i < h->rank; i++) {
+    if (h->shape[i] == 0) {
+      return 0;
+    }
+  }
+  __int128 total = item_size;
+  for (size_t i = 0; i < h->rank; i++) {
+    total *= h->shape[i];
+    if (total > INT64_MAX) {
+      return -1;
+    }
+  }
+  return (int64_t)total;
+}
+
+static void check_data_size(const npy_header *h, const npy_dtype *dt, size_t size) {
+  uint64_t bytes = UINT64_MAX;
+  capture_begin();
+  int rc = npy_check_data_size(h, dt->item_size, size, PATH, &bytes);
+  const char *text = capture_end();
+  int64_t want = expected_bytes(h, dt->item_size);
+  int fits = want >= 0 && (uint64_t)want <= size - h->data_offset;
+  if (fits != (rc == 0)) {
+    abort();
+  }
+  if (rc == 0) {
+    if (bytes != (uint64_t)want || text[0] != '\0') {
+      abort();
+    }
+  } else {
+    check_reported(rc, text, want < 0 ? "overflows int64" : "data bytes but the file holds");
+  }
+}
+
+/* The writer's header for `h` must read back as `h`, with the data 64-byte aligned. */
+static void check_round_trip(const npy_header *h) {
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  if (npy_build_header(h->descr, h->fortran_order, h->shape, h->rank, &bytes, &size) != 0) {
+    abort();
+  }
+  npy_header back;
+  char msg[256];
+  if (size % 64 != 0 || parse_buffer(bytes, size, &back, msg, sizeof msg) != 0 ||
+      !same_header(h, &back) || back.data_offset != size || back.major > 2) {
+    abort();
+  }
+  free(bytes);
+}
+
+/* A --dtype as the CLI could parse it (a named type, or S<n>/U<n> with n >= 1), chosen from the
+ * last bytes of the input, to exercise reinterpretation and contradiction checks. */
+static cleave_type forced_type(const uint8_t *data, size_t size) {
+  uint8_t pick = size > 0 ? data[size - 1] : 0;
+  uint8_t width = size > 1 ? data[size - 2] : 0;
+  cleave_dtype dtype = (cleave_dtype)(pick % 40 + 1);
+  if (cleave_dtype_name(dtype) == NULL) {
+    dtype = CLEAVE_F32;
+  }
+  cleave_type t = cleave_type_of(dtype);
+  if (dtype == CLEAVE_BYTES || dtype == CLEAVE_UNICODE) {
+    t.width = width == 0xff ? INT64_MAX : 1 + width % 16;
+  }
+  return t;
+}
+
+static void check_dtype(const npy_header *h, const cleave_type *forced, size_t size) {
+  npy_dtype dt;
+  memset(&dt, 0, sizeof dt);
+  capture_begin();
+  int rc = npy_descr_to_dtype(h->descr, forced, PATH, &dt);
+  const char *text = capture_end();
+  if (rc != 0) {
+    /* The message quotes the file and the descr as written. */
+    char quoted[NPY_DESCR_SIZE + 3];
+    snprintf(quoted, sizeof quoted, "'%s'", h->descr);
+    check_reported(rc, text, "'" PATH "' has dtype ");
+    if (strstr(text, quoted) == NULL) {
+      abort();
+    }
+    return;
+  }
+  int64_t size_of_type = 0;
+  if (text[0] != '\0' || dt.item_size <= 0 ||
+      cleave_type_size(dt.type, &size_of_type, NULL) != CLEAVE_OK || size_of_type != dt.item_size) {
+    abort();
+  }
+  /* A --dtype that is accepted is the type the data is read as, exactly (width included). */
+  if (forced != NULL && (dt.type.dtype != forced->dtype || dt.type.width != forced->width)) {
+    abort();
+  }
+  check_data_size(h, &dt, size);
+  if (forced == NULL) {
+    check_round_trip(h);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  npy_header from_buffer, from_fd;
+  char msg[256] = "";
+  int rc_buffer = parse_buffer(data, size, &from_buffer, msg, sizeof msg);
+  int rc_fd = parse_fd(data, size, &from_fd);
+  /* Both entry points agree on the verdict, and on the header when they accept it. */
+  if ((rc_buffer == 0) != (rc_fd == 0)) {
+    abort();
+  }
+  if (rc_buffer != 0) {
+    return 0;
+  }
+  if (!same_header(&from_buffer, &from_fd) || from_buffer.data_offset != from_fd.data_offset ||
+      from_buffer.major != from_fd.major) {
+    abort();
+  }
+  check_dtype(&from_fd, NULL, size);
+  cleave_type forced = forced_type(data, size);
+  check_dtype(&from_fd, &forced, size);
+  return 0;
+}
