@@ -231,7 +231,8 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
     parts = threads * TASKS_PER_THREAD;
     /* No task is smaller than an eighth of the parallel threshold: below it handing out work
      * costs more than it saves. */
-    int64_t min_task = e->parallel_bytes / 8 > 64 ? e->parallel_bytes / 8 : 64;
+    int64_t min_task = e->min_task_bytes > 0 ? e->min_task_bytes : e->parallel_bytes / 8;
+    min_task = min_task > 64 ? min_task : 64;
     int64_t most = e->tiny ? e->outer : e->total / min_task;
     if (e->tiny && e->total / e->outer < min_task) {
       int64_t rows_per_task = (min_task + e->total / e->outer - 1) / (e->total / e->outer);

@@ -55,6 +55,8 @@ typedef struct cleave_engine {
   bool nontemporal;    /* block copies stream whole lines past the caches */
   bool tiny;           /* some segment is tiny: work is split by whole rows */
   int64_t parallel_bytes;
+  /** Smallest task of a parallel run; 0: an eighth of parallel_bytes. */
+  int64_t min_task_bytes;
 } cleave_engine;
 
 /** Copies rows [o0, o1) of the window's columns [lo, hi) (hi <= col_hi) with block copies. */
