@@ -252,6 +252,21 @@ static size_t utf8_invalid_at(const char *text, size_t len) {
     if (extra > len - i - 1) {
       return i;
     }
+    /* The second byte's range also rules out overlong forms, surrogates and code points above
+     * U+10FFFF (RFC 3629), which Python's decoder rejects too. */
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c == 0xe0) {
+      lo = 0xa0;
+    } else if (c == 0xed) {
+      hi = 0x9f;
+    } else if (c == 0xf0) {
+      lo = 0x90;
+    } else if (c == 0xf4) {
+      hi = 0x8f;
+    }
+    if (extra > 0 && ((unsigned char)text[i + 1] < lo || (unsigned char)text[i + 1] > hi)) {
+      return i;
+    }
     for (size_t k = 1; k <= extra; k++) {
       if (((unsigned char)text[i + k] & 0xc0) != 0x80) {
         return i;
