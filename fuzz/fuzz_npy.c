@@ -76,6 +76,73 @@ static int same_header(const npy_header *a, const npy_header *b) {
   return 1;
 }
 
+/* Where the header text first breaks the format's byte rules, found independently of the parser
+ * (which scans for them before parsing): the first NUL or, below version 3.0, non-ASCII byte;
+ * then, in a 3.0 header, the first sequence that does not decode to a Unicode scalar value in
+ * its shortest form. Returns len when there is none; `utf8` tells which rule. */
+static size_t first_bad_byte(const unsigned char *t, size_t len, int major, int *utf8) {
+  *utf8 = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (t[i] == 0 || (t[i] >= 0x80 && major < 3)) {
+      return i;
+    }
+  }
+  *utf8 = 1;
+  size_t i = 0;
+  while (major >= 3 && i < len) {
+    unsigned char c = t[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t n;
+    uint32_t cp, min;
+    if ((c & 0xe0) == 0xc0) {
+      n = 2, cp = c & 0x1fu, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 3, cp = c & 0x0fu, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 4, cp = c & 0x07u, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (n > len - i) {
+      return i;
+    }
+    for (size_t k = 1; k < n; k++) {
+      if ((t[i + k] & 0xc0) != 0x80) {
+        return i;
+      }
+      cp = cp << 6 | (t[i + k] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return i;
+    }
+    i += n;
+  }
+  return len;
+}
+
+/* The parser's verdict on the header's bytes must match first_bad_byte. */
+static void check_byte_rules(const unsigned char *text, size_t len, int major, int rc,
+                             const char *msg) {
+  int utf8 = 0;
+  size_t bad = first_bad_byte(text, len, major, &utf8);
+  size_t at = 0;
+  int skip = -1;
+  /* The rule is what follows the offset (later messages may quote header text). */
+  int is_utf8 = 0, reported = 0;
+  if (sscanf(msg, "header offset %zu: %n", &at, &skip) == 1 && skip > 0) {
+    const char *rule = msg + skip;
+    is_utf8 = strncmp(rule, "invalid UTF-8 in a version 3.0 header", 37) == 0;
+    reported = is_utf8 || strncmp(rule, "NUL byte in the header", 22) == 0 ||
+               strncmp(rule, "non-ASCII byte 0x", 17) == 0;
+  }
+  if (bad == len ? rc != 0 && reported : rc == 0 || !reported || at != bad || is_utf8 != utf8) {
+    abort();
+  }
+}
+
 /* The header from the buffer entry points, as npy_read_header combines them. Returns 0 or the
  * status, with the reason in msg. */
 static int parse_buffer(const uint8_t *data, size_t size, npy_header *h, char *msg, size_t cap) {
@@ -106,6 +173,7 @@ static int parse_buffer(const uint8_t *data, size_t size, npy_header *h, char *m
   }
   memcpy(text, data + pre_len, (size_t)header_len);
   rc = npy_parse_dict(text, (size_t)header_len, h->major, h, msg, cap);
+  check_byte_rules((const unsigned char *)text, (size_t)header_len, h->major, rc, msg);
   free(text);
   if (rc != 0) {
     if (rc != CLI_EXIT_DATA || msg[0] == '\0') {

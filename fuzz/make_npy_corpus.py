@@ -66,6 +66,12 @@ def seeds():
     yield "bad_shape_promises_more", raw(dict_text(shape="(2000, 3000)"), a.tobytes())
     yield "bad_v3_utf8", (b"\x93NUMPY\x03\x00" + struct.pack("<I", 52) +
                           b"{'descr': '<i4', \xff" + b" " * 34 + b"\n")
+    # Invalid UTF-8 the reader once let through: a surrogate, an overlong form, beyond U+10FFFF.
+    for label, seq in (("surrogate", b"\xed\xa0\x80"), ("overlong", b"\xe0\x80\xaf"),
+                       ("above_10ffff", b"\xf4\x90\x80\x80")):
+        yield "regress_v3_utf8_" + label, (b"\x93NUMPY\x03\x00" + struct.pack("<I", 52) +
+                                           b"{'descr': '<i4', '" + seq + b"'" +
+                                           b" " * (32 - len(seq)) + b"\n")
     yield "bad_negative_dim", raw(dict_text(shape="(-2, 3)"))
     yield "bad_dim_overflow", raw(dict_text(shape="(9223372036854775808,)"))
     yield "bad_size_overflow", raw(dict_text(shape="(4611686018427387904, 2)"))
