@@ -247,9 +247,11 @@ int out_set_commit(out_set *set) {
         unlink(path);
       }
     }
+    /* `from` still names the temporary that failed, for the message below. */
     for (size_t k = done; k < set->count; k++) {
-      temp_path(k, from, sizeof from);
-      unlink(from);
+      char path[PATH_MAX + 96];
+      temp_path(k, path, sizeof path);
+      unlink(path);
     }
     if (e == EEXIST) {
       cli_error(status,
