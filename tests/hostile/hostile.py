@@ -5,10 +5,12 @@ Every failing case goes through `expect_failure`: the exit status, exactly one l
 directory unchanged (no output, no temporary file, no existing file modified: sizes, SHA-256 and
 modification times compared before and after).
 """
+import hashlib
 import os
 import re
 import resource
 import shutil
+import stat
 import struct
 import subprocess
 
@@ -25,6 +27,26 @@ TEMP_NAME = re.compile(r"^\.(?P<base>.+)_(?P<index>[0-9]+)\.npy\.cleave-tmp-(?P<
                        r"(?P<tag>[0-9a-f]{8})$")
 
 
+def snapshot(root):
+    """Maps every entry under `root` (hidden ones included) to what identifies its state: a
+    symlink to its target, a directory to its mode, a file to (size, SHA-256, mtime_ns, mode)."""
+    state = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                state[rel] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                state[rel + "/"] = ("dir", st.st_mode)
+            else:
+                with open(path, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+                state[rel] = (st.st_size, digest, st.st_mtime_ns, st.st_mode)
+    return state
+
+
 def run(args, cwd, wrap=(), **kwargs):
     """Runs `wrap + [cleave] + args` in `cwd`; returns the CompletedProcess (text, undecodable
     bytes escaped)."""
@@ -36,7 +58,7 @@ def expect_failure(label, args, cwd, status, fragments, watch=None, wrap=(), **k
     """Runs cleave expecting exit `status` and one error line holding every fragment, with the
     directories in `watch` (default: cwd) unchanged. Returns the CompletedProcess."""
     watch = [cwd] if watch is None else watch
-    before = [clitest.snapshot(d) for d in watch]
+    before = [snapshot(d) for d in watch]
     r = run(args, cwd, wrap=wrap, **kwargs)
     check(r.returncode == status,
           f"{label}: exit status {r.returncode}, expected {status}; stderr: {r.stderr.strip()}")
@@ -47,7 +69,7 @@ def expect_failure(label, args, cwd, status, fragments, watch=None, wrap=(), **k
         check(fragment in r.stderr, f"{label}: message lacks {fragment!r}: {r.stderr.strip()}")
     check(r.stdout == "", f"{label}: unexpected stdout {r.stdout!r}")
     for d, b in zip(watch, before):
-        after = clitest.snapshot(d)
+        after = snapshot(d)
         check(after == b,
               f"{label}: files changed in {d}: added {sorted(set(after) - set(b))}, removed "
               f"{sorted(set(b) - set(after))}, modified "
