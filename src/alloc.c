@@ -117,11 +117,13 @@ static bool layout(const cleave_plan *plan, const void *input, unsigned char *da
   int64_t at = 0, offset = 0;
   for (int64_t i = 0; i < g->info.num_outputs; i++) {
     int64_t length = cleave_geometry_length(g, i);
-    int64_t bytes = g->outer * length * g->inner_bytes; /* within the input's size */
+    int64_t bytes = cleave_geometry_output_bytes(g, length); /* within the input's size */
     /* Large outputs match their input's offset within a page, small ones within a line. */
     int64_t grain = bytes >= PAGE_MATCH_MIN ? PAGE_GRAIN : ALIGNMENT, phase = 0;
     if (input != NULL && bytes > 0) {
-      phase = (int64_t)(((uintptr_t)input + (uintptr_t)(offset * g->inner_bytes)) &
+      /* (Packed splits that are not byte-aligned: the phase of the byte holding the start.) */
+      phase = (int64_t)(((uintptr_t)input + (uintptr_t)(g->packed ? offset * g->inner_bits / 8
+                                                                  : offset * g->inner_bytes)) &
                         (uintptr_t)(grain - 1));
     }
     int64_t start = 0;
@@ -153,7 +155,7 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                        "the outputs array is NULL but the operator has %" PRId64 " outputs", n);
   }
   clear(outputs, n);
-  bool has_bytes = g->outer > 0 && g->inner_bytes > 0 && g->info.axis_dim > 0;
+  bool has_bytes = cleave_geometry_has_data(g);
   if (has_bytes && input == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "the input data is NULL but the input is not empty");
@@ -192,7 +194,11 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
      * blocks, and each thread's first touches stay on its own pages. */
     engine.min_task_bytes = engine.total / (int64_t)exec->num_threads;
   }
-  cleave_engine_run(&engine, input, outputs, exec);
+  if (!g->bytes_aligned) {
+    cleave_copy_packed(g, input, (void *const *)outputs);
+  } else {
+    cleave_engine_run(&engine, input, outputs, exec);
+  }
   return cleave_succeed(err);
 }
 

@@ -120,7 +120,7 @@ void cleave_engine_init(cleave_engine *e, const cleave_geometry *geom,
   memset(e, 0, sizeof *e);
   e->kernels = kernels;
   e->outer = geom->outer;
-  e->stride = geom->info.axis_dim * geom->inner_bytes;
+  e->stride = cleave_geometry_bytes(geom, geom->info.axis_dim);
   e->segs = segs;
   e->num_segs = num_segs;
   if (num_segs > 0) {
@@ -262,7 +262,7 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
 void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
                                 const cleave_kernels *kernels, const void *input,
                                 void *const *outputs, const cleave_exec *exec) {
-  if (geom->outer == 0 || geom->inner_bytes == 0 || geom->info.axis_dim == 0) {
+  if (!cleave_geometry_has_data(geom)) {
     return;
   }
   cleave_seg segs[STACK_SEGS];
@@ -270,7 +270,7 @@ void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_o
   cleave_engine e;
   for (int64_t i = 0; i < geom->info.num_outputs; i++) {
     int64_t length = cleave_geometry_length(geom, i);
-    int64_t unit = length * geom->inner_bytes, col = offset * geom->inner_bytes;
+    int64_t unit = cleave_geometry_bytes(geom, length), col = cleave_geometry_bytes(geom, offset);
     if (!cleave_seg_append(segs, &count, STACK_SEGS, i, unit, col, geom->outer, options)) {
       cleave_engine_init(&e, geom, options, kernels, segs, count);
       cleave_engine_run(&e, input, outputs, exec);

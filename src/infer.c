@@ -803,6 +803,7 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
   geom->outer = empty ? 0 : outer;
   geom->inner_bytes = empty ? 0 : inner;
   geom->bits_fit = true;
+  geom->bytes_aligned = true;
   if (prep.element_size == 0) {
     /* Packed: inner counted elements (from 1); count the bits, which may not fit in int64 for
      * tensors of more than 2^60 bytes. */
@@ -816,6 +817,20 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
     if (empty) {
       geom->bits_fit = true;
       geom->inner_bits = geom->input_bits = 0;
+    }
+    /* Byte-aligned when a whole axis row and every output's share of it are whole bytes; then
+     * every block starts and ends on a byte boundary. */
+    if (geom->bits_fit && !empty) {
+      int64_t rest = 0;
+      geom->bytes_aligned = d * geom->inner_bits % 8 == 0;
+      for (int64_t i = 0; geom->bytes_aligned && i < geom->info.num_outputs; i++) {
+        rest = cleave_geometry_length(geom, i) * geom->inner_bits % 8;
+        geom->bytes_aligned = rest == 0;
+        /* A uniform split has at most two distinct lengths. */
+        if (geom->uniform && i == 0 && geom->info.num_outputs > 2) {
+          i = geom->info.num_outputs - 2;
+        }
+      }
     }
   }
   geom->info.output_rank = (int64_t)rank - (geom->info.axis_removed ? 1 : 0);

@@ -99,7 +99,34 @@ typedef struct cleave_geometry {
   bool bits_fit;
   int64_t inner_bits; /* product of dims after axis times the element's bits (0 if empty) */
   int64_t input_bits; /* the whole input's bits */
+  /* Whether every block of the split starts and ends on a byte boundary (the axis row and every
+   * output length are whole bytes): always for byte-sized types. Packed splits that are take the
+   * byte engine; the others the bit-stream copy. */
+  bool bytes_aligned;
 } cleave_geometry;
+
+/** Bytes of `n` positions along the axis of one input row: exact for byte-sized types and for
+ * byte-aligned packed splits (positions at block boundaries). */
+static inline int64_t cleave_geometry_bytes(const cleave_geometry *g, int64_t n) {
+  return g->packed ? n * g->inner_bits / 8 : n * g->inner_bytes;
+}
+
+/** Whether the input holds any byte to move. */
+static inline bool cleave_geometry_has_data(const cleave_geometry *g) {
+  return g->outer > 0 && g->info.axis_dim > 0 && (g->packed ? g->inner_bits : g->inner_bytes) > 0;
+}
+
+/** The byte size of an output of `length` positions on the axis (packed: rounded up). */
+static inline int64_t cleave_geometry_output_bytes(const cleave_geometry *g, int64_t length) {
+  if (!g->packed) {
+    return g->outer * length * g->inner_bytes;
+  }
+  if (g->inner_bits == 0) {
+    return 0;
+  }
+  int64_t bits = g->info.element_bits;
+  return cleave_packed_bytes(g->outer * length * (g->inner_bits / bits), bits);
+}
 
 /** The one shape-inference routine: validates `op` on (type, shape) and fills `geom`. Every
  * entry point (inference, one-shot runs, plans) goes through it. */
@@ -188,6 +215,17 @@ cleave_status cleave_split_at(const cleave_prepared *prep, int64_t axis, cleave_
 cleave_dim cleave_split_hull_length(const cleave_split_hull *hull, int64_t i);
 
 /* ---- copy.c ------------------------------------------------------------------------------ */
+
+/** The bit-stream copy of packed splits (copy_bits.c): appends `rows` runs of `row_bits` bits,
+ * the first at stream bit `first_bit` and each `row_stride_bits` after the previous, to `output`
+ * from its bit 0, and zeroes the bits after the last run in its last byte. Reads no byte of the
+ * input past `input_bytes`. */
+void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int64_t rows,
+                      uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
+                      bool msb_first);
+
+/** Copies every output of a packed split that is not byte-aligned, on the calling thread. */
+void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs);
 
 /** Copies output i only: `length` elements at `offset` along the axis. */
 void cleave_copy_one(const void *input, void *output, int64_t outer, int64_t axis_dim,

@@ -14,10 +14,11 @@ static cleave_status plan_schedule(cleave_plan *p, const cleave_kernels *kernels
   int64_t n = g->info.num_outputs, count = 0, offset = 0;
   cleave_seg *segs = p->inline_segs;
   int64_t capacity = CLEAVE_PLAN_INLINE_SEGS;
-  bool copies = g->outer > 0 && g->inner_bytes > 0 && g->info.axis_dim > 0;
+  /* Packed splits that are not byte-aligned take the bit-stream copy: no schedule. */
+  bool copies = cleave_geometry_has_data(g) && g->bytes_aligned;
   for (int64_t i = 0; copies && i < n; i++) {
     int64_t length = cleave_geometry_length(g, i);
-    int64_t unit = length * g->inner_bytes, col = offset * g->inner_bytes;
+    int64_t unit = cleave_geometry_bytes(g, length), col = cleave_geometry_bytes(g, offset);
     if (!cleave_seg_append(segs, &count, capacity, i, unit, col, g->outer, &p->options)) {
       /* More segments than fit inline: at most one per output. The count is that of the
        * caller's lengths array, so the allocation is bounded by what the caller holds. */
@@ -72,6 +73,10 @@ cleave_status cleave_plan_create_with(const cleave_op *op, cleave_type type, con
   cleave_status st = cleave_resolve(op, type, shape, rank, &geom, err);
   if (st != CLEAVE_OK) {
     return st;
+  }
+  if (!geom.bits_fit) {
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                       "a packed input of more than 2^60 bytes cannot be in memory");
   }
   cleave_plan_options opts = options != NULL ? *options : cleave_plan_options_default();
   const cleave_kernels *kernels = NULL;
@@ -150,7 +155,7 @@ int64_t cleave_plan_output_bytes(const cleave_plan *plan, size_t i) {
     return -1;
   }
   /* Bounded by the input's byte size, which cleave_resolve proved fits. */
-  return plan->geom.outer * length * plan->geom.inner_bytes;
+  return cleave_geometry_output_bytes(&plan->geom, length);
 }
 
 cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_t *dims,
@@ -197,7 +202,11 @@ cleave_status cleave_plan_run_exec(const cleave_plan *plan, const void *input, v
   if (st != CLEAVE_OK) {
     return st;
   }
-  cleave_engine_run(&plan->engine, input, outputs, exec);
+  if (!plan->geom.bytes_aligned) {
+    cleave_copy_packed(&plan->geom, input, outputs);
+  } else {
+    cleave_engine_run(&plan->engine, input, outputs, exec);
+  }
   return cleave_succeed(err);
 }
 

@@ -6,7 +6,11 @@
 cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
                                    void *const *outputs, cleave_error *err) {
   int64_t n = geom->info.num_outputs;
-  bool has_bytes = geom->outer > 0 && geom->inner_bytes > 0 && geom->info.axis_dim > 0;
+  if (!geom->bits_fit) {
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                       "a packed input of more than 2^60 bytes cannot be in memory");
+  }
+  bool has_bytes = cleave_geometry_has_data(geom);
   if (has_bytes && input == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "the input data is NULL but the input is not empty");
@@ -29,6 +33,10 @@ cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *inpu
 
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs) {
   /* One-shot runs use the same engine as plans, with the default tuning, on this thread. */
+  if (!geom->bytes_aligned) {
+    cleave_copy_packed(geom, input, outputs);
+    return;
+  }
   cleave_plan_options options = cleave_plan_options_default();
   const cleave_kernels *kernels = &cleave_kernels_portable;
   cleave_kernels_pick(CLEAVE_KERNELS_AUTO, &kernels, NULL);

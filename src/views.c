@@ -3,6 +3,33 @@
 
 #include <inttypes.h>
 
+/* A packed output is a view only when each of its rows starts on a byte boundary: its offset in
+ * the row is whole bytes and, with several rows, so is the row. */
+static cleave_status check_packed_views(const cleave_geometry *geom, cleave_error *err) {
+  int64_t offset = 0;
+  bool rows_aligned = geom->outer == 1 || geom->info.axis_dim * geom->inner_bits % 8 == 0;
+  for (int64_t i = 0; i < geom->info.num_outputs; i++) {
+    int64_t length = cleave_geometry_length(geom, i);
+    int64_t bit = offset * geom->inner_bits % 8;
+    if (length > 0 && (bit != 0 || !rows_aligned)) {
+      if (bit != 0) {
+        return cleave_fail(err, CLEAVE_ERROR_COPY_REQUIRED,
+                           "output %" PRId64 " starts at bit %" PRId64
+                           " of a byte: a view of packed data must start on a byte boundary, so "
+                           "this output needs a copy",
+                           i, bit);
+      }
+      return cleave_fail(err, CLEAVE_ERROR_COPY_REQUIRED,
+                         "output %" PRId64 " has rows of %" PRId64
+                         " bits that start inside bytes: a view of packed data must start on a "
+                         "byte boundary, so this output needs a copy",
+                         i, geom->info.axis_dim * geom->inner_bits);
+    }
+    offset += length;
+  }
+  return CLEAVE_OK;
+}
+
 cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shape, size_t rank,
                                 const void *input, cleave_view *views, size_t num_views,
                                 int64_t *dims, size_t dims_capacity, cleave_error *err) {
@@ -34,10 +61,16 @@ cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shap
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "dims is NULL but the views need %zu entries", need);
   }
-  bool has_bytes = geom->outer > 0 && geom->inner_bytes > 0 && info->axis_dim > 0;
+  bool has_bytes = cleave_geometry_has_data(geom);
   if (has_bytes && input == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "the input data is NULL but the input is not empty");
+  }
+  if (has_bytes && geom->packed) {
+    cleave_status st = check_packed_views(geom, err);
+    if (st != CLEAVE_OK) {
+      return st;
+    }
   }
   if (n == 0) {
     return cleave_succeed(err);
@@ -48,8 +81,8 @@ cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shap
     /* Rank-0 outputs (a 1-D input split into its elements without keepdims). */
     const unsigned char *base = input;
     for (int64_t i = 0; i < n; i++) {
-      views[i] =
-          (cleave_view){base != NULL ? base + i * geom->inner_bytes : NULL, 0, NULL, NULL, 1};
+      views[i] = (cleave_view){base != NULL ? base + cleave_geometry_bytes(geom, i) : NULL, 0, NULL,
+                               NULL, 1};
     }
     return cleave_succeed(err);
   }
@@ -91,8 +124,8 @@ cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shap
       }
     }
     cleave_view *v = &views[i];
-    /* offset * inner_bytes is within the input's byte size (0 for an empty input). */
-    v->data = base != NULL ? base + offset * geom->inner_bytes : NULL;
+    /* Within the input's byte size (0 for an empty input); whole bytes for packed views. */
+    v->data = base != NULL ? base + cleave_geometry_bytes(geom, offset) : NULL;
     v->rank = out_rank;
     v->shape = dshape;
     v->strides = dstrides;
