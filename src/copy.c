@@ -1,7 +1,6 @@
 /*
  * The portable kernel family: plain C, plus SSE2 streaming stores when the compiler targets
  * x86-64 (SSE2 is part of that baseline, so this file still runs on every x86-64 CPU).
- * Also the simplest copy of one output, kept as a reference for the others.
  */
 #include "engine.h"
 
@@ -10,22 +9,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-void cleave_copy_one(const void *input, void *output, int64_t outer, int64_t axis_dim,
-                     int64_t inner_bytes, int64_t offset, int64_t length) {
-  size_t row = (size_t)length * (size_t)inner_bytes;
-  if (row == 0 || outer == 0) {
-    return;
-  }
-  const unsigned char *src = (const unsigned char *)input + (size_t)offset * (size_t)inner_bytes;
-  unsigned char *dst = output;
-  size_t stride = (size_t)axis_dim * (size_t)inner_bytes;
-  for (int64_t o = 0; o < outer; o++) {
-    memcpy(dst, src, row);
-    dst += row;
-    src += stride;
-  }
-}
 
 #define CLEAVE_K(name) name##_portable
 

@@ -227,10 +227,6 @@ void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int
 /** Copies every output of a packed split that is not byte-aligned, on the calling thread. */
 void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs);
 
-/** Copies output i only: `length` elements at `offset` along the axis. */
-void cleave_copy_one(const void *input, void *output, int64_t outer, int64_t axis_dim,
-                     int64_t inner_bytes, int64_t offset, int64_t length);
-
 /* ---- run.c ------------------------------------------------------------------------------- */
 
 /** Checks the pointers a run of `geom` needs: the input (unless it is empty), the outputs array
