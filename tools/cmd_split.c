@@ -11,26 +11,36 @@
 #include "commands.h"
 #include "npy.h"
 #include "outputs.h"
+#include "packed_input.h"
 #include "progress.h"
 #include "report.h"
 #include "split_infer.h"
 #include "stream.h"
+#include "stream_bits.h"
 
 /* What writing an output's header needs. */
 typedef struct header_ctx {
   const npy_header *input;
   const split_result *result;
   const out_set *outputs;
+  /* Packed data: each output's byte count (its 1-D uint8 shape); NULL otherwise. */
+  const int64_t *packed_bytes;
   int64_t dims[NPY_MAX_RANK];
 } header_ctx;
 
 static int write_header(void *vctx, size_t i, int fd, uint64_t *header_size) {
   header_ctx *ctx = vctx;
-  split_output_dims(ctx->result, ctx->input->shape, ctx->input->rank, i, ctx->dims);
+  size_t rank = 1;
+  if (ctx->packed_bytes != NULL) {
+    ctx->dims[0] = ctx->packed_bytes[i];
+  } else {
+    split_output_dims(ctx->result, ctx->input->shape, ctx->input->rank, i, ctx->dims);
+    rank = (size_t)ctx->result->info.output_rank;
+  }
   unsigned char *bytes = NULL;
   size_t size = 0;
-  int rc = npy_build_header(ctx->input->descr, ctx->input->fortran_order, ctx->dims,
-                            (size_t)ctx->result->info.output_rank, &bytes, &size);
+  int rc = npy_build_header(ctx->input->descr, ctx->input->fortran_order, ctx->dims, rank, &bytes,
+                            &size);
   if (rc != 0) {
     return rc;
   }
@@ -91,34 +101,42 @@ static char *default_prefix(const char *input) {
   return prefix;
 }
 
-static int report_outputs(const op_options *o, const npy_header *h, const split_result *res,
+/* The input as the operator sees it. */
+typedef struct split_input {
+  int fd;
+  npy_header h;
+  npy_dtype dt;         /* byte-sized data: the file's type */
+  packed_input *packed; /* packed data (--dtype u4 --shape ...), or NULL */
+  const int64_t *shape; /* the logical shape: the header's, or --shape */
+  size_t rank;
+  uint64_t data_bytes;
+  int64_t *packed_bytes; /* packed data: each output's byte count (malloc'd) */
+} split_input;
+
+static int report_outputs(const op_options *o, const split_input *in, const split_result *res,
                           const out_set *set) {
   report r;
   int64_t dims[NPY_MAX_RANK];
   char path[PATH_MAX + 96];
   report_begin(&r, o->command->name, o->json, o->quiet);
   for (size_t i = 0; i < (size_t)res->info.num_outputs; i++) {
-    split_output_dims(res, h->shape, h->rank, i, dims);
+    split_output_dims(res, in->shape, in->rank, i, dims);
     out_set_final_path(set, i, path, sizeof path);
     report_output(&r, dims, (size_t)res->info.output_rank, path);
   }
   return report_end(&r);
 }
 
-/* Splits the data into the outputs, reports them and commits them, or leaves nothing behind. */
-static int write_outputs(const op_options *o, int fd, const npy_header *h, const npy_dtype *dt,
-                         uint64_t data_bytes, const split_result *res, out_set *set) {
-  int rc = out_set_create(set);
-  if (rc != 0) {
-    return rc;
-  }
+/* Byte-sized data: the byte stream of stream.h. */
+static int stream_bytes(const split_input *in, const split_result *res, stream_job *job) {
+  const npy_header *h = &in->h;
   /* Fortran-order data is the C-order data of the reversed shape: split it along the mirrored
    * axis, and the outputs, written with fortran_order True, load as the slices of the input. */
   size_t rank = h->rank;
   size_t axis = (size_t)res->info.axis;
   size_t physical_axis = h->fortran_order ? rank - 1 - axis : axis;
   uint64_t rows = 1;
-  uint64_t unit = (uint64_t)dt->item_size;
+  uint64_t unit = (uint64_t)in->dt.item_size;
   for (size_t d = 0; d < rank; d++) {
     size_t logical = h->fortran_order ? rank - 1 - d : d;
     if (d < physical_axis) {
@@ -127,34 +145,118 @@ static int write_outputs(const op_options *o, int fd, const npy_header *h, const
       unit *= (uint64_t)h->shape[logical];
     }
   }
-  if (data_bytes == 0) {
+  if (in->data_bytes == 0) {
     /* A zero dim elsewhere: every output is empty; the products above may then be meaningless. */
     rows = 0;
   }
+  job->rows = rows;
+  job->unit = unit;
+  job->lengths = res->lengths;
+  return stream_split(job);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b) {
+  while (b != 0) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* Packed data. When every output's share of a row is whole bytes, the split is a byte split of
+ * the packed bytes (stream.h, with units of the largest common byte count); otherwise the bit
+ * stream of stream_bits.h. */
+static int stream_packed(const split_input *in, const split_result *res, stream_job *job) {
+  const packed_input *pk = in->packed;
+  size_t axis = (size_t)res->info.axis;
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < pk->rank; d++) {
+    if (d < axis) {
+      outer *= pk->shape[d];
+    } else if (d > axis) {
+      inner *= pk->shape[d];
+    }
+  }
+  size_t count = (size_t)res->info.num_outputs;
+  if (in->data_bytes == 0) {
+    outer = inner = 0;
+  }
+  /* Bits fit in int64 (packed_check_input), and so do these. */
+  uint64_t unit_bits = (uint64_t)inner * (uint64_t)pk->bits;
+  uint64_t unit = 0;
+  int aligned = 1;
+  for (size_t i = 0; i < count && aligned; i++) {
+    uint64_t bits = (uint64_t)res->lengths[i] * unit_bits;
+    aligned = bits % 8 == 0;
+    unit = gcd(unit, bits / 8);
+  }
+  if (!aligned) {
+    stream_bits_job bj;
+    bj.in_fd = job->in_fd;
+    bj.in_path = job->in_path;
+    bj.data_offset = job->data_offset;
+    bj.data_bytes = in->data_bytes;
+    bj.type = pk->type;
+    bj.outer = outer;
+    bj.axis_dim = res->info.axis_dim;
+    bj.inner = inner;
+    bj.lengths = res->lengths;
+    bj.count = count;
+    bj.outputs = job->outputs;
+    bj.write_header = job->write_header;
+    bj.header_ctx = job->header_ctx;
+    bj.progress = job->progress;
+    return stream_bits_split(&bj);
+  }
+  if (unit == 0) {
+    unit = 1;
+  }
+  int64_t *lengths = cli_calloc(count, sizeof *lengths);
+  if (lengths == NULL) {
+    return CLI_EXIT_SOFTWARE;
+  }
+  for (size_t i = 0; i < count; i++) {
+    lengths[i] = (int64_t)((uint64_t)res->lengths[i] * unit_bits / 8 / unit);
+  }
+  job->rows = (uint64_t)outer;
+  job->unit = unit;
+  job->lengths = lengths;
+  int rc = stream_split(job);
+  free(lengths);
+  return rc;
+}
+
+/* Splits the data into the outputs, reports them and commits them, or leaves nothing behind. */
+static int write_outputs(const op_options *o, split_input *in, const split_result *res,
+                         out_set *set) {
+  int rc = out_set_create(set);
+  if (rc != 0) {
+    return rc;
+  }
   progress prog;
-  progress_init(&prog, !o->quiet && !o->no_progress && isatty(STDERR_FILENO), data_bytes);
+  progress_init(&prog, !o->quiet && !o->no_progress && isatty(STDERR_FILENO), in->data_bytes);
   header_ctx hctx;
-  hctx.input = h;
+  hctx.input = &in->h;
   hctx.result = res;
   hctx.outputs = set;
+  hctx.packed_bytes = in->packed_bytes;
   stream_job job;
-  job.in_fd = fd;
+  memset(&job, 0, sizeof job);
+  job.in_fd = in->fd;
   job.in_path = o->input;
-  job.data_offset = h->data_offset;
-  job.rows = rows;
-  job.unit = unit;
-  job.lengths = res->lengths;
+  job.data_offset = in->h.data_offset;
   job.count = (size_t)res->info.num_outputs;
   job.outputs = set;
   job.write_header = write_header;
   job.header_ctx = &hctx;
   job.progress = &prog;
-  rc = stream_split(&job);
+  rc = in->packed != NULL ? stream_packed(in, res, &job) : stream_bytes(in, res, &job);
   progress_finish(&prog);
   /* The report goes out before the commit: if stdout fails, the run fails and, like any failure,
    * leaves no output behind. */
   if (rc == 0) {
-    rc = report_outputs(o, h, res, set);
+    rc = report_outputs(o, in, res, set);
   }
   if (rc != 0) {
     out_set_abort(set);
@@ -163,23 +265,52 @@ static int write_outputs(const op_options *o, int fd, const npy_header *h, const
   return out_set_commit(set);
 }
 
+/* Packed data: each output's byte count (bits rounded up), from the library's plan for the
+ * logical shape. */
+static int packed_output_bytes(const op_options *o, split_input *in, const split_result *res) {
+  size_t count = (size_t)res->info.num_outputs;
+  in->packed_bytes = cli_calloc(count, sizeof *in->packed_bytes);
+  if (in->packed_bytes == NULL) {
+    return CLI_EXIT_SOFTWARE;
+  }
+  cleave_op op = op_options_build(o);
+  cleave_plan *plan = NULL;
+  cleave_error err;
+  if (cleave_plan_create(&op, in->packed->type, in->shape, in->rank, &plan, &err) != CLEAVE_OK) {
+    return cli_library_error(&err, NULL);
+  }
+  for (size_t i = 0; i < count; i++) {
+    in->packed_bytes[i] = cleave_plan_output_bytes(plan, i);
+  }
+  cleave_plan_destroy(plan);
+  return 0;
+}
+
 /* The checks that precede any output: the input file (66) and its data and the op's rules (65). */
-static int prepare(const op_options *o, int *fd, npy_header *h, npy_dtype *dt, uint64_t *data_bytes,
-                   split_result *res) {
+static int prepare(const op_options *o, split_input *in, split_result *res) {
   uint64_t file_size = 0;
-  int rc = open_input(o->input, fd, &file_size);
+  int rc = open_input(o->input, &in->fd, &file_size);
   if (rc == 0) {
-    rc = npy_read_header(*fd, file_size, o->input, h);
+    rc = npy_read_header(in->fd, file_size, o->input, &in->h);
   }
-  if (rc == 0) {
-    rc = npy_descr_to_dtype(h->descr, o->has_dtype ? &o->dtype : NULL, o->input, dt);
-  }
-  if (rc == 0) {
-    rc = npy_check_data_size(h, dt->item_size, file_size, o->input, data_bytes);
+  if (rc == 0 && in->packed == NULL) {
+    rc = npy_descr_to_dtype(in->h.descr, o->has_dtype ? &o->dtype : NULL, o->input, &in->dt);
+    if (rc == 0) {
+      rc = npy_check_data_size(&in->h, in->dt.item_size, file_size, o->input, &in->data_bytes);
+    }
+    in->shape = in->h.shape;
+    in->rank = in->h.rank;
+  } else if (rc == 0) {
+    packed_input *pk = in->packed;
+    rc = packed_check_input(pk, &in->h, file_size, o->input);
+    in->data_bytes = pk->data_bytes;
+    in->shape = pk->shape;
+    in->rank = pk->rank;
   }
   if (rc == 0) {
     cleave_op op = op_options_build(o);
-    rc = split_infer(&op, dt->type, h->shape, h->rank, res);
+    rc = split_infer(&op, in->packed != NULL ? in->packed->type : in->dt.type, in->shape, in->rank,
+                     res);
   }
   if (rc == 0) {
     int64_t sum = 0;
@@ -190,6 +321,9 @@ static int prepare(const op_options *o, int *fd, npy_header *h, npy_dtype *dt, u
       rc = cli_error(CLI_EXIT_SOFTWARE,
                      "internal error: the output lengths do not cover the axis dimension");
     }
+  }
+  if (rc == 0 && in->packed != NULL) {
+    rc = packed_output_bytes(o, in, res);
   }
   return rc;
 }
@@ -204,15 +338,22 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
     op_options_free(&o);
     return rc;
   }
-  int fd = -1;
-  npy_header h;
-  npy_dtype dt;
-  uint64_t data_bytes = 0;
+  split_input in;
+  memset(&in, 0, sizeof in);
+  in.fd = -1;
+  packed_input pk;
+  if (packed_dtype(o.dtype.dtype)) {
+    /* A malformed --shape is a command-line error: it comes before opening the input. */
+    rc = packed_parse_shape(o.shape_text, o.dtype, o.dtype_text, &pk);
+    in.packed = &pk;
+  }
   split_result res = {{0}, NULL};
   char *prefix = NULL;
   out_set set;
   memset(&set, 0, sizeof set);
-  rc = prepare(&o, &fd, &h, &dt, &data_bytes, &res);
+  if (rc == 0) {
+    rc = prepare(&o, &in, &res);
+  }
   if (rc == 0 && o.prefix == NULL) {
     prefix = default_prefix(o.input);
     if (prefix == NULL) {
@@ -224,13 +365,14 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
                       o.force, o.sync);
   }
   if (rc == 0) {
-    rc = write_outputs(&o, fd, &h, &dt, data_bytes, &res, &set);
+    rc = write_outputs(&o, &in, &res, &set);
   }
   out_set_free(&set);
   free(prefix);
+  free(in.packed_bytes);
   split_result_free(&res);
-  if (fd >= 0) {
-    close(fd);
+  if (in.fd >= 0) {
+    close(in.fd);
   }
   op_options_free(&o);
   return rc;

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "cli_util.h"
+#include "packed_input.h"
 
 static const op_command commands[] = {
     {"split", CLEAVE_OP_SPLIT, "OpenVINO Split-1"},
@@ -68,6 +69,7 @@ static int accepts(const op_command *command, int for_infer, int id) {
   case OPT_AXIS:
   case OPT_JSON:
   case OPT_DTYPE:
+  case OPT_SHAPE:
   case OPT_HELP:
     return 1;
   case OPT_NUM:
@@ -79,8 +81,6 @@ static int accepts(const op_command *command, int for_infer, int id) {
     return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE;
   case OPT_OPSET:
     return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || command->kind == CLEAVE_OP_ONNX_SPLIT;
-  case OPT_SHAPE:
-    return for_infer;
   default:
     return !for_infer;
   }
@@ -289,7 +289,22 @@ static int check_combination(op_options *o) {
     if (o->shape_text == NULL) {
       return missing(o, "--shape", "");
     }
-  } else if (o->input == NULL) {
+    return 0;
+  }
+  /* On a file, --shape is the logical shape of packed data, whose .npy holds only bytes. */
+  if (packed_dtype(o->dtype.dtype) && o->shape_text == NULL) {
+    return missing(o, "--shape",
+                   " with a packed --dtype (the file holds the packed bytes; --shape gives the "
+                   "logical shape)");
+  }
+  if (!packed_dtype(o->dtype.dtype) && o->shape_text != NULL) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
+                     "int4, uint4, int2, uint2, float4e2m1); the .npy header gives the shape of "
+                     "other data",
+                     name);
+  }
+  if (o->input == NULL) {
     return cli_error(CLI_EXIT_USAGE,
                      "%s: the input file is missing (usage: cleave %s [OPTIONS] "
                      "INPUT.npy)",

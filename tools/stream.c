@@ -10,11 +10,12 @@
 
 #include "cli_util.h"
 
-/* Input chunk size; also the size of the staging buffer for gathered pieces. Small enough for
- * the gathered pieces to still be in the cache when write() copies them out. */
-#define CHUNK_BYTES ((size_t)1 << 20)
-/* Outputs open at the same time; more outputs are processed in groups. */
-#define GROUP_SIZE 256
+/* Default input chunk size; also the size of the staging buffer for gathered pieces. Small
+ * enough for the gathered pieces to still be in the cache when write() copies them out. */
+#define DEFAULT_CHUNK_BYTES ((size_t)1 << 20)
+/* The chunk size of this run (stream_chunk_bytes), set when a split starts. */
+static size_t g_chunk_bytes = DEFAULT_CHUNK_BYTES;
+#define GROUP_SIZE STREAM_GROUP_SIZE
 /* Upper bound on one copy_file_range call, so progress and signals are seen regularly. */
 #define COPY_CALL_MAX ((size_t)64 << 20)
 
@@ -32,53 +33,79 @@ typedef struct stream_ctx {
   uint64_t *col; /* byte offset of each output's piece within a row */
 } stream_ctx;
 
-static int read_failed(const stream_ctx *c, int e) {
+size_t stream_chunk_bytes(void) {
+  const char *text = getenv("CLEAVE_CHUNK_BYTES");
+  if (text == NULL || text[0] == '\0') {
+    return DEFAULT_CHUNK_BYTES;
+  }
+  char *end = NULL;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || text[0] < '0' || text[0] > '9' || value < STREAM_MIN_CHUNK ||
+      value > STREAM_MAX_CHUNK) {
+    cli_warning("CLEAVE_CHUNK_BYTES='%s' is not a number from %u to %lu: using %zu", text,
+                (unsigned)STREAM_MIN_CHUNK, (unsigned long)STREAM_MAX_CHUNK, DEFAULT_CHUNK_BYTES);
+    return DEFAULT_CHUNK_BYTES;
+  }
+  return (size_t)value;
+}
+
+static int read_failed(const char *path, int e) {
   if (e == 0) {
     return cli_error(CLI_EXIT_IOERR,
                      "'%s' ended before its data did (was it truncated while "
                      "being read?)",
-                     c->job->in_path);
+                     path);
   }
-  return cli_error(CLI_EXIT_IOERR, "cannot read '%s': %s", c->job->in_path, strerror(e));
+  return cli_error(CLI_EXIT_IOERR, "cannot read '%s': %s", path, strerror(e));
 }
 
-static int write_failed(const stream_ctx *c, size_t i, int e) {
+static int write_failed(const out_set *outputs, size_t i, int e) {
   char path[PATH_MAX + 96];
-  out_set_final_path(c->job->outputs, i, path, sizeof path);
+  out_set_final_path(outputs, i, path, sizeof path);
   return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", path,
                    strerror(e != 0 ? e : ENOSPC));
 }
 
-static int read_full(const stream_ctx *c, void *buf, size_t size, uint64_t offset) {
+int stream_read(int fd, const char *path, void *buf, size_t size, uint64_t offset) {
   size_t done = 0;
   while (done < size) {
-    ssize_t n = pread(c->job->in_fd, (char *)buf + done, size - done, (off_t)(offset + done));
+    ssize_t n = pread(fd, (char *)buf + done, size - done, (off_t)(offset + done));
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n <= 0) {
-      return read_failed(c, n == 0 ? 0 : errno);
+      return read_failed(path, n == 0 ? 0 : errno);
     }
     done += (size_t)n;
   }
   return 0;
 }
 
-static int write_full(stream_ctx *c, size_t i, const void *buf, size_t size) {
-  out_state *o = &c->outs[i % GROUP_SIZE];
+int stream_write(const out_set *outputs, size_t i, int fd, uint64_t *pos, const void *buf,
+                 size_t size) {
   size_t done = 0;
   while (done < size) {
-    ssize_t n = pwrite(o->fd, (const char *)buf + done, size - done, (off_t)o->pos);
+    ssize_t n = pwrite(fd, (const char *)buf + done, size - done, (off_t)*pos);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n <= 0) {
-      return write_failed(c, i, n == 0 ? 0 : errno);
+      return write_failed(outputs, i, n == 0 ? 0 : errno);
     }
     done += (size_t)n;
-    o->pos += (uint64_t)n;
+    *pos += (uint64_t)n;
   }
   return 0;
+}
+
+static int read_full(const stream_ctx *c, void *buf, size_t size, uint64_t offset) {
+  return stream_read(c->job->in_fd, c->job->in_path, buf, size, offset);
+}
+
+static int write_full(stream_ctx *c, size_t i, const void *buf, size_t size) {
+  out_state *o = &c->outs[i % GROUP_SIZE];
+  return stream_write(c->job->outputs, i, o->fd, &o->pos, buf, size);
 }
 
 /* Copies size bytes at input offset `from` to the end of output i. */
@@ -103,7 +130,7 @@ static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
        * can only come from the output. */
       int e = errno;
       if (e == ENOSPC || e == EFBIG || e == EDQUOT) {
-        return write_failed(c, i, e);
+        return write_failed(c->job->outputs, i, e);
       }
       char path[PATH_MAX + 96];
       out_set_final_path(c->job->outputs, i, path, sizeof path);
@@ -111,7 +138,7 @@ static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
                        c->job->in_path, path, strerror(e));
     }
     if (n == 0) {
-      return read_failed(c, 0);
+      return read_failed(c->job->in_path, 0);
     }
     from += (uint64_t)n;
     size -= (uint64_t)n;
@@ -119,7 +146,7 @@ static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
     progress_add(c->job->progress, (uint64_t)n);
   }
   while (size > 0) {
-    size_t want = size < CHUNK_BYTES ? (size_t)size : CHUNK_BYTES;
+    size_t want = size < g_chunk_bytes ? (size_t)size : g_chunk_bytes;
     int rc = read_full(c, c->chunk, want, from);
     if (rc == 0) {
       rc = write_full(c, i, c->chunk, want);
@@ -175,7 +202,7 @@ static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
   uint64_t row_bytes = c->col[job->count];
   uint64_t span_start = c->col[g0];
   size_t span = (size_t)(c->col[g1] - span_start);
-  size_t per_batch = CHUNK_BYTES / span;
+  size_t per_batch = g_chunk_bytes / span;
   size_t last = (size_t)(job->rows % per_batch);
   cleave_plan *full = NULL, *tail = NULL;
   void **outs = calloc(g1 - g0, sizeof *outs);
@@ -241,7 +268,7 @@ static int run_group(stream_ctx *c, size_t g0, size_t g1) {
     uint64_t span = c->col[g1] - c->col[g0];
     /* Batching rows only pays when several rows fit in a chunk and pieces are not already
      * large enough for one system call each. */
-    int by_piece = span > CHUNK_BYTES / 2 || min_piece >= CHUNK_BYTES / 4;
+    int by_piece = span > g_chunk_bytes / 2 || min_piece >= g_chunk_bytes / 4;
     rc = by_piece ? copy_by_piece(c, g0, g1) : copy_by_batch(c, g0, g1);
   }
   for (size_t i = g0; i < g0 + opened; i++) {
@@ -258,8 +285,9 @@ int stream_split(const stream_job *job) {
   memset(&c, 0, sizeof c);
   c.job = job;
   c.use_copy_file_range = 1;
-  c.chunk = malloc(CHUNK_BYTES);
-  c.staging = malloc(CHUNK_BYTES);
+  g_chunk_bytes = stream_chunk_bytes();
+  c.chunk = malloc(g_chunk_bytes);
+  c.staging = malloc(g_chunk_bytes);
   c.col = calloc(job->count + 1, sizeof *c.col);
   int rc = 0;
   if (c.chunk == NULL || c.staging == NULL || c.col == NULL) {

@@ -16,6 +16,32 @@
 #include "outputs.h"
 #include "progress.h"
 
+/** Outputs open at the same time; more outputs are processed in groups. */
+#define STREAM_GROUP_SIZE 256
+/** Bounds of the chunk size that CLEAVE_CHUNK_BYTES may set. */
+#define STREAM_MIN_CHUNK 64u
+#define STREAM_MAX_CHUNK (1ul << 30)
+
+/**
+ * The size of the input chunks and staging buffers: 1 MiB, or the value of the environment
+ * variable CLEAVE_CHUNK_BYTES (STREAM_MIN_CHUNK to STREAM_MAX_CHUNK bytes; otherwise a warning and
+ * the default). A small value lets tests split inputs larger than several chunks cheaply.
+ */
+size_t stream_chunk_bytes(void);
+
+/**
+ * Reads exactly `size` bytes at `offset` of the input `fd` (named `path` in messages). Returns 0,
+ * or prints an error and returns CLI_EXIT_IOERR (a failed read, or the file ended early).
+ */
+int stream_read(int fd, const char *path, void *buf, size_t size, uint64_t offset);
+
+/**
+ * Writes `size` bytes to output i's descriptor `fd` at `*pos` and advances `*pos`. Returns 0, or
+ * prints an error naming output i of `outputs` and returns CLI_EXIT_IOERR.
+ */
+int stream_write(const out_set *outputs, size_t i, int fd, uint64_t *pos, const void *buf,
+                 size_t size);
+
 /** Writes output i's header at offset 0 of `fd` and stores its size (where the data starts). */
 typedef int (*stream_header_fn)(void *ctx, size_t i, int fd, uint64_t *header_size);
 
