@@ -8,7 +8,7 @@ import clitest
 from clitest import check
 
 OUTPUT_OPTIONS = ["-o, --output", "-f, --force", "--json", "-q, --quiet", "--no-progress",
-                  "--dtype", "-h, --help"]
+                  "--dtype", "--shape", "-h, --help"]
 OPTIONS = {
     "split": ["-a, --axis", "-n, --num-splits"] + OUTPUT_OPTIONS,
     "variadic-split": ["-a, --axis", "-l, --lengths"] + OUTPUT_OPTIONS,
