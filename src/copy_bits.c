@@ -111,6 +111,81 @@ static inline void put_msb(bit_writer *bw, uint64_t w, unsigned n) {
   }
 }
 
+/*
+ * The fast path of a row: `words` whole 64-bit words of stream bits from stream bit `bit`. With
+ * `used` bits pending in the writer, output word k holds the stream bits that start `used` bits
+ * before bit + 64k (the first word's first `used` bits are the pending ones), so the loop reads
+ * consecutive input words from one byte address and funnels each pair through one fixed shift
+ * pair, with no per-word bookkeeping. Returns the number of words done (fewer near the input's
+ * end, where its loads would read past the last byte: the caller finishes them one by one).
+ * Needs bit >= used.
+ */
+static uint64_t row_words_lsb(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
+                              uint64_t words) {
+  unsigned used = bw->used;
+  uint64_t start = bit - used, byte = start >> 3;
+  unsigned t = (unsigned)(start & 7);
+  if (byte + 16 > size) {
+    return 0;
+  }
+  /* Word k loads bytes [byte + 8k, byte + 8k + 16). */
+  uint64_t n = (size - byte - 8) / 8;
+  n = n < words ? n : words;
+  const unsigned char *q = in + byte;
+  unsigned char *out = bw->out;
+  uint64_t keep = used == 0 ? 0 : ~(uint64_t)0 >> (64 - used); /* the pending (first) bits */
+  uint64_t lo = load_le(q), hi = load_le(q + 8);
+  uint64_t w = t == 0 ? lo : (lo >> t) | (hi << (64 - t));
+  store_le(out, (w & ~keep) | bw->acc);
+  if (t == 0) {
+    for (uint64_t k = 1; k < n; k++) {
+      memcpy(out + 8 * k, q + 8 * k, 8);
+    }
+  } else {
+    for (uint64_t k = 1; k < n; k++) {
+      lo = hi;
+      hi = load_le(q + 8 * k + 8);
+      store_le(out + 8 * k, (lo >> t) | (hi << (64 - t)));
+    }
+  }
+  bw->out = out + 8 * n;
+  /* The last `used` bits taken stay pending, as the word-by-word path leaves them. */
+  bw->acc = used == 0 ? 0 : read_lsb(in, size, start + 64 * n) & keep;
+  return n;
+}
+
+static uint64_t row_words_msb(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
+                              uint64_t words) {
+  unsigned used = bw->used;
+  uint64_t start = bit - used, byte = start >> 3;
+  unsigned t = (unsigned)(start & 7);
+  if (byte + 16 > size) {
+    return 0;
+  }
+  uint64_t n = (size - byte - 8) / 8;
+  n = n < words ? n : words;
+  const unsigned char *q = in + byte;
+  unsigned char *out = bw->out;
+  uint64_t keep = used == 0 ? 0 : ~(~(uint64_t)0 >> used);
+  uint64_t lo = load_be(q), hi = load_be(q + 8);
+  uint64_t w = t == 0 ? lo : (lo << t) | (hi >> (64 - t));
+  store_be(out, (w & ~keep) | bw->acc);
+  if (t == 0) {
+    for (uint64_t k = 1; k < n; k++) {
+      memcpy(out + 8 * k, q + 8 * k, 8);
+    }
+  } else {
+    for (uint64_t k = 1; k < n; k++) {
+      lo = hi;
+      hi = load_be(q + 8 * k + 8);
+      store_be(out + 8 * k, (lo << t) | (hi >> (64 - t)));
+    }
+  }
+  bw->out = out + 8 * n;
+  bw->acc = used == 0 ? 0 : read_msb(in, size, start + 64 * n) & keep;
+  return n;
+}
+
 /* Writes the pending bits as whole bytes; the bits after them are already zero. */
 static void flush(bit_writer *bw, bool msb_first) {
   unsigned bytes = (bw->used + 7) / 8;
@@ -119,37 +194,52 @@ static void flush(bit_writer *bw, bool msb_first) {
   }
 }
 
+/* Appends `row_bits` stream bits from stream bit `bit` to the writer. */
+static void copy_row(bit_writer *bw, const unsigned char *in, uint64_t input_bytes, uint64_t bit,
+                     uint64_t row_bits, bool msb_first) {
+  uint64_t left = row_bits;
+  /* Rows of a few words or more take the fast path for their whole words. */
+  if (left >= 128 && bit >= bw->used) {
+    uint64_t done = msb_first ? row_words_msb(bw, in, input_bytes, bit, left / 64)
+                              : row_words_lsb(bw, in, input_bytes, bit, left / 64);
+    bit += 64 * done;
+    left -= 64 * done;
+  }
+  if (msb_first) {
+    for (; left >= 64; left -= 64, bit += 64) {
+      put_msb(bw, read_msb(in, input_bytes, bit), 64);
+    }
+    if (left > 0) {
+      uint64_t mask = ~(~(uint64_t)0 >> left);
+      put_msb(bw, read_msb(in, input_bytes, bit) & mask, (unsigned)left);
+    }
+  } else {
+    for (; left >= 64; left -= 64, bit += 64) {
+      put_lsb(bw, read_lsb(in, input_bytes, bit), 64);
+    }
+    if (left > 0) {
+      uint64_t mask = ((uint64_t)1 << left) - 1;
+      put_lsb(bw, read_lsb(in, input_bytes, bit) & mask, (unsigned)left);
+    }
+  }
+}
+
 void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int64_t rows,
                       uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
                       bool msb_first) {
-  const unsigned char *in = input;
   bit_writer bw = {output, 0, 0};
   if (rows <= 0 || row_bits == 0) {
     return;
   }
   for (int64_t r = 0; r < rows; r++) {
-    uint64_t bit = first_bit + (uint64_t)r * row_stride_bits;
-    uint64_t left = row_bits;
-    if (msb_first) {
-      for (; left >= 64; left -= 64, bit += 64) {
-        put_msb(&bw, read_msb(in, input_bytes, bit), 64);
-      }
-      if (left > 0) {
-        uint64_t mask = ~(~(uint64_t)0 >> left);
-        put_msb(&bw, read_msb(in, input_bytes, bit) & mask, (unsigned)left);
-      }
-    } else {
-      for (; left >= 64; left -= 64, bit += 64) {
-        put_lsb(&bw, read_lsb(in, input_bytes, bit), 64);
-      }
-      if (left > 0) {
-        uint64_t mask = ((uint64_t)1 << left) - 1;
-        put_lsb(&bw, read_lsb(in, input_bytes, bit) & mask, (unsigned)left);
-      }
-    }
+    copy_row(&bw, input, input_bytes, first_bit + (uint64_t)r * row_stride_bits, row_bits,
+             msb_first);
   }
   flush(&bw, msb_first);
 }
+
+/* Outputs written together, row by row (their writers live on the stack). */
+#define PACKED_GROUP 64
 
 void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs) {
   if (!cleave_geometry_has_data(geom)) {
@@ -158,13 +248,34 @@ void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *co
   uint64_t input_bytes = (uint64_t)cleave_packed_bytes(geom->input_bits / geom->info.element_bits,
                                                        geom->info.element_bits);
   uint64_t stride = (uint64_t)geom->info.axis_dim * (uint64_t)geom->inner_bits;
+  bool msb = geom->msb_first;
+  bit_writer bw[PACKED_GROUP];
+  uint64_t col[PACKED_GROUP], width[PACKED_GROUP];
   int64_t offset = 0;
-  for (int64_t i = 0; i < geom->info.num_outputs; i++) {
-    int64_t length = cleave_geometry_length(geom, i);
-    /* Every bit count below is at most the input's, which fits (bits_fit). */
-    cleave_copy_bits(input, input_bytes, outputs[i], geom->outer,
-                     (uint64_t)offset * (uint64_t)geom->inner_bits, stride,
-                     (uint64_t)length * (uint64_t)geom->inner_bits, geom->msb_first);
-    offset += length;
+  /* Row by row, each output's piece in turn: the input is read once, in order, whatever the
+   * pieces' sizes (output by output, pieces shorter than a page read the input in strides that
+   * defeat the hardware prefetchers: measured 2x slower for 2 KiB pieces). */
+  for (int64_t g0 = 0; g0 < geom->info.num_outputs; g0 += PACKED_GROUP) {
+    int64_t g1 =
+        geom->info.num_outputs - g0 < PACKED_GROUP ? geom->info.num_outputs : g0 + PACKED_GROUP;
+    for (int64_t i = g0; i < g1; i++) {
+      int64_t length = cleave_geometry_length(geom, i);
+      /* Every bit count below is at most the input's, which fits (bits_fit). */
+      bw[i - g0] = (bit_writer){outputs[i], 0, 0};
+      col[i - g0] = (uint64_t)offset * (uint64_t)geom->inner_bits;
+      width[i - g0] = (uint64_t)length * (uint64_t)geom->inner_bits;
+      offset += length;
+    }
+    for (int64_t r = 0; r < geom->outer; r++) {
+      uint64_t row = (uint64_t)r * stride;
+      for (int64_t k = 0; k < g1 - g0; k++) {
+        if (width[k] > 0) {
+          copy_row(&bw[k], input, input_bytes, row + col[k], width[k], msb);
+        }
+      }
+    }
+    for (int64_t k = 0; k < g1 - g0; k++) {
+      flush(&bw[k], msb);
+    }
   }
 }
