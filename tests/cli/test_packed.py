@@ -143,6 +143,11 @@ def every_type(work):
             ([5, 0, 2], 1, None, 3),
             ([7, 9], 1, [0, 9, 0], None),
         ]
+        # Rows of hundreds of bits: pieces of several words at every bit offset, as one batch
+        # of rows with the default chunk.
+        for k in range(3):
+            shape = [int(rng.integers(1, 24)), int(rng.integers(100, 1200) * 8 // bits)]
+            cases.append((shape, 1, random_lengths(rng, shape[1], int(rng.integers(2, 6))), None))
         for k in range(4):
             rank = int(rng.integers(1, 4))
             shape = [int(rng.integers(1, 40)) for _ in range(rank)]
