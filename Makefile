@@ -3,6 +3,7 @@ BUILD ?= build
 MAKEFLAGS += --no-print-directory
 JOBS ?= 2
 CMAKE_FLAGS ?=
+CTEST_ARGS ?=
 
 .PHONY: all demo test deps install clean
 
@@ -21,7 +22,7 @@ demo:
 test: deps
 	cmake -S . -B $(BUILD) -DBUILD_TESTING=ON -DCLEAVE_WITH_ONNX=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 
 deps:
 	sh .ci/deps

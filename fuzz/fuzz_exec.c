@@ -30,17 +30,37 @@ static int64_t source_index(const fuzz_case *c, const cleave_split_info *info,
   return flat;
 }
 
+/* Element j of a packed buffer: `bits` wide, the first element in the high or the low bits. */
+static unsigned packed_get(const unsigned char *buf, int64_t j, int64_t bits, bool msb_first) {
+  int64_t bit = j * bits;
+  unsigned shift = msb_first ? (unsigned)(8 - bits - bit % 8) : (unsigned)(bit % 8);
+  return (unsigned)(buf[bit / 8] >> shift) & ((1u << bits) - 1);
+}
+
+/* Whether element e of output `out` equals element `from` of the input. */
+static bool same_element(const unsigned char *out, int64_t e, const unsigned char *in, int64_t from,
+                         int64_t ebits, bool msb_first) {
+  if (ebits % 8 == 0) {
+    size_t esize = (size_t)(ebits / 8);
+    return memcmp(out + (size_t)e * esize, in + (size_t)from * esize, esize) == 0;
+  }
+  return packed_get(out, e, ebits, msb_first) == packed_get(in, from, ebits, msb_first);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_reader r = {data, size, 0};
   fuzz_case c;
   fuzz_read_case(&r, &c, true);
-  int64_t esize = 0;
+  int64_t ebits = 0;
   int64_t count = 1;
   for (size_t k = 0; k < c.rank; k++) {
     count *= c.shape[k];
   }
-  bool sized = cleave_type_size(c.type, &esize, NULL) == CLEAVE_OK;
-  size_t in_bytes = sized ? (size_t)(count * esize) : 0;
+  cleave_bit_order order = CLEAVE_BIT_ORDER_NONE;
+  bool sized = cleave_type_bits(c.type, &ebits, &order, NULL) == CLEAVE_OK;
+  bool msb_first = order == CLEAVE_BIT_ORDER_MSB_FIRST;
+  /* Packed tensors take whole bytes: ceil(count * bits / 8). */
+  size_t in_bytes = sized ? (size_t)((count * ebits + 7) / 8) : 0;
   unsigned char *input = malloc(in_bytes + 1);
   for (size_t i = 0; i < in_bytes; i++) {
     input[i] = (unsigned char)(i * 131 + (i >> 8));
@@ -80,12 +100,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int64_t elements = count == 0 ? 0 : count / c.shape[info.axis] * lengths[o];
         for (int64_t e = 0; e < elements; e++) {
           int64_t from = source_index(&c, &info, lengths, o, e);
-          if (memcmp(outputs[o] + e * esize, input + from * esize, (size_t)esize) != 0) {
+          if (!same_element(outputs[o], e, input, from, ebits, msb_first)) {
+            abort();
+          }
+        }
+        int64_t out_bits = elements * ebits, out_bytes = (out_bits + 7) / 8;
+        /* A packed output's unused tail bits are zero. */
+        if (out_bits % 8 != 0) {
+          unsigned used = (unsigned)(out_bits % 8);
+          unsigned char tail = outputs[o][out_bytes - 1];
+          unsigned char unused =
+              msb_first ? (unsigned char)(0xFFu >> used) : (unsigned char)(0xFFu << used);
+          if ((tail & unused) != 0) {
             abort();
           }
         }
         /* Nothing written past the output's end. */
-        if (outputs[o][elements * esize] != SENTINEL && elements * esize < (int64_t)in_bytes) {
+        if (outputs[o][out_bytes] != SENTINEL && out_bytes < (int64_t)in_bytes) {
           abort();
         }
       }

@@ -117,7 +117,7 @@ static inline void fuzz_read_case(fuzz_reader *r, fuzz_case *c, bool small) {
   c->op.has_num_splits = fuzz_u8(r) & 1;
   c->op.keepdims = (int64_t)(fuzz_u8(r) % 3);
   uint8_t t = fuzz_u8(r);
-  c->type.dtype = (cleave_dtype)(t % 25);
+  c->type.dtype = (cleave_dtype)(t % 38); /* every dtype, and 0 and 37, which are not */
   c->type.width = (c->type.dtype == CLEAVE_BYTES || c->type.dtype == CLEAVE_UNICODE)
                       ? (int64_t)(fuzz_u8(r) % 6)
                       : 0;
