@@ -13,6 +13,10 @@
 
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static inline uint64_t load_le(const unsigned char *p) {
   uint64_t w;
   memcpy(&w, p, sizeof w);
@@ -111,23 +115,53 @@ static inline void put_msb(bit_writer *bw, uint64_t w, unsigned n) {
   }
 }
 
-/*
- * The fast path of a row: `words` whole 64-bit words of stream bits from stream bit `bit`. With
- * `used` bits pending in the writer, output word k holds the stream bits that start `used` bits
- * before bit + 64k (the first word's first `used` bits are the pending ones), so the loop reads
- * consecutive input words from one byte address and funnels each pair through one fixed shift
- * pair, with no per-word bookkeeping. Returns the number of words done (fewer near the input's
- * end, where its loads would read past the last byte: the caller finishes them one by one).
- * Needs bit >= used.
- */
-static uint64_t row_words_lsb(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
-                              uint64_t words) {
-  unsigned used = bw->used;
-  uint64_t start = bit - used, byte = start >> 3;
-  unsigned t = (unsigned)(start & 7);
-  if (byte + 16 > size) {
-    return 0;
+/* Writes the pending bits as whole bytes; the bits after them are already zero. */
+static void flush(bit_writer *bw, bool msb_first) {
+  unsigned bytes = (bw->used + 7) / 8;
+  for (unsigned k = 0; k < bytes; k++) {
+    bw->out[k] = (unsigned char)(msb_first ? bw->acc >> (56 - 8 * k) : bw->acc >> (8 * k));
   }
+}
+
+/* The word-by-word path: appends `count` stream bits from stream bit `bit`. */
+static void run_slow(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
+                     uint64_t count, bool msb_first) {
+  if (msb_first) {
+    for (; count >= 64; count -= 64, bit += 64) {
+      put_msb(bw, read_msb(in, size, bit), 64);
+    }
+    if (count > 0) {
+      put_msb(bw, read_msb(in, size, bit) & ~(~(uint64_t)0 >> count), (unsigned)count);
+    }
+  } else {
+    for (; count >= 64; count -= 64, bit += 64) {
+      put_lsb(bw, read_lsb(in, size, bit), 64);
+    }
+    if (count > 0) {
+      put_lsb(bw, read_lsb(in, size, bit) & (((uint64_t)1 << count) - 1), (unsigned)count);
+    }
+  }
+}
+
+/*
+ * The fast path: appends `count` stream bits from stream bit `bit`. With `used` bits pending in
+ * the writer, output word k (of the (used + count) / 64 it completes) holds the stream bits that
+ * start `used` bits before bit + 64k, the first word's first `used` bits being the pending ones;
+ * so the loop reads consecutive input words from one byte address and funnels each pair through
+ * one fixed shift pair, with no per-word bookkeeping, and the bits after the last whole word
+ * become the pending ones with one more read. Words whose loads would pass the input's last byte
+ * are read one by one. Returns false (having done nothing) when the slow path must do it all:
+ * fewer than 64 bits in all, a start less than `used` bits into the input, or too near its end.
+ */
+static bool run_lsb(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
+                    uint64_t count) {
+  unsigned used = bw->used;
+  uint64_t total = used + count, start = bit - used, byte = start >> 3;
+  if (total < 64 || bit < used || byte + 16 > size) {
+    return false;
+  }
+  unsigned t = (unsigned)(start & 7), rest = (unsigned)(total % 64);
+  uint64_t words = total / 64;
   /* Word k loads bytes [byte + 8k, byte + 8k + 16). */
   uint64_t n = (size - byte - 8) / 8;
   n = n < words ? n : words;
@@ -138,30 +172,44 @@ static uint64_t row_words_lsb(bit_writer *bw, const unsigned char *in, uint64_t 
   uint64_t w = t == 0 ? lo : (lo >> t) | (hi << (64 - t));
   store_le(out, (w & ~keep) | bw->acc);
   if (t == 0) {
-    for (uint64_t k = 1; k < n; k++) {
-      memcpy(out + 8 * k, q + 8 * k, 8);
-    }
+    memcpy(out + 8, q + 8, (size_t)(8 * (n - 1)));
   } else {
-    for (uint64_t k = 1; k < n; k++) {
+    uint64_t k = 1;
+#if defined(__SSE2__)
+    /* Two words at a time; word k + 1's loads end at byte + 8k + 24 <= byte + 8n + 8. */
+    __m128i right = _mm_cvtsi32_si128((int)t), left = _mm_cvtsi32_si128((int)(64 - t));
+    for (; k + 2 <= n; k += 2) {
+      __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(q + 8 * k));
+      __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + 8 * k + 8));
+      _mm_storeu_si128((__m128i *)(void *)(out + 8 * k),
+                       _mm_or_si128(_mm_srl_epi64(a, right), _mm_sll_epi64(b, left)));
+    }
+    hi = load_le(q + 8 * k);
+#endif
+    for (; k < n; k++) {
       lo = hi;
       hi = load_le(q + 8 * k + 8);
       store_le(out + 8 * k, (lo >> t) | (hi << (64 - t)));
     }
   }
-  bw->out = out + 8 * n;
-  /* The last `used` bits taken stay pending, as the word-by-word path leaves them. */
-  bw->acc = used == 0 ? 0 : read_lsb(in, size, start + 64 * n) & keep;
-  return n;
+  for (uint64_t k = n; k < words; k++) {
+    store_le(out + 8 * k, read_lsb(in, size, start + 64 * k));
+  }
+  bw->out = out + 8 * words;
+  bw->acc = rest == 0 ? 0 : read_lsb(in, size, start + 64 * words) & (((uint64_t)1 << rest) - 1);
+  bw->used = rest;
+  return true;
 }
 
-static uint64_t row_words_msb(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
-                              uint64_t words) {
+static bool run_msb(bit_writer *bw, const unsigned char *in, uint64_t size, uint64_t bit,
+                    uint64_t count) {
   unsigned used = bw->used;
-  uint64_t start = bit - used, byte = start >> 3;
-  unsigned t = (unsigned)(start & 7);
-  if (byte + 16 > size) {
-    return 0;
+  uint64_t total = used + count, start = bit - used, byte = start >> 3;
+  if (total < 64 || bit < used || byte + 16 > size) {
+    return false;
   }
+  unsigned t = (unsigned)(start & 7), rest = (unsigned)(total % 64);
+  uint64_t words = total / 64;
   uint64_t n = (size - byte - 8) / 8;
   n = n < words ? n : words;
   const unsigned char *q = in + byte;
@@ -171,56 +219,44 @@ static uint64_t row_words_msb(bit_writer *bw, const unsigned char *in, uint64_t 
   uint64_t w = t == 0 ? lo : (lo << t) | (hi >> (64 - t));
   store_be(out, (w & ~keep) | bw->acc);
   if (t == 0) {
-    for (uint64_t k = 1; k < n; k++) {
-      memcpy(out + 8 * k, q + 8 * k, 8);
-    }
+    memcpy(out + 8, q + 8, (size_t)(8 * (n - 1)));
   } else {
-    for (uint64_t k = 1; k < n; k++) {
-      lo = hi;
-      hi = load_be(q + 8 * k + 8);
-      store_be(out + 8 * k, (lo << t) | (hi >> (64 - t)));
+    /* Output byte j is input byte j shifted up by t over the top t bits of byte j + 1: in
+     * little-endian words, one shift pair and a per-byte mask, with no byte swaps. */
+    uint64_t high = 0x0101010101010101u * ((0xffu << t) & 0xffu);
+    uint64_t k = 1;
+#if defined(__SSE2__)
+    __m128i up = _mm_cvtsi32_si128((int)t), down = _mm_cvtsi32_si128((int)(8 - t));
+    __m128i mask = _mm_set1_epi64x((long long)high);
+    for (; k + 2 <= n; k += 2) {
+      __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(q + 8 * k));
+      __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + 8 * k + 1));
+      _mm_storeu_si128((__m128i *)(void *)(out + 8 * k),
+                       _mm_or_si128(_mm_and_si128(_mm_sll_epi64(a, up), mask),
+                                    _mm_andnot_si128(mask, _mm_srl_epi64(b, down))));
+    }
+#endif
+    for (; k < n; k++) {
+      uint64_t a = load_le(q + 8 * k), b = load_le(q + 8 * k + 1);
+      store_le(out + 8 * k, ((a << t) & high) | ((b >> (8 - t)) & ~high));
     }
   }
-  bw->out = out + 8 * n;
-  bw->acc = used == 0 ? 0 : read_msb(in, size, start + 64 * n) & keep;
-  return n;
-}
-
-/* Writes the pending bits as whole bytes; the bits after them are already zero. */
-static void flush(bit_writer *bw, bool msb_first) {
-  unsigned bytes = (bw->used + 7) / 8;
-  for (unsigned k = 0; k < bytes; k++) {
-    bw->out[k] = (unsigned char)(msb_first ? bw->acc >> (56 - 8 * k) : bw->acc >> (8 * k));
+  for (uint64_t k = n; k < words; k++) {
+    store_be(out + 8 * k, read_msb(in, size, start + 64 * k));
   }
+  bw->out = out + 8 * words;
+  bw->acc = rest == 0 ? 0 : read_msb(in, size, start + 64 * words) & ~(~(uint64_t)0 >> rest);
+  bw->used = rest;
+  return true;
 }
 
 /* Appends `row_bits` stream bits from stream bit `bit` to the writer. */
 static void copy_row(bit_writer *bw, const unsigned char *in, uint64_t input_bytes, uint64_t bit,
                      uint64_t row_bits, bool msb_first) {
-  uint64_t left = row_bits;
-  /* Rows of a few words or more take the fast path for their whole words. */
-  if (left >= 128 && bit >= bw->used) {
-    uint64_t done = msb_first ? row_words_msb(bw, in, input_bytes, bit, left / 64)
-                              : row_words_lsb(bw, in, input_bytes, bit, left / 64);
-    bit += 64 * done;
-    left -= 64 * done;
-  }
-  if (msb_first) {
-    for (; left >= 64; left -= 64, bit += 64) {
-      put_msb(bw, read_msb(in, input_bytes, bit), 64);
-    }
-    if (left > 0) {
-      uint64_t mask = ~(~(uint64_t)0 >> left);
-      put_msb(bw, read_msb(in, input_bytes, bit) & mask, (unsigned)left);
-    }
-  } else {
-    for (; left >= 64; left -= 64, bit += 64) {
-      put_lsb(bw, read_lsb(in, input_bytes, bit), 64);
-    }
-    if (left > 0) {
-      uint64_t mask = ((uint64_t)1 << left) - 1;
-      put_lsb(bw, read_lsb(in, input_bytes, bit) & mask, (unsigned)left);
-    }
+  bool done = msb_first ? run_msb(bw, in, input_bytes, bit, row_bits)
+                        : run_lsb(bw, in, input_bytes, bit, row_bits);
+  if (!done) {
+    run_slow(bw, in, input_bytes, bit, row_bits, msb_first);
   }
 }
 
