@@ -4,10 +4,13 @@
  * A packed tensor is a stream of bits. In LSB-first order (the 4-bit types, ONNX int2/uint2),
  * stream bit k is bit k % 8 of byte k / 8; in MSB-first order (OpenVINO u1, u2) it is bit
  * 7 - k % 8. Either way an element's bits are consecutive in the stream, so splitting moves runs
- * of stream bits. The kernel reads 64 stream bits at a time from any bit position (two shifts)
- * and appends them to the output through a 64-bit accumulator, so the cost per word does not
- * depend on the element width. It never reads past the input's last byte and always writes whole
- * output bytes, zeroing the bits after the output's last element.
+ * of stream bits. Each output keeps its unfinished 64-bit word in an accumulator; a run of 64
+ * bits or more is written as whole output words funnelled straight from pairs of input words
+ * with one shift pair for the whole run (run_lsb, run_msb), shorter runs go through the
+ * accumulator 64 stream bits at a time (two shifts per read), so the cost per word does not
+ * depend on the element width. Outputs are written row by row, so the input is read once, in
+ * order. It never reads past the input's last byte and always writes whole output bytes, zeroing
+ * the bits after the output's last element.
  */
 #include "internal.h"
 
