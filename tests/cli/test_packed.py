@@ -179,6 +179,21 @@ def many_outputs(work):
     run_case("u1 300 aligned outputs", work, rng, "u1", [3, 8 * 300], 1, None, 300, small)
 
 
+def chunk_knob(work):
+    """A CLEAVE_CHUNK_BYTES outside 64..2^30 is ignored with a warning: the run still succeeds."""
+    np.save(os.path.join(work, "k.npy"), (np.arange(6) * 0x11).astype(np.uint8))
+    for value in ["12", "lots", "1073741825"]:
+        env = dict(os.environ, CLEAVE_CHUNK_BYTES=value)
+        r = clitest.run(["split", "-a", "1", "-n", "2", "--dtype", "u4", "--shape", "[3,4]",
+                         "-f", "-q", "k.npy"], work, env=env)
+        check(r.returncode == 0, f"chunk knob {value}: exit {r.returncode}: {r.stderr.strip()}")
+        check(f"cleave: warning: CLEAVE_CHUNK_BYTES='{value}'" in r.stderr,
+              f"chunk knob {value}: no warning in {r.stderr!r}")
+        out = np.load(os.path.join(work, "k_1.npy"))
+        # Byte k holds k twice: rows [0 0 1 1], [2 2 3 3], [4 4 5 5]; second halves 11, 33, 55.
+        check(out.tolist() == [0x11, 0x33, 0x55], f"chunk knob {value}: output {out.tolist()}")
+
+
 def errors(work):
     """Each error: status, message with the offending values, nothing left behind."""
     np.save(os.path.join(work, "p.npy"), np.arange(5, dtype=np.uint8))
@@ -246,6 +261,7 @@ def main():
     every_type(work)
     many_outputs(work)
     big_inputs(work)
+    chunk_knob(clitest.workdir("packed_knob"))
     errors(clitest.workdir("packed_errors"))
     clitest.finish()
 
