@@ -4,57 +4,45 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* Reads entry `at` of an array of T at `p` into r.value (memcpy: the caller's array need not be
+ * aligned for its type). */
+#define READ_AS(T)                                                                                 \
+  do {                                                                                             \
+    T v_;                                                                                          \
+    memcpy(&v_, p + at * sizeof v_, sizeof v_);                                                    \
+    r.value = (int64_t)v_;                                                                         \
+  } while (0)
+
 cleave_int cleave_values_get(const cleave_values *values, int64_t i) {
   cleave_int r = {0, 0, true};
   const unsigned char *p = values->data;
   size_t at = (size_t)i;
-  /* memcpy: the caller's array need not be aligned for its type. */
   switch (values->dtype) {
-  case CLEAVE_I8: {
-    int8_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_I8:
+    READ_AS(int8_t);
     break;
-  }
-  case CLEAVE_I16: {
-    int16_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_I16:
+    READ_AS(int16_t);
     break;
-  }
-  case CLEAVE_I32: {
-    int32_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_I32:
+    READ_AS(int32_t);
     break;
-  }
-  case CLEAVE_I64: {
-    int64_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_I64:
+    READ_AS(int64_t);
     break;
-  }
-  case CLEAVE_U8: {
-    uint8_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_U8:
+    READ_AS(uint8_t);
     break;
-  }
-  case CLEAVE_U16: {
-    uint16_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_U16:
+    READ_AS(uint16_t);
     break;
-  }
-  case CLEAVE_U32: {
-    uint32_t v;
-    memcpy(&v, p + at * sizeof v, sizeof v);
-    r.value = v;
+  case CLEAVE_U32:
+    READ_AS(uint32_t);
     break;
-  }
   case CLEAVE_U64: {
     uint64_t v;
     memcpy(&v, p + at * sizeof v, sizeof v);
+    /* Above INT64_MAX the value is kept as it is, never wrapped (to -1, say). */
     if (v > (uint64_t)INT64_MAX) {
       r.fits = false;
       r.unsigned_value = v;
