@@ -48,7 +48,9 @@ static cleave_status plan_schedule(cleave_plan *p, const cleave_kernels *kernels
       at += (size_t)snprintf(p->description + at, sizeof p->description - at, " %s", kind_names[k]);
     }
   }
-  if (count == 0) {
+  if (!g->bytes_aligned) {
+    snprintf(p->description, sizeof p->description, "bits");
+  } else if (count == 0) {
     snprintf(p->description + at, sizeof p->description - at, " empty");
   } else if (p->engine.nontemporal && used[CLEAVE_SEG_ROWS]) {
     snprintf(p->description + at, sizeof p->description - at, " nt");

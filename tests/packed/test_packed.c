@@ -360,6 +360,23 @@ static void test_views(void **state) {
   assert_non_null(strstr(err.message, "output 1"));
 }
 
+/* The plan names its copy: the bit-stream copy only where blocks are not whole bytes. */
+static void test_plan_kernels(void **state) {
+  (void)state;
+  int64_t shape[2] = {3, 8}, axis = 1, aligned[2] = {2, 6}, odd[2] = {3, 5};
+  cleave_plan *plan = NULL;
+  cleave_op op = cleave_op_variadic_split(&axis, odd, 2);
+  assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_U4), shape, 2, &plan, NULL),
+                   CLEAVE_OK);
+  assert_string_equal(cleave_plan_kernels(plan), "bits");
+  cleave_plan_destroy(plan);
+  op = cleave_op_variadic_split(&axis, aligned, 2);
+  assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_U4), shape, 2, &plan, NULL),
+                   CLEAVE_OK);
+  assert_null(strstr(cleave_plan_kernels(plan), "bits"));
+  cleave_plan_destroy(plan);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bit_order_vectors),
@@ -369,6 +386,7 @@ int main(void) {
       cmocka_unit_test(test_aligned_large),
       cmocka_unit_test(test_random_splits),
       cmocka_unit_test(test_views),
+      cmocka_unit_test(test_plan_kernels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
