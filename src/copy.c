@@ -12,6 +12,10 @@
 
 #define CLEAVE_K(name) name##_portable
 
+static inline void CLEAVE_K(copy_cached)(unsigned char *dst, const unsigned char *src, size_t n) {
+  memcpy(dst, src, n);
+}
+
 /* Below this a streamed copy is not worth aligning: a plain copy of a few lines. */
 #define NT_MIN 256
 

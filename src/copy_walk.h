@@ -3,7 +3,10 @@
  * The including file defines, before including it:
  *   CLEAVE_K(name)                 the family's name for a static function (e.g. name##_avx2);
  *   static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *src, size_t n)
- *                                  a copy that streams whole 64-byte lines of dst.
+ *                                  a copy that streams whole 64-byte lines of dst;
+ *   static inline void CLEAVE_K(copy_cached)(unsigned char *dst, const unsigned char *src,
+ *                                            size_t n)
+ *                                  a copy through the caches (ordinary stores).
  * Being compiled in each family's file lets the compiler inline that copy into the loop.
  */
 
@@ -32,7 +35,7 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
       if (nt) {
         CLEAVE_K(copy_nt)(dst, src, (size_t)n);
       } else {
-        memcpy(dst, src, (size_t)n);
+        CLEAVE_K(copy_cached)(dst, src, (size_t)n);
       }
       src += n;
       c += n;

@@ -77,6 +77,24 @@ static void test_rows_contiguous(void **state) {
   }
 }
 
+/* Block sizes at the edges of the inline in-cache copy (256 to 16384 bytes) and just outside. */
+static void test_rows_cached_edges(void **state) {
+  (void)state;
+  static const int64_t shape[2] = {2, 33280};
+  static const int64_t lengths[4] = {255, 256, 16384, 16385};
+  int64_t axis = 1;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (size_t m = 0; m < 3; m++) {
+      kc_case c = variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, lengths, 4, &axis);
+      c.in_misalign = m * 7;
+      c.out_misalign = m * 3;
+      cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
+      const char *words[] = {"rows", NULL};
+      kc_check(&c, &o, KC_ONE_THREAD, words);
+    }
+  }
+}
+
 /* Rows before the axis: each output takes one row piece per input row, in input order. */
 static void test_rows_streamed(void **state) {
   (void)state;
@@ -614,6 +632,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_contiguous),
       cmocka_unit_test(test_rows_streamed),
+      cmocka_unit_test(test_rows_cached_edges),
       cmocka_unit_test(test_rows_in_cache_description),
       cmocka_unit_test(test_tiny_units),
       cmocka_unit_test(test_tiny_multi_element_units),
