@@ -12,7 +12,8 @@
  *
  * Conventions that hold for every function here:
  *   - The caller owns all memory it passes in. The library allocates only in functions whose name
- *     says so (`cleave_plan_create`); what they allocate is released by the matching `_destroy`.
+ *     says so (`cleave_plan_create*`, `cleave_threadpool_create`, `cleave_plan_run_alloc`); what
+ *     they allocate is released by the matching `_destroy` / `cleave_outputs_free`.
  *   - Every fallible function returns a `cleave_status`. When `err` is not NULL it receives the
  *     same status and a human-readable message naming the offending value and the rule it broke.
  *   - On failure no output byte is written: every check happens before the first copy.
@@ -80,7 +81,9 @@ typedef enum cleave_status {
   CLEAVE_ERROR_UNSUPPORTED_VERSION = 7,
   /** A size computation (elements, bytes, offsets, sums) does not fit in int64. */
   CLEAVE_ERROR_OVERFLOW = 8,
-  /** Memory could not be allocated (only functions that allocate return it). */
+  /** Memory could not be allocated (by functions that allocate), or an input is too large to be
+   * in memory (a packed input of more than 2^60 bytes: SEMANTICS.md 1 makes a representable but
+   * unallocatable size an out-of-memory error when executing, not a rule violation). */
   CLEAVE_ERROR_OUT_OF_MEMORY = 9,
   /** A caller-provided array is too small; the needed size was reported. */
   CLEAVE_ERROR_CAPACITY = 10,
@@ -406,7 +409,9 @@ typedef struct cleave_tensor {
  * `num_outputs` must equal the operator's output count (see `cleave_infer`) or the call fails
  * with CLEAVE_ERROR_INVALID_ARGUMENT naming both counts. Each `outputs[i]` must hold the output's
  * byte size; it may be NULL only when that size is 0. Output buffers must not overlap the input
- * or each other. Nothing is written unless every check passes. Allocates nothing.
+ * or each other. Nothing is written unless every check passes. Allocates nothing. Returns
+ * CLEAVE_OK, any inference status, CLEAVE_ERROR_INVALID_ARGUMENT, or CLEAVE_ERROR_OUT_OF_MEMORY
+ * for a packed input too large to be in memory (more than 2^60 bytes).
  */
 CLEAVE_API cleave_status cleave_run(const cleave_op *op, const cleave_tensor *input,
                                     void *const *outputs, size_t num_outputs, cleave_error *err);
@@ -493,6 +498,10 @@ CLEAVE_API cleave_status cleave_plan_run(const cleave_plan *plan, const void *in
  * `data` (then a copy of its byte size from `data` is the output): always when every input dim
  * before the axis is 1, when the output takes the whole axis, or when the output is empty.
  * `data` is NULL only when the input pointer was NULL (an empty input).
+ * For packed sub-byte types, `data` is the byte where the output's first row starts (views exist
+ * only when every row starts on a byte boundary), and strides still count elements: element k is
+ * at bit (sum k_j * strides[j]) * bits of the stream that starts at `data`, in the type's bit
+ * order.
  */
 typedef struct cleave_view {
   const void *data;
@@ -512,7 +521,11 @@ typedef struct cleave_view {
  * `CLEAVE_VIEW_DIMS(num_outputs, output_rank)` entries (else CLEAVE_ERROR_CAPACITY naming the
  * size needed; `dims` may be NULL when that is 0). The views stay valid while `dims` and the
  * input memory do; they do not refer to the plan. The time taken depends on the output count and
- * rank, never on the tensor's size. Allocates nothing. Thread-safe.
+ * rank, never on the tensor's size. Allocates nothing. Thread-safe. Also returns
+ * CLEAVE_ERROR_COPY_REQUIRED (naming the output) for packed data whose output rows do not start
+ * on byte boundaries, CLEAVE_ERROR_OVERFLOW when the dims needed exceed SIZE_MAX, and
+ * CLEAVE_ERROR_OUT_OF_MEMORY for a packed input too large to be in memory. Nothing is written to
+ * `views` or `dims` on failure.
  */
 CLEAVE_API cleave_status cleave_plan_views(const cleave_plan *plan, const void *input,
                                            cleave_view *views, size_t num_views, int64_t *dims,
@@ -520,8 +533,8 @@ CLEAVE_API cleave_status cleave_plan_views(const cleave_plan *plan, const void *
 
 /**
  * One-shot form of `cleave_plan_views`: validates `op` on `input` (as `cleave_run` does) and
- * describes its outputs as views of `input->data`. Returns CLEAVE_OK, any inference status,
- * CLEAVE_ERROR_INVALID_ARGUMENT or CLEAVE_ERROR_CAPACITY. Allocates nothing. Thread-safe.
+ * describes its outputs as views of `input->data`. Returns CLEAVE_OK, any inference status, or
+ * a status of `cleave_plan_views`. Allocates nothing. Thread-safe.
  */
 CLEAVE_API cleave_status cleave_views(const cleave_op *op, const cleave_tensor *input,
                                       cleave_view *views, size_t num_views, int64_t *dims,
@@ -632,10 +645,11 @@ CLEAVE_API cleave_status cleave_plan_create_with(const cleave_op *op, cleave_typ
 
 /**
  * Describes the copy schedule the plan chose, as a string owned by the plan (valid until
- * `cleave_plan_destroy`), e.g. "avx2 rows nt" or "portable transpose4 gather".
+ * `cleave_plan_destroy`), e.g. "avx2 rows nt", "portable transpose4 gather" or "bits".
  * Words: the kernel family; "rows" (row-by-row block copies, one block per output when every
  * dim before the axis is 1), "transpose1/2/4/8" and "gather" (tiny-output kernels); "nt" when
- * large copies use non-temporal stores; "empty" when there is nothing to copy.
+ * large copies use non-temporal stores; "empty" when there is nothing to copy; "bits" alone for
+ * a packed split whose blocks are not whole bytes (the bit-stream copy, on the calling thread).
  */
 CLEAVE_API const char *cleave_plan_kernels(const cleave_plan *plan);
 

@@ -315,6 +315,13 @@ cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type 
   if (st != CLEAVE_OK) {
     return st;
   }
+  /* Rank -1 is the one spelling of "absent": anything below is a caller's mistake. */
+  if (op->axis.rank < -1 || op->lengths.rank < -1) {
+    bool axis = op->axis.rank < -1;
+    return cleave_fail(
+        err, CLEAVE_ERROR_INVALID_ARGUMENT, "%s has rank %d, but a rank is -1 (absent) or >= 0",
+        axis ? "axis" : "the lengths", (int)(axis ? op->axis.rank : op->lengths.rank));
+  }
   bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
   st = check_shape(type, shape, static_mode, prep, err);
   if (st != CLEAVE_OK) {

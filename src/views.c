@@ -61,6 +61,11 @@ cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shap
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "dims is NULL but the views need %zu entries", need);
   }
+  if (!geom->bits_fit) {
+    /* Such an input cannot be in memory; its bit offsets do not fit in int64 either. */
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                       "a packed input of more than 2^60 bytes cannot be in memory");
+  }
   bool has_bytes = cleave_geometry_has_data(geom);
   if (has_bytes && input == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,

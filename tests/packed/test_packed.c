@@ -285,7 +285,8 @@ static void test_sizes_and_names(void **state) {
     assert_int_equal(cleave_type_size(cleave_type_of(t->dtype), &size, &err),
                      CLEAVE_ERROR_UNSUPPORTED_TYPE);
     assert_non_null(strstr(err.message, t->name));
-    /* Inference reports the bits; a byte size above 2^63-1 is still an overflow. */
+    /* Inference reports the bits; an element count above 2^63-1 is an overflow (sizes are
+     * checked in elements first for packed types). */
     int64_t shape[2] = {3, 5}, axis = 1, n = 5;
     cleave_op op = cleave_op_split(&axis, n);
     cleave_split_info info;
@@ -377,6 +378,37 @@ static void test_plan_kernels(void **state) {
   cleave_plan_destroy(plan);
 }
 
+/* A packed input of more than 2^60 bytes: its shape is valid (inference works), but it cannot be
+ * in memory and its bit offsets do not fit in int64, so every execution entry point refuses it
+ * as out of memory, and writes nothing. */
+static void test_too_large_for_memory(void **state) {
+  (void)state;
+  int64_t shape[1] = {(int64_t)1 << 62}, axis = 0; /* u4: 2^61 bytes */
+  cleave_op op = cleave_op_split(&axis, 2);
+  cleave_type type = cleave_type_of(CLEAVE_U4);
+  cleave_split_info info;
+  assert_int_equal(cleave_infer(&op, type, shape, 1, &info, NULL, 0, NULL), CLEAVE_OK);
+  assert_int_equal(info.num_outputs, 2);
+  unsigned char in[1] = {0}, out[2][4];
+  memset(out, 0x5A, sizeof out);
+  void *outs[2] = {out[0], out[1]};
+  cleave_tensor t = {in, type, 1, shape};
+  cleave_error err;
+  assert_int_equal(cleave_run(&op, &t, outs, 2, &err), CLEAVE_ERROR_OUT_OF_MEMORY);
+  assert_non_null(strstr(err.message, "2^60"));
+  cleave_plan *plan = NULL;
+  assert_int_equal(cleave_plan_create(&op, type, shape, 1, &plan, &err),
+                   CLEAVE_ERROR_OUT_OF_MEMORY);
+  assert_null(plan);
+  cleave_view views[2];
+  int64_t dims[4] = {7, 7, 7, 7};
+  assert_int_equal(cleave_views(&op, &t, views, 2, dims, 4, &err), CLEAVE_ERROR_OUT_OF_MEMORY);
+  assert_int_equal(dims[0], 7);
+  for (size_t b = 0; b < sizeof out; b++) {
+    assert_int_equal(((unsigned char *)out)[b], 0x5A);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bit_order_vectors),
@@ -387,6 +419,7 @@ int main(void) {
       cmocka_unit_test(test_random_splits),
       cmocka_unit_test(test_views),
       cmocka_unit_test(test_plan_kernels),
+      cmocka_unit_test(test_too_large_for_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -571,6 +571,18 @@ static void test_values_misuse(void **state) {
   split.axis.count = 2;
   tu_check_error(&split, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
                  na);
+  /* -1 is the only rank meaning "absent": a rank below is a mistake, not an absent input. */
+  cleave_op seq = cleave_op_split_to_sequence(24);
+  seq.lengths.rank = -7;
+  const char *nr[] = {"lengths", "-7", NULL};
+  tu_check_error(&seq, cleave_type_of(CLEAVE_F32), shape, 1, 6, CLEAVE_ERROR_INVALID_ARGUMENT, nr);
+  cleave_op onnx = cleave_op_onnx_split(13);
+  onnx.num_splits = 2;
+  onnx.has_num_splits = 1;
+  onnx.axis.rank = -2;
+  const char *nra[] = {"axis", "-2", NULL};
+  tu_check_error(&onnx, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
+                 nra);
 }
 
 /* Unknown enumerators: an op kind is INVALID_ARGUMENT, a data type UNSUPPORTED_TYPE. */
