@@ -649,7 +649,7 @@ CLEAVE_API cleave_status cleave_plan_create_with(const cleave_op *op, cleave_typ
  * Words: the kernel family; "rows" (row-by-row block copies, one block per output when every
  * dim before the axis is 1), "transpose1/2/4/8" and "gather" (tiny-output kernels); "nt" when
  * large copies use non-temporal stores; "empty" when there is nothing to copy; "bits" alone for
- * a packed split whose blocks are not whole bytes (the bit-stream copy, on the calling thread).
+ * a packed split whose blocks are not whole bytes (the bit-stream copy).
  */
 CLEAVE_API const char *cleave_plan_kernels(const cleave_plan *plan);
 

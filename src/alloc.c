@@ -195,7 +195,7 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
     engine.min_task_bytes = engine.total / (int64_t)exec->num_threads;
   }
   if (!g->bytes_aligned) {
-    cleave_copy_packed(g, input, (void *const *)outputs);
+    cleave_copy_packed(g, input, (void *const *)outputs, exec, plan->options.parallel_bytes);
   } else {
     cleave_engine_run(&engine, input, outputs, exec);
   }

@@ -280,10 +280,10 @@ void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int
 /* Outputs written together, row by row (their writers live on the stack). */
 #define PACKED_GROUP 64
 
-void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs) {
-  if (!cleave_geometry_has_data(geom)) {
-    return;
-  }
+/* Copies input rows [r0, r1) of every output. r0 is a multiple of 8 (or 0), so row r0 of every
+ * output starts on a byte boundary: r0 * width bits is whole bytes. */
+static void copy_packed_rows(const cleave_geometry *geom, const void *input, void *const *outputs,
+                             int64_t r0, int64_t r1) {
   uint64_t input_bytes = (uint64_t)cleave_packed_bytes(geom->input_bits / geom->info.element_bits,
                                                        geom->info.element_bits);
   uint64_t stride = (uint64_t)geom->info.axis_dim * (uint64_t)geom->inner_bits;
@@ -300,12 +300,13 @@ void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *co
     for (int64_t i = g0; i < g1; i++) {
       int64_t length = cleave_geometry_length(geom, i);
       /* Every bit count below is at most the input's, which fits (bits_fit). */
-      bw[i - g0] = (bit_writer){outputs[i], 0, 0};
-      col[i - g0] = (uint64_t)offset * (uint64_t)geom->inner_bits;
       width[i - g0] = (uint64_t)length * (uint64_t)geom->inner_bits;
+      col[i - g0] = (uint64_t)offset * (uint64_t)geom->inner_bits;
+      bw[i - g0] =
+          (bit_writer){(unsigned char *)outputs[i] + (uint64_t)r0 * width[i - g0] / 8, 0, 0};
       offset += length;
     }
-    for (int64_t r = 0; r < geom->outer; r++) {
+    for (int64_t r = r0; r < r1; r++) {
       uint64_t row = (uint64_t)r * stride;
       for (int64_t k = 0; k < g1 - g0; k++) {
         if (width[k] > 0) {
@@ -313,8 +314,46 @@ void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *co
         }
       }
     }
+    /* Before the last row, (r1 - r0) * width is whole bytes (both multiples of 8 rows): the flush
+     * writes only this range's own bytes. After the last row it also zeroes the tail bits. */
     for (int64_t k = 0; k < g1 - g0; k++) {
       flush(&bw[k], msb);
     }
   }
+}
+
+typedef struct packed_job {
+  const cleave_geometry *geom;
+  const void *input;
+  void *const *outputs;
+  int64_t rows_per_task;
+} packed_job;
+
+static void packed_task(void *context, size_t index) {
+  const packed_job *job = context;
+  int64_t r0 = (int64_t)index * job->rows_per_task;
+  int64_t r1 =
+      job->geom->outer - r0 < job->rows_per_task ? job->geom->outer : r0 + job->rows_per_task;
+  copy_packed_rows(job->geom, job->input, job->outputs, r0, r1);
+}
+
+void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs,
+                        const cleave_exec *exec, int64_t parallel_bytes) {
+  if (!cleave_geometry_has_data(geom)) {
+    return;
+  }
+  int64_t bytes =
+      cleave_packed_bytes(geom->input_bits / geom->info.element_bits, geom->info.element_bits);
+  /* Threads take ranges of whole groups of 8 rows, so that no two write the same byte. */
+  bool threads = exec != NULL && exec->parallel_for != NULL && exec->num_threads > 1 &&
+                 bytes >= parallel_bytes && geom->outer >= 16;
+  if (!threads) {
+    copy_packed_rows(geom, input, outputs, 0, geom->outer);
+    return;
+  }
+  int64_t count = exec->num_threads > 64 ? 256 : (int64_t)exec->num_threads * 4;
+  int64_t rows = (geom->outer + count - 1) / count;
+  rows = (rows + 7) / 8 * 8;
+  packed_job job = {geom, input, outputs, rows};
+  exec->parallel_for(exec->context, packed_task, &job, (size_t)((geom->outer + rows - 1) / rows));
 }

@@ -224,8 +224,11 @@ void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int
                       uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
                       bool msb_first);
 
-/** Copies every output of a packed split that is not byte-aligned, on the calling thread. */
-void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs);
+/** Copies every output of a packed split that is not byte-aligned: on the calling thread, or
+ * through `exec` (NULL: this thread) in ranges of whole groups of 8 rows when the input has at
+ * least `parallel_bytes` bytes and 16 rows. */
+void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs,
+                        const cleave_exec *exec, int64_t parallel_bytes);
 
 /* ---- run.c ------------------------------------------------------------------------------- */
 

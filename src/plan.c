@@ -205,7 +205,7 @@ cleave_status cleave_plan_run_exec(const cleave_plan *plan, const void *input, v
     return st;
   }
   if (!plan->geom.bytes_aligned) {
-    cleave_copy_packed(&plan->geom, input, outputs);
+    cleave_copy_packed(&plan->geom, input, outputs, exec, plan->options.parallel_bytes);
   } else {
     cleave_engine_run(&plan->engine, input, outputs, exec);
   }

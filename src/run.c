@@ -34,7 +34,7 @@ cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *inpu
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs) {
   /* One-shot runs use the same engine as plans, with the default tuning, on this thread. */
   if (!geom->bytes_aligned) {
-    cleave_copy_packed(geom, input, outputs);
+    cleave_copy_packed(geom, input, outputs, NULL, 0);
     return;
   }
   cleave_plan_options options = cleave_plan_options_default();

@@ -191,6 +191,69 @@ static void test_random_splits(void **state) {
   }
 }
 
+/* A parallel-for that runs the tasks in reverse order on the calling thread: results must not
+ * depend on the order (each task owns whole bytes of every output). */
+static void reverse_for(void *pool, cleave_task_fn task, void *context, size_t count) {
+  (void)pool;
+  for (size_t i = count; i-- > 0;) {
+    task(context, i);
+  }
+}
+
+/* The bit-stream copy on threads: ranges of 8-row groups, through the built-in pool and through
+ * a caller's parallel-for, against the reference (row counts that are not multiples of 8, cuts
+ * inside bytes). */
+static void test_threaded(void **state) {
+  (void)state;
+  cleave_threadpool *pool = NULL;
+  assert_int_equal(cleave_threadpool_create(2, &pool, NULL), CLEAVE_OK);
+  cleave_exec execs[2] = {cleave_exec_threadpool(pool), {reverse_for, NULL, 3}};
+  cleave_plan_options options = cleave_plan_options_default();
+  options.parallel_bytes = 0;
+  static const int64_t rows[] = {16, 17, 23, 61, 200};
+  for (size_t ti = 0; ti < NUM_PACKED; ti++) {
+    const packed_case *t = &packed_types[ti];
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      int64_t shape[2] = {rows[r], 45}, axis = 1, lengths[3] = {7, 1, 37};
+      int64_t count = shape[0] * shape[1];
+      size_t in_bytes = (size_t)bytes_of(count, t->bits);
+      unsigned char *in = malloc(in_bytes);
+      for (size_t b = 0; b < in_bytes; b++) {
+        in[b] = (unsigned char)next_random();
+      }
+      cleave_op op = cleave_op_variadic_split(&axis, lengths, 3);
+      cleave_plan *plan = NULL;
+      assert_int_equal(
+          cleave_plan_create_with(&op, cleave_type_of(t->dtype), shape, 2, &options, &plan, NULL),
+          CLEAVE_OK);
+      assert_string_equal(cleave_plan_kernels(plan), "bits");
+      for (size_t e = 0; e < 2; e++) {
+        unsigned char *outs[3], *expected = malloc(in_bytes + 16);
+        void *ptrs[3];
+        for (int o = 0; o < 3; o++) {
+          outs[o] = malloc(in_bytes + 16);
+          memset(outs[o], 0xA5, in_bytes + 16);
+          ptrs[o] = outs[o];
+        }
+        assert_int_equal(cleave_plan_run_exec(plan, in, ptrs, &execs[e], NULL), CLEAVE_OK);
+        for (int o = 0; o < 3; o++) {
+          size_t out_bytes = (size_t)bytes_of(shape[0] * lengths[o], t->bits);
+          reference(in, shape, 2, axis, lengths, o, t, expected);
+          if (memcmp(outs[o], expected, out_bytes) != 0 || outs[o][out_bytes] != 0xA5) {
+            fail_msg("%s threaded (exec %zu) rows %lld output %d differs", t->name, e,
+                     (long long)rows[r], o);
+          }
+          free(outs[o]);
+        }
+        free(expected);
+      }
+      cleave_plan_destroy(plan);
+      free(in);
+    }
+  }
+  cleave_threadpool_destroy(pool);
+}
+
 /* Boundaries at every bit offset: one row of 67 elements cut at each position. */
 static void test_every_offset(void **state) {
   (void)state;
@@ -420,6 +483,7 @@ int main(void) {
       cmocka_unit_test(test_views),
       cmocka_unit_test(test_plan_kernels),
       cmocka_unit_test(test_too_large_for_memory),
+      cmocka_unit_test(test_threaded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
