@@ -56,24 +56,6 @@ static void check_alloc(const kc_case *c, const cleave_exec *exec) {
   free(in_raw);
 }
 
-static kc_case split_case(const int64_t *axis, int64_t n, cleave_type type, size_t esize,
-                          const int64_t *shape, size_t rank, size_t axis_index, int64_t *lengths) {
-  kc_case c;
-  memset(&c, 0, sizeof c);
-  c.op = cleave_op_split(axis, n);
-  c.type = type;
-  c.esize = esize;
-  memcpy(c.shape, shape, rank * sizeof *shape);
-  c.rank = rank;
-  c.axis = axis_index;
-  for (int64_t i = 0; i < n; i++) {
-    lengths[i] = shape[axis_index] / n;
-  }
-  c.lengths = lengths;
-  c.num_outputs = (size_t)n;
-  return c;
-}
-
 static void test_alloc_contents(void **state) {
   (void)state;
   int64_t axis0 = 0, axis1 = 1, lengths[64];
@@ -86,19 +68,19 @@ static void test_alloc_contents(void **state) {
     size_t misalign = e >= 2 ? 16 : 0;
     /* Small blocks (heap), odd output sizes. */
     int64_t s1[2] = {3, 7};
-    kc_case c1 = split_case(&axis0, 3, cleave_type_of(CLEAVE_U8), 1, s1, 2, 0, lengths);
+    kc_case c1 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s1, 2, 0, 3, lengths, &axis0);
     c1.in_misalign = misalign + 1;
     check_alloc(&c1, execs[e % 2]);
     int64_t s2[2] = {50, 33};
-    kc_case c2 = split_case(&axis1, 33, cleave_type_of(CLEAVE_F32), 4, s2, 2, 1, lengths);
+    kc_case c2 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s2, 2, 1, 33, lengths, &axis1);
     c2.in_misalign = misalign;
     check_alloc(&c2, execs[e % 2]);
     /* A large block (mapped, huge-page advice) of 6 MiB, split on both axes. */
     int64_t s3[2] = {6, 256 * 1024};
-    kc_case c3 = split_case(&axis0, 2, cleave_type_of(CLEAVE_F32), 4, s3, 2, 0, lengths);
+    kc_case c3 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s3, 2, 0, 2, lengths, &axis0);
     c3.in_misalign = misalign;
     check_alloc(&c3, execs[e % 2]);
-    kc_case c4 = split_case(&axis1, 4, cleave_type_of(CLEAVE_F32), 4, s3, 2, 1, lengths);
+    kc_case c4 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s3, 2, 1, 4, lengths, &axis1);
     c4.in_misalign = misalign;
     check_alloc(&c4, execs[e % 2]);
     /* Empty outputs still get valid, distinct-or-equal pointers and free cleanly. */
@@ -117,7 +99,7 @@ static void test_alloc_contents(void **state) {
     c5.in_misalign = misalign;
     check_alloc(&c5, execs[e % 2]);
     int64_t s6[2] = {0, 4};
-    kc_case c6 = split_case(&axis1, 2, cleave_type_of(CLEAVE_U8), 1, s6, 2, 1, lengths);
+    kc_case c6 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s6, 2, 1, 2, lengths, &axis1);
     check_alloc(&c6, execs[e % 2]);
   }
   cleave_threadpool_destroy(pool);

@@ -17,25 +17,6 @@
 
 static const int64_t NEVER = INT64_MAX;
 
-/* A Split-1 case on `shape` along `axis` into `n` outputs of `chunk` each. */
-static kc_case split_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
-                          size_t axis, int64_t n, int64_t *lengths, const int64_t *axis_value) {
-  kc_case c;
-  memset(&c, 0, sizeof c);
-  c.op = cleave_op_split(axis_value, n);
-  c.type = type;
-  c.esize = esize;
-  memcpy(c.shape, shape, rank * sizeof *shape);
-  c.rank = rank;
-  c.axis = axis;
-  for (int64_t i = 0; i < n; i++) {
-    lengths[i] = shape[axis] / n;
-  }
-  c.lengths = lengths;
-  c.num_outputs = (size_t)n;
-  return c;
-}
-
 /* A VariadicSplit case with explicit lengths (no -1). */
 static kc_case variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
                              size_t axis, const int64_t *lengths, size_t n,
@@ -188,7 +169,7 @@ static void test_tiny_units(void **state) {
           for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
             int64_t shape[2] = {rows[r], outs[k]};
             kc_case c =
-                split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
+                kc_split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
             c.in_misalign = variant % 5;
             c.out_misalign = out_misalign[variant % (sizeof out_misalign / sizeof out_misalign[0])];
             variant++;
@@ -211,17 +192,17 @@ static void test_tiny_multi_element_units(void **state) {
     cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
     /* u16 pairs: 4-byte units. */
     int64_t s1[2] = {33, 34};
-    kc_case c1 = split_case(cleave_type_of(CLEAVE_U16), 2, s1, 2, 1, 17, lengths, &axis1);
+    kc_case c1 = kc_split_case(cleave_type_of(CLEAVE_U16), 2, s1, 2, 1, 17, lengths, &axis1);
     const char *w1[] = {"transpose4", NULL};
     kc_check(&c1, &o, KC_ONE_THREAD, w1);
     /* u8 runs of 8 along an inner axis: [O, k, 2, 4] split on axis 1 gives 8-byte units. */
     int64_t s2[4] = {19, 12, 2, 4};
-    kc_case c2 = split_case(cleave_type_of(CLEAVE_U8), 1, s2, 4, 1, 12, lengths, &axis1);
+    kc_case c2 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s2, 4, 1, 12, lengths, &axis1);
     const char *w2[] = {"transpose8", NULL};
     kc_check(&c2, &o, KC_ONE_THREAD, w2);
     /* Inner dims after the axis: [10, 3, 6, 2] f32 on axis 2 into 6: units of 8 bytes. */
     int64_t s3[4] = {10, 3, 6, 2};
-    kc_case c3 = split_case(cleave_type_of(CLEAVE_F32), 4, s3, 4, 2, 6, lengths, &axis2);
+    kc_case c3 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s3, 4, 2, 6, lengths, &axis2);
     const char *w3[] = {"transpose8", NULL};
     kc_check(&c3, &o, KC_ONE_THREAD, w3);
     /* SplitToSequence with a scalar split: lengths 3,3,3,1 of f32 -> 12-byte units (gather)
@@ -300,19 +281,19 @@ static void test_tiny_threshold(void **state) {
     /* 100-byte units below a raised threshold: the gather's large-unit path. */
     int64_t s1[2] = {13, 400};
     cleave_plan_options high = kc_options(kc_families[f], NEVER, NEVER, 200);
-    kc_case c1 = split_case(cleave_type_of(CLEAVE_U8), 1, s1, 2, 1, 4, lengths, &axis);
+    kc_case c1 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s1, 2, 1, 4, lengths, &axis);
     const char *w1[] = {"gather", NULL};
     kc_check(&c1, &high, KC_ONE_THREAD, w1);
     /* 64-byte units exactly under a threshold of 65. */
     int64_t s2[2] = {13, 256};
     cleave_plan_options at65 = kc_options(kc_families[f], NEVER, NEVER, 65);
-    kc_case c2 = split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis);
+    kc_case c2 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis);
     kc_check(&c2, &at65, KC_ONE_THREAD, w1);
     /* A threshold of 1 sends one-element outputs row by row, streamed or not. */
     int64_t s3[2] = {50, 16};
     for (int nt = 0; nt < 2; nt++) {
       cleave_plan_options low = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 1);
-      kc_case c3 = split_case(cleave_type_of(CLEAVE_F32), 4, s3, 2, 1, 16, lengths, &axis);
+      kc_case c3 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s3, 2, 1, 16, lengths, &axis);
       c3.out_misalign = 1;
       const char *w3[] = {"rows", NULL};
       kc_check(&c3, &low, KC_ONE_THREAD, w3);
@@ -320,7 +301,7 @@ static void test_tiny_threshold(void **state) {
     /* One input row: tiny outputs are single blocks, copied as rows. */
     int64_t s4[2] = {1, 24};
     cleave_plan_options def = kc_options(kc_families[f], NEVER, NEVER, 64);
-    kc_case c4 = split_case(cleave_type_of(CLEAVE_F32), 4, s4, 2, 1, 24, lengths, &axis);
+    kc_case c4 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s4, 2, 1, 24, lengths, &axis);
     const char *w4[] = {"rows", NULL};
     kc_check(&c4, &def, KC_ONE_THREAD, w4);
   }
@@ -336,17 +317,17 @@ static void test_zero_sizes(void **state) {
     const char *empty[] = {"empty", NULL};
     /* No rows. */
     int64_t s1[2] = {0, 8};
-    kc_case c1 = split_case(cleave_type_of(CLEAVE_F32), 4, s1, 2, 1, 2, lengths, &axis1);
+    kc_case c1 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s1, 2, 1, 2, lengths, &axis1);
     for (int t = 0; t < 4; t++) {
       kc_check(&c1, &o, (kc_threads)t, empty);
     }
     /* An empty axis: every output empty. */
     int64_t s2[2] = {5, 0};
-    kc_case c2 = split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis1);
+    kc_case c2 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis1);
     kc_check(&c2, &o, KC_POOL_2, empty);
     /* An empty inner dim. */
     int64_t s3[3] = {4, 6, 0};
-    kc_case c3 = split_case(cleave_type_of(CLEAVE_F64), 8, s3, 3, 0, 2, lengths, &axis0);
+    kc_case c3 = kc_split_case(cleave_type_of(CLEAVE_F64), 8, s3, 3, 0, 2, lengths, &axis0);
     kc_check(&c3, &o, KC_CUSTOM_2, empty);
     /* Zero-length outputs around non-empty ones. */
     int64_t s4[2] = {3, 5};
@@ -385,10 +366,12 @@ static void test_threads(void **state) {
     for (int nt = 0; nt < 2; nt++) {
       cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, 0, 64);
       kc_case cases[5];
-      cases[0] = split_case(cleave_type_of(CLEAVE_U8), 1, contiguous, 2, 0, 4, lengths[0], &axis0);
-      cases[1] = split_case(cleave_type_of(CLEAVE_I16), 2, streamed, 3, 1, 3, lengths[1], &axis1);
-      cases[2] = split_case(cleave_type_of(CLEAVE_F32), 4, tiny, 2, 1, 33, lengths[2], &axis1);
-      cases[3] = split_case(cleave_type_of(CLEAVE_U8), 1, tiny, 2, 1, 33, lengths[3], &axis1);
+      cases[0] =
+          kc_split_case(cleave_type_of(CLEAVE_U8), 1, contiguous, 2, 0, 4, lengths[0], &axis0);
+      cases[1] =
+          kc_split_case(cleave_type_of(CLEAVE_I16), 2, streamed, 3, 1, 3, lengths[1], &axis1);
+      cases[2] = kc_split_case(cleave_type_of(CLEAVE_F32), 4, tiny, 2, 1, 33, lengths[2], &axis1);
+      cases[3] = kc_split_case(cleave_type_of(CLEAVE_U8), 1, tiny, 2, 1, 33, lengths[3], &axis1);
       cases[4] =
           variadic_case(cleave_type_of(CLEAVE_F64), 8, mixed, 2, 1, mixed_lengths, 6, &axis1);
       for (size_t k = 0; k < 5; k++) {
@@ -407,7 +390,7 @@ static void test_small_work_stays(void **state) {
   (void)state;
   int64_t lengths[8], axis = 1;
   int64_t shape[4] = {6, 12, 10, 24};
-  kc_case c = split_case(cleave_type_of(CLEAVE_F32), 4, shape, 4, 1, 3, lengths, &axis);
+  kc_case c = kc_split_case(cleave_type_of(CLEAVE_F32), 4, shape, 4, 1, 3, lengths, &axis);
   cleave_plan_options o = cleave_plan_options_default();
   assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 0);
   o.parallel_bytes = 6 * 12 * 10 * 24 * 4 + 1;

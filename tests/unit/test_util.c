@@ -313,45 +313,38 @@ size_t tu_int_size(cleave_dtype dtype) {
   }
 }
 
+/* Stores `value` converted to T at `dst` (which need not be aligned for T). */
+#define TU_STORE_AS(T)                                                                             \
+  do {                                                                                             \
+    T v_ = (T)value;                                                                               \
+    memcpy(dst, &v_, sizeof v_);                                                                   \
+  } while (0)
+
 void tu_store_int(cleave_dtype dtype, int64_t value, void *dst) {
   switch (dtype) {
-  case CLEAVE_I8: {
-    int8_t v = (int8_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_I8:
+    TU_STORE_AS(int8_t);
     break;
-  }
-  case CLEAVE_U8: {
-    uint8_t v = (uint8_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_U8:
+    TU_STORE_AS(uint8_t);
     break;
-  }
-  case CLEAVE_I16: {
-    int16_t v = (int16_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_I16:
+    TU_STORE_AS(int16_t);
     break;
-  }
-  case CLEAVE_U16: {
-    uint16_t v = (uint16_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_U16:
+    TU_STORE_AS(uint16_t);
     break;
-  }
-  case CLEAVE_I32: {
-    int32_t v = (int32_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_I32:
+    TU_STORE_AS(int32_t);
     break;
-  }
-  case CLEAVE_U32: {
-    uint32_t v = (uint32_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_U32:
+    TU_STORE_AS(uint32_t);
     break;
-  }
-  case CLEAVE_U64: {
-    uint64_t v = (uint64_t)value;
-    memcpy(dst, &v, sizeof v);
+  case CLEAVE_U64:
+    TU_STORE_AS(uint64_t);
     break;
-  }
   default:
-    memcpy(dst, &value, sizeof value);
+    TU_STORE_AS(int64_t);
     break;
   }
 }
