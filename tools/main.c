@@ -1,4 +1,5 @@
 /* The cleave command: dispatch to the commands. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,7 +29,11 @@ int main(int argc, char **argv) {
     return cli_error(CLI_EXIT_USAGE, "a command is missing");
   }
   const char *command = argv[1];
-  if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {
+  bool is_help = strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0;
+  if ((is_help || strcmp(command, "--version") == 0) && argc > 2) {
+    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", command, argv[2]);
+  }
+  if (is_help) {
     help_print(NULL, stdout);
     return 0;
   }

@@ -97,6 +97,13 @@ static int parse_dtype(op_options *o, const char *text) {
     o->dtype = cleave_type_of(dtype);
     return 0;
   }
+  if ((text[0] == 'S' || text[0] == 'U') && text[1] == '\0') {
+    return cli_error(CLI_EXIT_USAGE, "--dtype: '%s' needs a width: write %s<n> (e.g. %s8)", text,
+                     text, text);
+  }
+  if ((text[0] == 'S' || text[0] == 'U') && text[1] == '0') {
+    return cli_error(CLI_EXIT_USAGE, "--dtype: '%s': the width must be a positive integer", text);
+  }
   if ((text[0] == 'S' || text[0] == 'U') && text[1] >= '1' && text[1] <= '9') {
     int64_t width = 0;
     if (cli_parse_int64(text + 1, "--dtype width", &width) != 0) {

@@ -67,6 +67,9 @@ def main():
     r = clitest.run(["--version"], work)
     check(r.returncode == 0 and r.stdout == "cleave %s\n" % ".".join(parts),
           f"--version printed {r.stdout!r}, header says {'.'.join(parts)}")
+    # Neither takes an argument: an extra word is a usage error, with nothing on stdout.
+    for args in (["--version", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
+        clitest.expect_failure(" ".join(args), args, work, 64, [args[0], f"'{args[1]}'"])
     clitest.finish()
 
 
