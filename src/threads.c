@@ -8,6 +8,12 @@
  * job it took no task of: the caller only waits for tasks that were claimed. A worker that comes
  * back after its job ended sees a new generation, or an exhausted one, and claims nothing.
  *
+ * A new job first closes the word (a generation of its own whose index claims nothing), then
+ * writes its task and count, then opens the next generation. Without the closing step a worker
+ * could read the new, larger count under the old exhausted word and claim an index of a job
+ * that was not yet published: that task ran twice and the caller, counting one return too many,
+ * waited forever (tests/kernels/test_pool.c).
+ *
  * Workers spin briefly after a job before sleeping, so that back-to-back runs do not each pay a
  * wake-up; the caller also spins briefly before sleeping on the job's completion.
  */
@@ -27,8 +33,10 @@
 /* Spin iterations before sleeping: on the order of a hundred microseconds of pauses. */
 #define SPIN_LIMIT 4000
 #define MAX_THREADS 1024
-/* Tasks per job: the index must fit the low half of the job word. */
-#define MAX_JOB_TASKS ((size_t)UINT32_MAX)
+/* The index of a closed job word: no count reaches it. */
+#define CLOSED_INDEX ((uint_fast64_t)UINT32_MAX)
+/* Tasks per job: the index must fit the low half of the job word, below CLOSED_INDEX. */
+#define MAX_JOB_TASKS ((size_t)UINT32_MAX - 1)
 
 struct cleave_threadpool {
   size_t num_threads;
@@ -41,9 +49,10 @@ struct cleave_threadpool {
   atomic_uint_fast64_t job; /* generation << 32 | next task index */
   atomic_size_t done;       /* tasks of the current job that have returned */
   atomic_int stop;
-  /* The current job: written before its generation is published, constant until it is done.
-   * Atomic (relaxed) because a worker that comes back late may read them while the next job is
-   * being written; its claim then fails and it reads them again. */
+  /* The current job: written while the job word is closed, constant until the job is done.
+   * Atomic because a worker that comes back late may read them while the next job is being
+   * written: the release stores and acquire loads make the closed word visible to such a
+   * worker's claim, which then fails. */
   _Atomic(cleave_task_fn) task;
   _Atomic(void *) task_context;
   atomic_size_t count;
@@ -63,11 +72,11 @@ static void run_tasks(cleave_threadpool *pool, uint32_t gen) {
     }
     /* Read after the generation was seen: these are this job's (it cannot end while an index
      * below its count is unclaimed, and the claim below fails if it moved on). */
-    size_t count = atomic_load_explicit(&pool->count, memory_order_relaxed);
-    cleave_task_fn task = atomic_load_explicit(&pool->task, memory_order_relaxed);
-    void *context = atomic_load_explicit(&pool->task_context, memory_order_relaxed);
+    size_t count = atomic_load_explicit(&pool->count, memory_order_acquire);
+    cleave_task_fn task = atomic_load_explicit(&pool->task, memory_order_acquire);
+    void *context = atomic_load_explicit(&pool->task_context, memory_order_acquire);
     size_t index = (size_t)(w & 0xFFFFFFFFu);
-    if (index >= count) {
+    if (index == CLOSED_INDEX || index >= count) {
       return;
     }
     if (!atomic_compare_exchange_weak_explicit(&pool->job, &w, w + 1, memory_order_acq_rel,
@@ -196,11 +205,17 @@ size_t cleave_threadpool_threads(const cleave_threadpool *pool) {
 /* One job: publish it, take part, wait for every claimed task to return. */
 static void run_job(cleave_threadpool *pool, cleave_task_fn task, void *task_context,
                     size_t count) {
-  atomic_store_explicit(&pool->task, task, memory_order_relaxed);
-  atomic_store_explicit(&pool->task_context, task_context, memory_order_relaxed);
-  atomic_store_explicit(&pool->count, count, memory_order_relaxed);
+  /* Close the word: a claim under the previous generation fails from here on (its job is done:
+   * only this caller, holding run_lock, writes the word apart from claims). */
+  uint32_t closed = generation_of(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
+  atomic_store_explicit(&pool->job, ((uint_fast64_t)closed << 32) | CLOSED_INDEX,
+                        memory_order_relaxed);
+  /* Release: a worker that reads any of these also sees the closed word. */
+  atomic_store_explicit(&pool->task, task, memory_order_release);
+  atomic_store_explicit(&pool->task_context, task_context, memory_order_release);
+  atomic_store_explicit(&pool->count, count, memory_order_release);
   atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
-  uint32_t gen = generation_of(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
+  uint32_t gen = closed + 1;
   atomic_store_explicit(&pool->job, (uint_fast64_t)gen << 32, memory_order_release);
   /* Sleeping workers are woken; spinning ones have already seen the new word. */
   pthread_mutex_lock(&pool->lock);
