@@ -52,6 +52,21 @@ static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *sr
 #endif
 }
 
+static inline void CLEAVE_K(stream_join)(unsigned char *line, const unsigned char *a, size_t t,
+                                         const unsigned char *b) {
+  unsigned char joined[64];
+  memcpy(joined, a, t);
+  memcpy(joined + t, b, 64 - t);
+#if defined(__SSE2__)
+  for (int q = 0; q < 64; q += 16) {
+    _mm_stream_si128((__m128i *)(void *)(line + q),
+                     _mm_loadu_si128((const __m128i *)(const void *)(joined + q)));
+  }
+#else
+  memcpy(line, joined, 64);
+#endif
+}
+
 #include "copy_walk.h"
 
 /* Transposition of W-byte units, 8 outputs at a time: each input row gives one unit to each of

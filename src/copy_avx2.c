@@ -61,6 +61,24 @@ static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *sr
   }
 }
 
+/* Byte masks: the 64 bytes from `join_mask + 64 - t` select t bytes, then 64 - t. */
+static const unsigned char join_mask[128] = {
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+
+static inline void CLEAVE_K(stream_join)(unsigned char *line, const unsigned char *a, size_t t,
+                                         const unsigned char *b) {
+  const unsigned char *m = join_mask + 64 - t;
+  for (int h = 0; h < 64; h += 32) {
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + h));
+    __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(b - t + h));
+    __m256i k = _mm256_loadu_si256((const __m256i *)(const void *)(m + h));
+    _mm256_stream_si256((__m256i *)(void *)(line + h), _mm256_blendv_epi8(y, x, k));
+  }
+}
+
 /* Blocks of this size are copied inline; outside it glibc's memcpy is as fast (small blocks) or
  * faster (large ones, with rep movsb), and the call costs little against the copy. */
 #define CACHED_MIN 256

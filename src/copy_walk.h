@@ -6,9 +6,34 @@
  *                                  a copy that streams whole 64-byte lines of dst;
  *   static inline void CLEAVE_K(copy_cached)(unsigned char *dst, const unsigned char *src,
  *                                            size_t n)
- *                                  a copy through the caches (ordinary stores).
+ *                                  a copy through the caches (ordinary stores);
+ *   static inline void CLEAVE_K(stream_join)(unsigned char *line, const unsigned char *a,
+ *                                            size_t t, const unsigned char *b)
+ *                                  writes the 64-byte aligned `line`: the t bytes at `a` (0 < t
+ *                                  < 64), then the 64 - t bytes at `b`; it may read the 64 bytes
+ *                                  from `a` and from `b - t`;
+ *   NT_MIN                         the smallest copy that copy_nt streams.
  * Being compiled in each family's file lets the compiler inline that copy into the loop.
  */
+
+/* Streams one output's whole row piece of `unit` bytes (row o of the walk) to `dst`, which
+ * need not be line-aligned. The piece's rows lie back to back in the output, so the line that
+ * holds the end of row o and the start of row o + 1 is written whole, from both input rows, when
+ * row o is copied (unless row o is the walk's last, `last`); row o + 1 then starts at a line
+ * boundary (its first bytes skipped unless it is the walk's first row, `first`). Only the very
+ * first and last lines of a walk get ordinary stores: otherwise every row would leave two part
+ * lines that the caches must read from memory before writing them (measured on [64,1024,1024]
+ * f32 split on axis 2 into 16-byte aligned outputs: 21 ms instead of 14). The reads stay within
+ * the input: `src + stride` is row o + 1's piece, of at least NT_MIN bytes. */
+static inline void CLEAVE_K(stream_row)(unsigned char *dst, const unsigned char *src, size_t unit,
+                                        int64_t stride, bool first, bool last) {
+  size_t skip = first ? 0 : (size_t)(-(uintptr_t)dst) & 63;
+  size_t tail = last ? 0 : (size_t)((uintptr_t)dst + unit) & 63;
+  CLEAVE_K(copy_nt)(dst + skip, src + skip, unit - skip - tail);
+  if (tail != 0) {
+    CLEAVE_K(stream_join)(dst + unit - tail, src + unit - tail, tail, src + stride);
+  }
+}
 
 /* Copies rows [o0, o1) of columns [lo, hi): each row's bytes go, in input order, to the outputs
  * whose columns they are. The segment holding `lo` is found once for all rows. */
@@ -32,7 +57,10 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
       int64_t n = seg->unit - off;
       n = n < hi - c ? n : hi - c;
       unsigned char *dst = (unsigned char *)outs[seg->first + j] + o * seg->unit + off;
-      if (nt) {
+      if (nt && n == seg->unit && n >= NT_MIN) {
+        /* A whole piece: the same holds for this output in every row of the walk. */
+        CLEAVE_K(stream_row)(dst, src, (size_t)n, e->stride, o == o0, o + 1 == o1);
+      } else if (nt) {
         CLEAVE_K(copy_nt)(dst, src, (size_t)n);
       } else {
         CLEAVE_K(copy_cached)(dst, src, (size_t)n);

@@ -102,6 +102,35 @@ static void test_rows_streamed(void **state) {
   }
 }
 
+/* Streamed row pieces whose outputs are not line-aligned: the line shared by two rows of an
+ * output is written whole from both input rows, which a run split into tasks (cut anywhere in a
+ * row) must not do across a task's edge. Pieces around the 256-byte streaming minimum, every
+ * kind of output offset within a line, one thread, the pool and a caller's parallel-for. */
+static void test_rows_streamed_joined(void **state) {
+  (void)state;
+  static const int64_t shape[2] = {13, 1500};
+  static const int64_t lengths[2][4] = {{256, 300, 321, 623}, {255, 256, 321, 668}};
+  static const size_t out_misalign[] = {0, 1, 16, 31, 48, 63};
+  static const kc_threads threads[] = {KC_ONE_THREAD, KC_POOL_2, KC_CUSTOM_2};
+  int64_t axis = 1;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+      /* Tasks of about 200 bytes: most start and end inside a row piece. */
+      cleave_plan_options o = kc_options(kc_families[f], 0, t == 0 ? NEVER : 1600, 64);
+      for (size_t l = 0; l < 2; l++) {
+        for (size_t m = 0; m < sizeof out_misalign / sizeof out_misalign[0]; m++) {
+          kc_case c =
+              variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, lengths[l], 4, &axis);
+          c.in_misalign = m % 3;
+          c.out_misalign = out_misalign[m];
+          const char *words[] = {"rows", "nt", NULL};
+          kc_check(&c, &o, threads[t], words);
+        }
+      }
+    }
+  }
+}
+
 /* Without streaming, the description must not claim it. */
 static void test_rows_in_cache_description(void **state) {
   (void)state;
@@ -615,6 +644,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_contiguous),
       cmocka_unit_test(test_rows_streamed),
+      cmocka_unit_test(test_rows_streamed_joined),
       cmocka_unit_test(test_rows_cached_edges),
       cmocka_unit_test(test_rows_in_cache_description),
       cmocka_unit_test(test_tiny_units),
