@@ -107,7 +107,7 @@ static void buffers_make(buffers *b, const kc_case *c) {
     b->raw[i] = aligned_alloc(64, (total + 63) / 64 * 64);
     assert_non_null(b->raw[i]);
     memset(b->raw[i], KC_SENTINEL, total);
-    b->ptr[i] = b->raw[i] + KC_GUARD + c->out_misalign;
+    b->ptr[i] = b->raw[i] + KC_GUARD + (c->out_misalign + i * c->out_misalign_step) % 64;
   }
 }
 

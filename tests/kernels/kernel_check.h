@@ -45,8 +45,9 @@ typedef struct kc_case {
   const int64_t *lengths;
   size_t num_outputs;
   int axis_removed;
-  size_t in_misalign;  /* input pointer offset from a 64-byte boundary */
-  size_t out_misalign; /* output pointers' offset from a 64-byte boundary */
+  size_t in_misalign;       /* input pointer offset from a 64-byte boundary */
+  size_t out_misalign;      /* output pointers' offset from a 64-byte boundary */
+  size_t out_misalign_step; /* output i is offset by out_misalign + i * step (mod 64) */
 } kc_case;
 
 /** The kernel families to run every case with: portable, and AVX2 when this CPU has it. */

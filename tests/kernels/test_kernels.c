@@ -211,6 +211,50 @@ static void test_tiny_units(void **state) {
   }
 }
 
+/* Transpositions of 4 and 8-byte units with streaming allowed, into outputs that are 4-byte but
+ * not line-aligned (so they take ordinary stores), or that mix aligned and misaligned outputs
+ * within one tile group. Rows around whole steps (16 rows of 4-byte units, 8 of 8-byte units)
+ * and the 256-row block; output counts around the tile widths; the pool and a caller's
+ * parallel-for too (their tasks cut the rows). */
+static void test_tiny_units_mixed_alignment(void **state) {
+  (void)state;
+  if (kc_num_families() < 2) {
+    return; /* no AVX2 on this CPU: the portable kernels are covered above */
+  }
+  const tiny_type types[] = {
+      {cleave_type_of(CLEAVE_F32), 4, "transpose4"},
+      {cleave_type_of(CLEAVE_F64), 8, "transpose8"},
+  };
+  static const int64_t rows[] = {16, 17, 31, 48, 300};
+  static const int64_t outs[] = {4, 8, 9, 33};
+  /* {first output's offset, step between outputs}: one offset for all, or offsets varying within
+   * a group (some line-aligned). */
+  static const size_t offsets[][2] = {{4, 0}, {16, 0}, {36, 0}, {60, 0}, {0, 4}, {8, 24}, {4, 8}};
+  static const kc_threads threads[] = {KC_ONE_THREAD, KC_POOL_2, KC_CUSTOM_2};
+  int64_t axis = 1;
+  int64_t lengths[64];
+  size_t variant = 0;
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+        for (size_t m = 0; m < sizeof offsets / sizeof offsets[0]; m++) {
+          kc_threads th = threads[variant++ % 3];
+          cleave_plan_options o =
+              kc_options(CLEAVE_KERNELS_AVX2, 0, th == KC_ONE_THREAD ? NEVER : 64, 64);
+          int64_t shape[2] = {rows[r], outs[k]};
+          kc_case c =
+              kc_split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
+          c.in_misalign = m % 3 * 4;
+          c.out_misalign = offsets[m][0];
+          c.out_misalign_step = offsets[m][1];
+          const char *words[] = {types[t].word, NULL};
+          kc_check(&c, &o, th, words);
+        }
+      }
+    }
+  }
+}
+
 /* Units made of several elements reach the same kernels, and the last output of a uniform split
  * may differ (its own segment). */
 static void test_tiny_multi_element_units(void **state) {
@@ -645,6 +689,7 @@ int main(void) {
       cmocka_unit_test(test_rows_contiguous),
       cmocka_unit_test(test_rows_streamed),
       cmocka_unit_test(test_rows_streamed_joined),
+      cmocka_unit_test(test_tiny_units_mixed_alignment),
       cmocka_unit_test(test_rows_cached_edges),
       cmocka_unit_test(test_rows_in_cache_description),
       cmocka_unit_test(test_tiny_units),
