@@ -219,20 +219,26 @@ int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads th
   return count.calls;
 }
 
-kc_case kc_split_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
-                      size_t axis, int64_t n, int64_t *lengths, const int64_t *axis_value) {
+kc_case kc_make_case(cleave_op op, cleave_type type, size_t esize, const int64_t *shape,
+                     size_t rank, size_t axis, const int64_t *lengths, size_t n) {
   kc_case c;
   memset(&c, 0, sizeof c);
-  c.op = cleave_op_split(axis_value, n);
+  c.op = op;
   c.type = type;
   c.esize = esize;
   memcpy(c.shape, shape, rank * sizeof *shape);
   c.rank = rank;
   c.axis = axis;
+  c.lengths = lengths;
+  c.num_outputs = n;
+  return c;
+}
+
+kc_case kc_split_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
+                      size_t axis, int64_t n, int64_t *lengths, const int64_t *axis_value) {
   for (int64_t i = 0; i < n; i++) {
     lengths[i] = shape[axis] / n;
   }
-  c.lengths = lengths;
-  c.num_outputs = (size_t)n;
-  return c;
+  return kc_make_case(cleave_op_split(axis_value, n), type, esize, shape, rank, axis, lengths,
+                      (size_t)n);
 }

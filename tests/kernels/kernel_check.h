@@ -77,6 +77,11 @@ int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads th
 cleave_plan_options kc_options(int family, int64_t nontemporal_bytes, int64_t parallel_bytes,
                                int64_t tiny_bytes);
 
+/** A case running `op` on `shape` (rank `rank`, elements of `esize` bytes), whose outputs take
+ * `lengths[0..n)` along `axis` (as the test states them); no misalignment. */
+kc_case kc_make_case(cleave_op op, cleave_type type, size_t esize, const int64_t *shape,
+                     size_t rank, size_t axis, const int64_t *lengths, size_t n);
+
 /** A Split-1 case on `shape` (rank `rank`, elements of `esize` bytes) along `axis` (whose value
  * `*axis_value` the op points at) into `n` equal outputs; fills `lengths[0..n)`. */
 kc_case kc_split_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,

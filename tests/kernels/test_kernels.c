@@ -21,17 +21,8 @@ static const int64_t NEVER = INT64_MAX;
 static kc_case variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
                              size_t axis, const int64_t *lengths, size_t n,
                              const int64_t *axis_value) {
-  kc_case c;
-  memset(&c, 0, sizeof c);
-  c.op = cleave_op_variadic_split(axis_value, lengths, (int64_t)n);
-  c.type = type;
-  c.esize = esize;
-  memcpy(c.shape, shape, rank * sizeof *shape);
-  c.rank = rank;
-  c.axis = axis;
-  c.lengths = lengths;
-  c.num_outputs = n;
-  return c;
+  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, (int64_t)n), type, esize, shape,
+                      rank, axis, lengths, n);
 }
 
 /* ---- block copies ------------------------------------------------------------------------ */

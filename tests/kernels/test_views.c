@@ -98,57 +98,44 @@ static void check_views(const kc_case *c) {
   free(in);
 }
 
-static kc_case make_case(cleave_op op, cleave_type type, size_t esize, const int64_t *shape,
-                         size_t rank, size_t axis, const int64_t *lengths, size_t n) {
-  kc_case c;
-  memset(&c, 0, sizeof c);
-  c.op = op;
-  c.type = type;
-  c.esize = esize;
-  memcpy(c.shape, shape, rank * sizeof *shape);
-  c.rank = rank;
-  c.axis = axis;
-  c.lengths = lengths;
-  c.num_outputs = n;
-  return c;
-}
-
 static void test_views_every_operator(void **state) {
   (void)state;
   int64_t axis0 = 0, axis1 = 1, axis_neg = -1, axis2 = 2;
   /* Split-1 on every axis of [4, 6, 8]. */
   int64_t s[3] = {4, 6, 8};
   static const int64_t l0[2] = {2, 2}, l1[3] = {2, 2, 2}, l2[4] = {2, 2, 2, 2};
-  kc_case a = make_case(cleave_op_split(&axis0, 2), cleave_type_of(CLEAVE_F32), 4, s, 3, 0, l0, 2);
+  kc_case a =
+      kc_make_case(cleave_op_split(&axis0, 2), cleave_type_of(CLEAVE_F32), 4, s, 3, 0, l0, 2);
   check_views(&a);
-  kc_case b = make_case(cleave_op_split(&axis1, 3), cleave_type_of(CLEAVE_U8), 1, s, 3, 1, l1, 3);
+  kc_case b =
+      kc_make_case(cleave_op_split(&axis1, 3), cleave_type_of(CLEAVE_U8), 1, s, 3, 1, l1, 3);
   check_views(&b);
   kc_case c =
-      make_case(cleave_op_split(&axis_neg, 4), cleave_type_of(CLEAVE_F64), 8, s, 3, 2, l2, 4);
+      kc_make_case(cleave_op_split(&axis_neg, 4), cleave_type_of(CLEAVE_F64), 8, s, 3, 2, l2, 4);
   check_views(&c);
   /* VariadicSplit with zero and whole-axis lengths; rows of 1 before the axis. */
   int64_t s2[4] = {1, 1, 9, 5};
   static const int64_t v2[4] = {0, 4, 5, 0};
-  kc_case d = make_case(cleave_op_variadic_split(&axis2, v2, 4), cleave_type_of(CLEAVE_I16), 2, s2,
-                        4, 2, v2, 4);
+  kc_case d = kc_make_case(cleave_op_variadic_split(&axis2, v2, 4), cleave_type_of(CLEAVE_I16), 2,
+                           s2, 4, 2, v2, 4);
   check_views(&d);
   static const int64_t whole[2] = {6, 0};
-  kc_case e = make_case(cleave_op_variadic_split(&axis1, whole, 2), cleave_type_of(CLEAVE_I32), 4,
-                        s, 3, 1, whole, 2);
+  kc_case e = kc_make_case(cleave_op_variadic_split(&axis1, whole, 2), cleave_type_of(CLEAVE_I32),
+                           4, s, 3, 1, whole, 2);
   check_views(&e);
   /* SplitToSequence with keepdims 0: the axis is gone from shapes and strides. */
   cleave_op seq = cleave_op_split_to_sequence(11);
   seq.axis = cleave_values_scalar(&axis1);
   seq.keepdims = 0;
   static const int64_t ones[6] = {1, 1, 1, 1, 1, 1};
-  kc_case f = make_case(seq, cleave_type_of(CLEAVE_F32), 4, s, 3, 1, ones, 6);
+  kc_case f = kc_make_case(seq, cleave_type_of(CLEAVE_F32), 4, s, 3, 1, ones, 6);
   f.axis_removed = 1;
   check_views(&f);
   /* ... down to rank-0 outputs of a 1-D input. */
   int64_t s3[1] = {5};
   cleave_op seq0 = cleave_op_split_to_sequence(11);
   seq0.keepdims = 0;
-  kc_case g = make_case(seq0, cleave_type_of(CLEAVE_U16), 2, s3, 1, 0, ones, 5);
+  kc_case g = kc_make_case(seq0, cleave_type_of(CLEAVE_U16), 2, s3, 1, 0, ones, 5);
   g.axis_removed = 1;
   check_views(&g);
   /* ONNX Split-18 with num_outputs: uneven last output. */
@@ -157,7 +144,7 @@ static void test_views_every_operator(void **state) {
   onnx.num_splits = 3;
   onnx.has_num_splits = 1;
   static const int64_t l3[3] = {3, 3, 2};
-  kc_case h = make_case(onnx, cleave_type_of(CLEAVE_C64), 8, s, 3, 2, l3, 3);
+  kc_case h = kc_make_case(onnx, cleave_type_of(CLEAVE_C64), 8, s, 3, 2, l3, 3);
   check_views(&h);
 }
 
