@@ -162,13 +162,12 @@ def expected(x, axis, sizes):
 
 # ---- timing -------------------------------------------------------------------------------
 
-def interleaved(variants, reps, calls=1, namespace=None):
+def interleaved(variants, reps, calls, namespace):
     """Median seconds per call of each variant; each sample runs every variant once, in turn.
 
-    A variant is a statement (a string, compiled by timeit into its own loop, so that no Python
-    function call wraps it) run in `namespace`, or a function."""
-    timers = {name: timeit.Timer(v, globals=namespace) if isinstance(v, str) else timeit.Timer(v)
-              for name, v in variants.items()}
+    A variant is a statement, compiled by timeit into its own loop (so that no Python function
+    call wraps it) and run in `namespace`."""
+    timers = {name: timeit.Timer(stmt, globals=namespace) for name, stmt in variants.items()}
     times = {name: [] for name in variants}
     for t in timers.values():
         t.timeit(1)  # warm-up: first touches, lazy initialisation
