@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""The OpenVINO reference cases of ../shared/conformance/openvino/reference_cases.json (test
+"""The OpenVINO reference cases of tests/conformance/openvino/reference_cases.json (test
 vectors transcribed from OpenVINO's own tests) through the cleave command: every case, for every
 element type it is instantiated for, in C and Fortran order; the outputs must have the expected
 shapes and values.
 
-The data is read in place from $CLEAVE_SHARED_DIR (never copied into the repository).
+The data folder is $CLEAVE_CONFORMANCE_DIR (set by CTest); its SOURCE.txt says where it came from.
 """
 import json
 import os
@@ -27,10 +27,10 @@ def as_array(values, shape, descr):
 
 
 def main():
-    shared = os.environ.get("CLEAVE_SHARED_DIR", "")
-    path = os.path.join(shared, "conformance", "openvino", "reference_cases.json")
+    root = os.environ.get("CLEAVE_CONFORMANCE_DIR", "")
+    path = os.path.join(root, "openvino", "reference_cases.json")
     if not os.path.exists(path):
-        print(f"{path} not found: set CLEAVE_SHARED_DIR")
+        print(f"{path} not found: set CLEAVE_CONFORMANCE_DIR")
         check(False, "the conformance data is missing")
         clitest.finish()
     with open(path) as f:

@@ -1,6 +1,6 @@
 /*
- * The OpenVINO reference cases (shared/conformance/openvino/reference_cases.json, read in place;
- * the path is the first argument). Every case runs, for every dtype it is instantiated for when
+ * The OpenVINO reference cases (tests/conformance/openvino/reference_cases.json; the path is the
+ * first argument). Every case runs, for every dtype it is instantiated for when
  * data_et is "T": the data values are written in the dtype's own encoding (f16/bf16 bit patterns
  * computed here, boolean as bytes), axis and split_lengths are cleave_values of the case's element
  * type and shape, and every output's shape and values are checked, through cleave_run and a plan.

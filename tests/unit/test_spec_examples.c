@@ -1,6 +1,6 @@
 /*
- * The examples of the upstream OpenVINO spec texts (shared/specs/openvino-Split-1.txt and
- * openvino-VariadicSplit-1.md), with values: data [6,12,10,24] of f32 holding its own flat index,
+ * The examples of the upstream OpenVINO specs (opset1 Split and VariadicSplit; docs/operators.md
+ * sections 2 and 3 show them), with values: data [6,12,10,24] of f32 holding its own flat index,
  * so that every output element can be checked against the index it must come from.
  */
 #include "test_util.h"
