@@ -38,7 +38,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(command, "--version") == 0) {
-    printf("cleave %s\n", cleave_version_string());
+    /* The command's own version (the project's, fixed at build time), then the library's as
+     * linked (they differ only when the command runs against another libcleave). */
+    printf("cleave %s (libcleave %s)\n", CLEAVE_CLI_VERSION, cleave_version_string());
     return fflush(stdout) == 0 ? 0 : CLI_EXIT_IOERR;
   }
   if (strcmp(command, "help") == 0) {

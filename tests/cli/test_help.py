@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """--help of the tool and of each command explains every option of CLI.md; the man page names
-them too; --version prints the library version of include/cleave.h."""
+them too; --version prints the command's and the library's versions."""
 import os
 import re
 
@@ -59,14 +59,18 @@ def main():
     for command in OPTIONS:
         check("Cm " + command in man, f"the man page does not document {command}")
 
-    # --version: the version of include/cleave.h.
+    # --version: the command's version (the project's, CMakeLists.txt) and the library's
+    # (include/cleave.h); in one build they are the same release.
     with open(os.path.join(source, "include", "cleave.h")) as f:
         header = f.read()
-    parts = [re.search(r"#define CLEAVE_VERSION_%s (\d+)" % p, header).group(1)
-             for p in ("MAJOR", "MINOR", "PATCH")]
+    library = ".".join(re.search(r"#define CLEAVE_VERSION_%s (\d+)" % p, header).group(1)
+                       for p in ("MAJOR", "MINOR", "PATCH"))
+    with open(os.path.join(source, "CMakeLists.txt")) as f:
+        project = re.search(r"project\(cleave VERSION (\d+\.\d+\.\d+)", f.read()).group(1)
+    check(project == library, f"CMakeLists.txt says {project}, cleave.h says {library}")
     r = clitest.run(["--version"], work)
-    check(r.returncode == 0 and r.stdout == "cleave %s\n" % ".".join(parts),
-          f"--version printed {r.stdout!r}, header says {'.'.join(parts)}")
+    check(r.returncode == 0 and r.stdout == f"cleave {project} (libcleave {library})\n",
+          f"--version printed {r.stdout!r}, expected cleave {project} (libcleave {library})")
     # Neither takes an argument: an extra word is a usage error, with nothing on stdout.
     for args in (["--version", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
         clitest.expect_failure(" ".join(args), args, work, 64, [args[0], f"'{args[1]}'"])
