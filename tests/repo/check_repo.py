@@ -91,7 +91,7 @@ def check_no_shared(root):
 
 def slug(heading):
     """The anchor GitHub gives a Markdown heading."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[`*]", "", heading.strip().lower())
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
 
