@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "ir_types.h"
 
 int ir_report_error(const ir_error *err) {
   return cli_error(err->status, "%s", err->message);
@@ -22,6 +23,35 @@ void ir_json_string(const char *s) {
     }
   }
   putchar('"');
+}
+
+/* Every Parameter's element_type and shape must be readable. */
+static int check_parameters(const ir_model *m, ir_error *err) {
+  for (size_t i = 0; i < m->num_layers; i++) {
+    const ir_layer *l = &m->layers[i];
+    if (strcmp(l->type, "Parameter") != 0) {
+      continue;
+    }
+    char label[400], why[200];
+    ir_layer_label(l, label, sizeof label);
+    const char *type = ir_layer_attr(l, "element_type");
+    const char *shape = ir_layer_attr(l, "shape");
+    cleave_type t;
+    if (type != NULL && ir_type_from_name(type, &t) == IR_TYPE_UNKNOWN_NAME) {
+      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: unknown element_type '%.64s'",
+                     m->path, l->line, label, type);
+    }
+    cleave_dim dims[IR_MAX_RANK];
+    int64_t rank = 0;
+    if (shape != NULL && ir_shape_parse(shape, dims, IR_MAX_RANK, &rank, why, sizeof why) != 0) {
+      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: %s", m->path, l->line, label, why);
+    }
+    if (ir_layer_count(l, 1) != 1) {
+      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: a Parameter has exactly one output "
+                     "port", m->path, l->line, label);
+    }
+  }
+  return 0;
 }
 
 static int has_consts(const ir_model *m) {
@@ -53,6 +83,11 @@ int ir_open(const char *xml_path, const char *bin_path, ir_model *model, ir_bin 
   int rc = ir_model_load(xml_path, model, &err);
   if (rc != 0) {
     ir_bin_close(bin);
+    return ir_report_error(&err);
+  }
+  rc = check_parameters(model, &err);
+  if (rc != 0) {
+    ir_open_close(model, bin);
     return ir_report_error(&err);
   }
   if (has_consts(model)) {
