@@ -146,7 +146,8 @@ static const char demo_help[] =
     "(Split-1 of [6,12,10,24] along axis 1 into 3; VariadicSplit-1 with split_lengths [1,2,3]\n"
     "and [-1,2]) and two SplitToSequence examples (a scalar split with a remainder; keepdims 0),\n"
     "prints the output shapes, and checks that the outputs put back together give the input.\n"
-    "Exits with 0 when every round trip holds, 70 otherwise.\n";
+    "Exits with 0 when every round trip holds, 70 otherwise. The OpenVINO examples also exist as\n"
+    "IR nets in docs/examples/ (split-1.xml, variadic-split-1*.xml): see 'cleave ir-run'.\n";
 
 static const char onnx_test_help[] =
     "usage: cleave onnx-test DIR...\n"
