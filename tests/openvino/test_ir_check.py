@@ -253,6 +253,27 @@ def test_unknown_values(work):
           in r.stdout, f"unknown axis: {r.stdout}")
 
 
+def test_hostile_counts(work):
+    # A count of outputs no file could declare is decided before anything is allocated for it.
+    net = Net()
+    data = net.parameter("d", "f32", "4,4")
+    axis = net.const_array("a", np.array(0, dtype="<i8"))
+    c = net.layer("Relu", "c", inputs=[(axis, [], "I64")], outputs=[([10 ** 12], "I64")])[0]
+    net.variadic("v", data, [4, 4], axis, c, 10 ** 12, [[2, 4]])
+    r = clitest.run(["ir-check", net.write(work, "huge_lengths")], work)
+    check(r.returncode == 1 and "MISMATCH: the layer declares 1 outputs but 1000000000000 are "
+          "inferred" in r.stdout and "(1000000000000 values)" in r.stdout,
+          f"huge lengths: {r.returncode} {r.stdout[-300:]} {r.stderr}")
+    net = Net()
+    data = net.parameter("d", "f32", "?,4")
+    axis = net.const_array("a", np.array(0, dtype="<i8"))
+    net.layer("Split", "s", inputs=[(data, [-1, 4], "FP32"), (axis, [], "I64")],
+              outputs=[([-1, 4], "FP32")], data={"num_splits": str(2 ** 62)})
+    r = clitest.run(["ir-check", net.write(work, "huge_split")], work)
+    check(r.returncode == 1 and "MISMATCH: the layer declares 1 outputs but %d are inferred"
+          % 2 ** 62 in r.stdout, f"huge num_splits: {r.returncode} {r.stdout} {r.stderr}")
+
+
 def test_json(work):
     status, obj = check_json(work, os.path.join(work, "mismatch.xml"), "json")
     if obj is not None:
@@ -288,6 +309,7 @@ def main():
     test_versions(work)
     test_verdicts(work)
     test_unknown_values(work)
+    test_hostile_counts(work)
     test_json(work)
     test_help(work)
     clitest.finish()

@@ -366,6 +366,15 @@ static int run_split(run_state *s, size_t li) {
   op.axis = values_of(axis);
   cleave_plan *plan = NULL;
   cleave_error cerr;
+  /* The output count first, so that a hostile count is refused before the plan allocates. */
+  cleave_split_info counted;
+  if (cleave_infer(&op, data->type, data->shape, (size_t)data->rank, &counted, NULL, 0, &cerr) ==
+          CLEAVE_OK &&
+      (uint64_t)counted.num_outputs != ir_layer_count(l, 1)) {
+    return cli_error(CLI_EXIT_DATA,
+                     "'%s' line %lu: %s declares %zu outputs but the split gives %lld", s->m->path,
+                     l->line, label, ir_layer_count(l, 1), (long long)counted.num_outputs);
+  }
   if (cleave_plan_create(&op, data->type, data->shape, (size_t)data->rank, &plan, &cerr) !=
       CLEAVE_OK) {
     return cli_error(cli_exit_for_status(cerr.status), "'%s' line %lu: %s: %s", s->m->path, l->line,

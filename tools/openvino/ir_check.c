@@ -206,13 +206,11 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
     if (rc != 0) {
       return rc; /* ir-check validated every Const up front: not reached */
     }
-    if (c.type.dtype == CLEAVE_STRING || c.rank > 1 || c.size > IR_MAX_VALUES_BYTES) {
-      /* The library states the rule for ranks >= 2; a string or huge Const is not read. */
-      if (c.type.dtype == CLEAVE_STRING || c.size > IR_MAX_VALUES_BYTES) {
-        out->not_known = text_printf("%s comes from %s, a %s Const of %" PRIu64 " bytes", what,
-                                     label, ir_type_name(c.type), c.size);
-        return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
-      }
+    /* A string or huge Const is not read (ranks >= 2 are read: the library states the rule). */
+    if (c.type.dtype == CLEAVE_STRING || c.size > IR_MAX_VALUES_BYTES) {
+      out->not_known = text_printf("%s comes from %s, a %s Const of %" PRIu64 " bytes", what, label,
+                                   ir_type_name(c.type), c.size);
+      return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
     rc = ir_const_read(bin, &c, &out->owned, err);
     if (rc != 0) {
@@ -444,6 +442,24 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     cleave_error cerr;
     cleave_status st = cleave_infer_partial(&op, unknown, type, &in, &info, NULL, 0, &cerr);
     cleave_dim *out = NULL;
+    size_t declared_count = ir_layer_count(l, 1);
+    row->declared = calloc(declared_count + 1, sizeof *row->declared);
+    if (row->declared == NULL) {
+      rc = ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+      goto done;
+    }
+    for (size_t i = 0; i < declared_count; i++) {
+      const ir_port *p = ir_layer_output(l, i);
+      row->declared[row->num_declared++] = shape_text(p->rank, p->dims);
+    }
+    if (st == CLEAVE_OK && (info.num_shapes < 0 || (uint64_t)info.num_shapes != declared_count)) {
+      /* Decided before the shapes are allocated: a hostile count cannot exhaust memory. */
+      rc = set_verdict(row, IR_VERDICT_MISMATCH,
+                       text_printf("the layer declares %zu outputs but %" PRId64 " are inferred",
+                                   declared_count, info.num_shapes),
+                       err);
+      goto done;
+    }
     if (st == CLEAVE_OK) {
       out = malloc(((size_t)info.dims_needed + 1) * sizeof *out);
       if (out == NULL) {
@@ -462,8 +478,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     size_t n = (size_t)info.num_shapes;
     size_t declared = ir_layer_count(l, 1);
     row->inferred = calloc(n + 1, sizeof *row->inferred);
-    row->declared = calloc(declared + 1, sizeof *row->declared);
-    if (row->inferred == NULL || row->declared == NULL) {
+    if (row->inferred == NULL) {
       free(out);
       rc = ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
       goto done;
@@ -471,15 +486,8 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     for (size_t i = 0; i < n; i++) {
       row->inferred[row->num_inferred++] = shape_text(info.output_rank, out + i * step);
     }
-    for (size_t i = 0; i < declared; i++) {
-      const ir_port *p = ir_layer_output(l, i);
-      row->declared[row->num_declared++] = shape_text(p->rank, p->dims);
-    }
     char *reason = NULL;
     int wider = 0;
-    if (declared != n) {
-      reason = text_printf("the layer declares %zu outputs but %zu are inferred", declared, n);
-    }
     for (size_t i = 0; i < n && i < declared && reason == NULL; i++) {
       const ir_port *p = ir_layer_output(l, i);
       int64_t bad = -1;

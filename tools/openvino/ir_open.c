@@ -38,8 +38,8 @@ static int check_parameters(const ir_model *m, ir_error *err) {
     const char *shape = ir_layer_attr(l, "shape");
     cleave_type t;
     if (type != NULL && ir_type_from_name(type, &t) == IR_TYPE_UNKNOWN_NAME) {
-      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: unknown element_type '%.64s'",
-                     m->path, l->line, label, type);
+      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: unknown element_type '%.64s'", m->path,
+                     l->line, label, type);
     }
     cleave_dim dims[IR_MAX_RANK];
     int64_t rank = 0;
@@ -47,8 +47,10 @@ static int check_parameters(const ir_model *m, ir_error *err) {
       return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: %s", m->path, l->line, label, why);
     }
     if (ir_layer_count(l, 1) != 1) {
-      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: a Parameter has exactly one output "
-                     "port", m->path, l->line, label);
+      return ir_fail(err, CLI_EXIT_DATA,
+                     "'%s' line %lu: %s: a Parameter has exactly one output "
+                     "port",
+                     m->path, l->line, label);
     }
   }
   return 0;
