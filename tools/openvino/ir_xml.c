@@ -537,14 +537,17 @@ int ir_model_load(const char *path, ir_model *m, ir_error *err) {
     return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
     int e = errno;
     close(fd);
-    return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path,
-                   S_ISDIR(st.st_mode) ? "it is a directory"
-                   : e != 0            ? strerror(e)
-                                       : "it is not a regular file");
+    return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(e));
   }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path,
+                   S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file");
+  }
+
   uint64_t size = (uint64_t)st.st_size;
   if (size > IR_MAX_XML_BYTES) {
     close(fd);
