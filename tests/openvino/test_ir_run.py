@@ -146,6 +146,72 @@ def test_consts(work):
                          np.frombuffer(payload, dtype="u1"), False)
 
 
+def test_raw_parameters(work):
+    # Packed and string Parameters take a 1-D uint8 .npy of their bytes, the form ir-run writes.
+    shape, lengths = (3, 8), [3, 5]
+    for name, (precision, dtype, bits) in TYPES.items():
+        if dtype is not None:
+            continue
+        payload, values = const_payload(name, shape)
+        net = Net()
+        x = net.parameter("x", name, "3,8", precision=precision)
+        axis = net.const_array("axis", np.array(1, dtype="<i8"))
+        lens = net.const_array("lengths", np.array(lengths, dtype="<i8"))
+        dims = [[3, 3], [3, 5]]
+        outs = net.variadic("vsplit", x, list(shape), axis, lens, 2, dims, precision=precision)
+        for i, o in enumerate(outs):
+            net.result("r%d" % i, o, dims[i], precision=precision)
+        xml = net.write(work, "p_" + name)
+        np.save(os.path.join(work, "p_%s.npy" % name), np.frombuffer(payload, dtype="u1"))
+        run_ok("Parameter " + name, ["ir-run", xml, "-i", "x=p_%s.npy" % name, "-o",
+                                     "op_" + name], work)
+        for i, (start, stop) in enumerate([(0, 3), (3, 8)]):
+            if name == "string":
+                want = pack_strings([s for r in range(3)
+                                     for s in values[r * 8:(r + 1) * 8][start:stop]])
+            else:
+                grid = np.asarray(values).reshape(shape)
+                want = pack_bits(grid[:, start:stop].ravel(), bits, name in MSB_FIRST)
+            check_output(f"Parameter {name} output {i}",
+                         os.path.join(work, "op_%s_%d.npy" % (name, i)),
+                         np.frombuffer(want, dtype="u1"), False)
+    # Refusals: another dtype, a wrong byte count, a bad string layout, a dynamic shape.
+    net = Net()
+    x = net.parameter("x", "u4", "3,8", precision="U4")
+    net.result("r", x, [3, 8], precision="U4")
+    net.write(work, "pu4")
+    net = Net()
+    x = net.parameter("x", "u4", "?,8", dims=[-1, 8], precision="U4")
+    net.result("r", x, [-1, 8], precision="U4")
+    net.write(work, "pu4dyn")
+    net = Net()
+    x = net.parameter("x", "string", "2", precision="STRING")
+    net.result("r", x, [2], precision="STRING")
+    net.write(work, "pstr")
+    np.save(os.path.join(work, "bad_f4.npy"), np.zeros(12, dtype="<f4"))
+    np.save(os.path.join(work, "bad_11.npy"), np.zeros(11, dtype="u1"))
+    np.save(os.path.join(work, "ok_12.npy"), np.zeros(12, dtype="u1"))
+    np.save(os.path.join(work, "bad_str.npy"),
+            np.frombuffer(pack_strings([b"a", b"b", b"c"]), dtype="u1"))
+    cases = [
+        ("pu4.xml", "bad_f4.npy", ["'bad_f4.npy' must hold a 1-D uint8 array of the u4 bytes "
+                                   'layer 0 "x" (Parameter) takes']),
+        ("pu4.xml", "bad_11.npy", ["'bad_11.npy' holds 11 bytes but 24 u4 elements take 12"]),
+        ("pu4dyn.xml", "ok_12.npy", ['layer 0 "x" (Parameter): a u4 Parameter needs a static '
+                                    "shape"]),
+        ("pstr.xml", "bad_str.npy", ["'bad_str.npy'", "the packed strings count 3 strings but "
+                                     "the shape holds 2"]),
+    ]
+    fail_dir = clitest.workdir("ir_run_raw_fail")
+    for xml, npy, fragments in cases:
+        for f in (xml, xml[:-4] + ".bin", npy):
+            with open(os.path.join(work, f), "rb") as src, open(os.path.join(fail_dir, f),
+                                                                   "wb") as dst:
+                dst.write(src.read())
+        expect_failure(f"{xml} {npy}", ["ir-run", xml, "-i", "x=" + npy, "-o", "out"], fail_dir,
+                       65, fragments)
+
+
 def test_parameter_values(work):
     # The axis and split_lengths come from Parameters: their values are the inputs'.
     net = Net()
@@ -237,6 +303,7 @@ def main():
     test_byte_types(work)
     test_chained(work)
     test_consts(work)
+    test_raw_parameters(work)
     test_parameter_values(work)
     test_failures(work)
     clitest.finish()

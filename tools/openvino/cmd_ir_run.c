@@ -159,6 +159,116 @@ static void shape_str(const int64_t *shape, int64_t rank, char *buf, size_t size
   }
 }
 
+/* Reads the whole data of an input .npy (after its header) into a kept buffer. */
+static int read_data(run_state *s, const run_input *in, const npy_header *h, uint64_t bytes,
+                     void **data) {
+  void *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+  if (buf == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading '%s'", in->path);
+  }
+  int rc = keep(s, buf);
+  if (rc != 0) {
+    return rc;
+  }
+  uint64_t done = 0;
+  while (done < bytes) {
+    ssize_t n =
+        pread(in->fd, (char *)buf + done, (size_t)(bytes - done), (off_t)(h->data_offset + done));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return cli_error(CLI_EXIT_IOERR, "reading '%s' failed: %s", in->path,
+                       n == 0 ? "the file shrank" : strerror(errno));
+    }
+    done += (uint64_t)n;
+  }
+  *data = buf;
+  return 0;
+}
+
+/* A packed or string Parameter: its input is a 1-D uint8 .npy of the bytes (packed as OpenVINO
+ * packs the type; strings in OpenVINO's packed string layout), as ir-run writes such outputs, and
+ * the Parameter's shape must be static. */
+static int read_raw_parameter(run_state *s, size_t li, run_input *in, cleave_type want,
+                              const cleave_dim *dims, int64_t rank) {
+  const ir_layer *l = &s->m->layers[li];
+  char label[400];
+  ir_layer_label(l, label, sizeof label);
+  int64_t bits = 0;
+  if (want.dtype != CLEAVE_STRING && cleave_type_bits(want, &bits, NULL, NULL) != CLEAVE_OK) {
+    return cli_error(CLI_EXIT_DATA, "'%s' line %lu: %s: a %s Parameter is not supported",
+                     s->m->path, l->line, label, ir_type_name(want));
+  }
+  __int128 elements = 1;
+  for (int64_t i = 0; i < rank && elements <= INT64_MAX; i++) {
+    elements *= dims[i].lo; /* at most 2^63 * 2^63: no overflow of __int128 */
+  }
+  int is_static = rank != CLEAVE_RANK_DYNAMIC && elements <= INT64_MAX;
+  for (int64_t i = 0; i < rank && is_static; i++) {
+    is_static = dims[i].lo == dims[i].hi;
+  }
+  if (!is_static) {
+    return cli_error(CLI_EXIT_DATA,
+                     "'%s' line %lu: %s: a %s Parameter needs a static shape (its input is a 1-D "
+                     "uint8 .npy of its bytes)",
+                     s->m->path, l->line, label, ir_type_name(want));
+  }
+  npy_header h;
+  int rc = npy_read_header(in->fd, in->size, in->path, &h);
+  if (rc != 0) {
+    return rc;
+  }
+  if (strcmp(h.descr, "|u1") != 0 || h.rank != 1) {
+    return cli_error(CLI_EXIT_DATA,
+                     "'%s' must hold a 1-D uint8 array of the %s bytes %s takes (it holds '%s' "
+                     "data of rank %zu)",
+                     in->path, ir_type_name(want), label, h.descr, h.rank);
+  }
+  uint64_t bytes = 0;
+  rc = npy_check_data_size(&h, 1, in->size, in->path, &bytes);
+  if (rc != 0) {
+    return rc;
+  }
+  if (want.dtype != CLEAVE_STRING && (__int128)bytes != (elements * bits + 7) / 8) {
+    return cli_error(CLI_EXIT_DATA, "'%s' holds %llu bytes but %lld %s elements take %lld",
+                     in->path, (unsigned long long)bytes, (long long)elements, ir_type_name(want),
+                     (long long)((elements * bits + 7) / 8));
+  }
+  void *data = NULL;
+  if ((rc = read_data(s, in, &h, bytes, &data)) != 0) {
+    return rc;
+  }
+  const ir_port *out = ir_layer_output(l, 0);
+  tensor *t = &s->tensors[li][out - l->ports];
+  t->type = want;
+  t->rank = rank;
+  for (int64_t i = 0; i < rank; i++) {
+    t->shape[i] = dims[i].lo;
+  }
+  t->data = data;
+  t->bytes = (int64_t)bytes;
+  t->descr[0] = '\0';
+  if (want.dtype == CLEAVE_STRING) {
+    cleave_string *handles = calloc((size_t)elements + 1, sizeof *handles);
+    if (handles == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    if ((rc = keep(s, handles)) != 0) {
+      return rc;
+    }
+    ir_error err;
+    if (ir_const_unpack_strings(data, bytes, (int64_t)elements, handles, label, in->path, &err) !=
+        0) {
+      return ir_report_error(&err);
+    }
+    t->data = handles;
+    t->bytes = (int64_t)elements * (int64_t)sizeof *handles;
+  }
+  t->set = 1;
+  return 0;
+}
+
 static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_inputs) {
   const ir_layer *l = &s->m->layers[li];
   char label[400];
@@ -183,12 +293,6 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
     return cli_error(CLI_EXIT_DATA, "'%s' line %lu: %s: unknown element_type '%s'", s->m->path,
                      l->line, label, type_name);
   }
-  if (kind == IR_TYPE_KNOWN && (is_packed(want) || want.dtype == CLEAVE_STRING)) {
-    return cli_error(CLI_EXIT_DATA,
-                     "'%s' line %lu: %s: ir-run takes .npy inputs of byte-sized types; a %s "
-                     "Parameter is not supported",
-                     s->m->path, l->line, label, ir_type_name(want));
-  }
   cleave_dim dims[IR_MAX_RANK];
   int64_t rank = CLEAVE_RANK_DYNAMIC;
   const ir_port *out = ir_layer_output(l, 0);
@@ -205,6 +309,9 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
   if (out == NULL) {
     return cli_error(CLI_EXIT_DATA, "'%s' line %lu: %s has no output port", s->m->path, l->line,
                      label);
+  }
+  if (kind == IR_TYPE_KNOWN && (is_packed(want) || want.dtype == CLEAVE_STRING)) {
+    return read_raw_parameter(s, li, in, want, dims, rank);
   }
   /* The .npy file. */
   npy_header h;
@@ -247,25 +354,9 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
   if (rc != 0) {
     return rc;
   }
-  void *data = malloc(bytes > 0 ? (size_t)bytes : 1);
-  if (data == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading '%s'", in->path);
-  }
-  if ((rc = keep(s, data)) != 0) {
+  void *data = NULL;
+  if ((rc = read_data(s, in, &h, bytes, &data)) != 0) {
     return rc;
-  }
-  uint64_t done = 0;
-  while (done < bytes) {
-    ssize_t n =
-        pread(in->fd, (char *)data + done, (size_t)(bytes - done), (off_t)(h.data_offset + done));
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return cli_error(CLI_EXIT_IOERR, "reading '%s' failed: %s", in->path,
-                       n == 0 ? "the file shrank" : strerror(errno));
-    }
-    done += (uint64_t)n;
   }
   tensor *t = &s->tensors[li][out - l->ports];
   t->set = 1;
