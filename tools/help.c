@@ -18,6 +18,8 @@ static const char overview[] =
     "  infer              shape inference only: prints the output shapes, reads no file\n"
     "  demo               runs the specs' examples on built-in data and checks the round trip\n"
     "  onnx-test          runs ONNX node test folders (needs a build with CLEAVE_WITH_ONNX=ON)\n"
+    "  ir-check           checks every Split/VariadicSplit layer of an OpenVINO IR model\n"
+    "  ir-run             runs an OpenVINO IR graph of Parameter/Const/splits/Result layers\n"
     "  help [COMMAND]     prints this text, or a command's help\n"
     "\n"
     "Options:\n"
@@ -144,13 +146,61 @@ static const char demo_help[] =
     "(Split-1 of [6,12,10,24] along axis 1 into 3; VariadicSplit-1 with split_lengths [1,2,3]\n"
     "and [-1,2]) and two SplitToSequence examples (a scalar split with a remainder; keepdims 0),\n"
     "prints the output shapes, and checks that the outputs put back together give the input.\n"
-    "Exits with 0 when every round trip holds, 70 otherwise.\n";
+    "Exits with 0 when every round trip holds, 70 otherwise. The OpenVINO examples also exist as\n"
+    "IR nets in docs/examples/ (split-1.xml, variadic-split-1*.xml): see 'cleave ir-run'.\n";
 
 static const char onnx_test_help[] =
     "usage: cleave onnx-test DIR...\n"
     "\n"
     "Runs ONNX backend node test folders (model.onnx and test_data_set_*) through the library\n"
     "and compares the outputs. Available only in builds configured with -DCLEAVE_WITH_ONNX=ON.\n";
+
+static const char ir_check_help[] =
+    "usage: cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]\n"
+    "\n"
+    "Reads an OpenVINO IR model (versions 10 and 11) and checks every Split and VariadicSplit\n"
+    "layer: the data input's shape as its producer declares it (a Parameter's shape, otherwise\n"
+    "the producing port's <dim>s), the axis and split_lengths from Const layers (unknown when\n"
+    "another layer computes them: the outputs are then checked against the hull of every\n"
+    "possible value), cleave's shape inference, and the layer's declared output <dim>s.\n"
+    "Other layers are only traversed. One line per layer, then a summary:\n"
+    "  OK             the declared outputs are what the inputs imply (or less precise)\n"
+    "  MISMATCH       a declared output (or the data input port) contradicts the inference\n"
+    "  RULE BROKEN    the inputs break a rule of the operator (the library's message)\n"
+    "  NOT CHECKABLE  the file lacks what the check needs (the reason is printed)\n"
+    "\n"
+    "Options:\n"
+    "      --bin FILE   the weights (default: MODEL with .xml replaced by .bin)\n"
+    "      --json       print one JSON object: {\"op\": \"ir-check\", \"layers\": [...], ...}\n"
+    "  -q, --quiet      print only the layers that are not OK, and no summary\n"
+    "\n"
+    "Exit status: 0 every layer is OK; 1 some layer is not; 64 malformed command line; 65 the\n"
+    "file is not valid IR (the message names the file, line and layer); 66 the .xml or .bin\n"
+    "cannot be opened.\n";
+
+static const char ir_run_help[] =
+    "usage: cleave ir-run MODEL.xml --input NAME=FILE.npy ... [-o PREFIX] [OPTIONS]\n"
+    "\n"
+    "Executes an OpenVINO IR graph made of Parameter, Const, Split, VariadicSplit and Result\n"
+    "layers (splits chained to any depth) with the library, and writes Result k (in document\n"
+    "order) to PREFIX_k.npy. Any other layer type is refused before anything runs. Each\n"
+    "Parameter takes a .npy file of its element type (C order) and of a shape its shape allows;\n"
+    "packed sub-byte and string Parameters (static shape) take a 1-D uint8 .npy of their bytes.\n"
+    "Outputs keep their input's dtype and byte order; packed sub-byte types and strings are\n"
+    "written as 1-D uint8 arrays of their bytes (strings in OpenVINO's packed string layout).\n"
+    "All tensors are held in memory.\n"
+    "\n"
+    "Options:\n"
+    "  -i, --input NAME=FILE  the data of the Parameter layer named NAME (one per Parameter)\n"
+    "      --bin FILE         the weights (default: MODEL with .xml replaced by .bin)\n"
+    "  -o, --output PREFIX    write Result k to PREFIX_k.npy (default: MODEL without .xml)\n"
+    "  -f, --force            replace outputs that already exist (otherwise: status 73)\n"
+    "      --json             print {\"op\": \"ir-run\", \"outputs\": [{\"shape\", \"path\"}]}\n"
+    "  -q, --quiet            print nothing on success\n"
+    "      --sync             make the outputs durable (fsync) before exiting\n"
+    "\n"
+    "Exit status as for the split commands; 65 also for a model that is not valid IR or holds a\n"
+    "layer ir-run does not run. On any failure no output is left behind.\n";
 
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
@@ -169,6 +219,8 @@ int help_print(const char *command, FILE *out) {
       {"infer", infer_help, 0},
       {"demo", demo_help, 0},
       {"onnx-test", onnx_test_help, 0},
+      {"ir-check", ir_check_help, 0},
+      {"ir-run", ir_run_help, 0},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     if (strcmp(texts[i].name, command) == 0) {

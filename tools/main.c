@@ -9,6 +9,9 @@
 #ifdef CLEAVE_HAVE_ONNX
 #include "onnx/onnx_test.h"
 #endif
+#ifdef CLEAVE_HAVE_OPENVINO
+#include "openvino/ir_commands.h"
+#endif
 
 static int onnx_test(int argc, char **argv) {
 #ifdef CLEAVE_HAVE_ONNX
@@ -20,6 +23,19 @@ static int onnx_test(int argc, char **argv) {
   }
   return cli_error(CLI_EXIT_SOFTWARE,
                    "this build has no ONNX support (configure with -DCLEAVE_WITH_ONNX=ON)");
+#endif
+}
+
+/* ir-check and ir-run: the OpenVINO IR commands, when the build has expat. */
+static int ir_command(const char *command, int argc, char **argv) {
+#ifdef CLEAVE_HAVE_OPENVINO
+  return strcmp(command, "ir-check") == 0 ? cmd_ir_check(argc, argv, 2) : cmd_ir_run(argc, argv, 2);
+#else
+  (void)argc;
+  (void)argv;
+  return cli_error(CLI_EXIT_SOFTWARE,
+                   "%s: this build has no OpenVINO IR support (install libexpat1-dev and rebuild)",
+                   command);
 #endif
 }
 
@@ -66,6 +82,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(command, "demo") == 0) {
     return cmd_demo(argc, argv, 2);
+  }
+  if (strcmp(command, "ir-check") == 0 || strcmp(command, "ir-run") == 0) {
+    return ir_command(command, argc, argv);
   }
   if (strcmp(command, "onnx-test") == 0) {
     /* The ONNX runner sees "onnx-test" as argv[0] and its own arguments after it. */

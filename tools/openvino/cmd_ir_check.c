@@ -1,0 +1,203 @@
+/* cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]: are the Split and VariadicSplit
+ * layers of an OpenVINO IR consistent with what their inputs imply? */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "ir_check.h"
+#include "ir_commands.h"
+#include "ir_open.h"
+
+enum { OPT_BIN = 1, OPT_JSON, OPT_QUIET, OPT_HELP };
+
+static const cli_option check_options[] = {
+    {"bin", 0, 1, OPT_BIN},
+    {"json", 0, 0, OPT_JSON},
+    {"quiet", 'q', 0, OPT_QUIET},
+    {"help", 'h', 0, OPT_HELP},
+};
+
+static void print_list(char **items, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    printf("%s%s", i > 0 ? " " : "", items[i] != NULL ? items[i] : "?");
+  }
+}
+
+static void print_text(const ir_check_row *r) {
+  const ir_layer *l = r->layer;
+  printf("%lld %s \"%s\":", (long long)l->id, l->type, l->name);
+  if (r->data != NULL) {
+    printf(" data %s%s%s", r->data, r->type != NULL ? " " : "", r->type != NULL ? r->type : "");
+  }
+  if (r->axis != NULL) {
+    printf(", axis %s", r->axis);
+  }
+  if (r->lengths != NULL) {
+    printf(", %s %s", strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths);
+  }
+  if (r->source != NULL) {
+    printf(" (unknown values from %s)", r->source);
+  }
+  if (r->num_inferred > 0) {
+    printf("; inferred ");
+    print_list(r->inferred, r->num_inferred);
+    if (r->hull) {
+      printf(" (hull)");
+    }
+  }
+  if (r->num_declared > 0) {
+    printf("; declared ");
+    print_list(r->declared, r->num_declared);
+  }
+  printf(": %s", ir_verdict_name(r->verdict));
+  if (r->reason != NULL) {
+    printf(r->verdict == IR_VERDICT_OK ? " (%s)" : ": %s", r->reason);
+  }
+  putchar('\n');
+}
+
+static void json_field(const char *key, const char *value, int *first) {
+  printf("%s\"%s\": ", *first ? "" : ", ", key);
+  *first = 0;
+  if (value == NULL) {
+    printf("null");
+  } else {
+    ir_json_string(value);
+  }
+}
+
+static void json_list(const char *key, char **items, size_t n) {
+  printf(", \"%s\": [", key);
+  for (size_t i = 0; i < n; i++) {
+    printf("%s", i > 0 ? ", " : "");
+    ir_json_string(items[i] != NULL ? items[i] : "?");
+  }
+  putchar(']');
+}
+
+static void print_json(const ir_check_row *r, size_t index) {
+  const ir_layer *l = r->layer;
+  printf("%s{\"id\": %lld, ", index > 0 ? ", " : "", (long long)l->id);
+  int first = 1;
+  json_field("name", l->name, &first);
+  json_field("type", l->type, &first);
+  json_field("data", r->data, &first);
+  json_field("element_type", r->type, &first);
+  json_field("axis", r->axis, &first);
+  json_field(strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths, &first);
+  json_field("unknown_from", r->source, &first);
+  printf(", \"hull\": %s", r->hull ? "true" : "false");
+  json_list("inferred", r->inferred, r->num_inferred);
+  json_list("declared", r->declared, r->num_declared);
+  json_field("status", ir_verdict_name(r->verdict), &first);
+  json_field("reason", r->reason, &first);
+  putchar('}');
+}
+
+int cmd_ir_check(int argc, char **argv, int first) {
+  cli_parser p;
+  cli_parser_init(&p, argc, argv, first, "ir-check");
+  const char *model_path = NULL, *bin_path = NULL;
+  int json = 0, quiet = 0;
+  for (;;) {
+    int id = 0;
+    const char *value = NULL;
+    int kind = cli_parser_next(&p, check_options, sizeof check_options / sizeof check_options[0],
+                               &id, &value);
+    if (kind == CLI_NEXT_END) {
+      break;
+    }
+    if (kind == CLI_NEXT_ERROR) {
+      return CLI_EXIT_USAGE;
+    }
+    if (kind == CLI_NEXT_POSITIONAL) {
+      if (model_path != NULL) {
+        return cli_error(CLI_EXIT_USAGE, "ir-check: unexpected argument '%s' (one model only)",
+                         value);
+      }
+      model_path = value;
+      continue;
+    }
+    switch (id) {
+    case OPT_BIN:
+      bin_path = value;
+      break;
+    case OPT_JSON:
+      json = 1;
+      break;
+    case OPT_QUIET:
+      quiet = 1;
+      break;
+    case OPT_HELP:
+    default:
+      help_print("ir-check", stdout);
+      return 0;
+    }
+  }
+  if (model_path == NULL) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "ir-check: the model is missing (usage: cleave ir-check MODEL.xml [--bin "
+                     "MODEL.bin] [--json] [-q])");
+  }
+  ir_model m;
+  ir_bin bin;
+  int rc = ir_open(model_path, bin_path, &m, &bin);
+  if (rc != 0) {
+    return rc;
+  }
+  size_t counts[4] = {0, 0, 0, 0};
+  size_t checked = 0;
+  if (json) {
+    printf("{\"op\": \"ir-check\", \"model\": ");
+    ir_json_string(model_path);
+    printf(", \"version\": %d, \"layer_count\": %zu, \"layers\": [", m.version, m.num_layers);
+  }
+  for (size_t i = 0; i < m.num_layers && rc == 0; i++) {
+    const ir_layer *l = &m.layers[i];
+    if (!ir_is_split_layer(l)) {
+      continue;
+    }
+    ir_check_row row;
+    ir_error err;
+    rc = ir_check_layer(&m, &bin, l, &row, &err);
+    if (rc != 0) {
+      if (json) {
+        printf("]}\n");
+      }
+      fflush(stdout);
+      ir_check_row_free(&row);
+      ir_report_error(&err);
+      break;
+    }
+    counts[row.verdict]++;
+    if (json) {
+      print_json(&row, checked);
+    } else if (!quiet || row.verdict != IR_VERDICT_OK) {
+      print_text(&row);
+    }
+    checked++;
+    ir_check_row_free(&row);
+  }
+  if (rc == 0) {
+    size_t bad = counts[1] + counts[2] + counts[3];
+    if (json) {
+      printf("], \"checked\": %zu, \"ok\": %zu, \"mismatch\": %zu, \"rule_broken\": %zu, "
+             "\"not_checkable\": %zu}\n",
+             checked, counts[0], counts[1], counts[2], counts[3]);
+    } else if (!quiet) {
+      printf("%s: IR v%d, %zu layers, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
+             "%zu RULE BROKEN, %zu NOT CHECKABLE\n",
+             model_path, m.version, m.num_layers, checked, counts[0], counts[1], counts[2],
+             counts[3]);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      rc = cli_error(CLI_EXIT_IOERR, "writing to stdout failed");
+    } else {
+      rc = bad > 0 ? 1 : 0;
+    }
+  }
+  ir_open_close(&m, &bin);
+  return rc;
+}
