@@ -371,7 +371,8 @@ typedef struct cleave_split_info {
   int64_t output_rank;  /* rank, or rank - 1 when axis_removed */
   int axis_removed;     /* 1 when the outputs drop the axis */
   int64_t element_size; /* bytes per element; 0 for packed sub-byte types */
-  int64_t element_bits; /* bits per element (8 * element_size for byte-sized types) */
+  int64_t element_bits; /* bits per element: 8 * element_size for byte-sized types (0 when that
+                         * exceeds INT64_MAX, for elements of more than 2^60 bytes) */
 } cleave_split_info;
 
 /**
@@ -590,7 +591,9 @@ CLEAVE_API size_t cleave_threadpool_threads(const cleave_threadpool *pool);
 /**
  * The pool's parallel-for, with the `cleave_parallel_for_fn` signature (`pool_context` is the
  * pool). Runs `task(task_context, i)` for every i < count on the pool's threads and returns when
- * all are done. Calls from several threads at once on one pool are serialised.
+ * all are done. The pool runs one job at a time: a call made while it is busy (from inside one of
+ * its tasks, i.e. nested use, or from another thread) runs its tasks on the calling thread
+ * instead of waiting, so nested and concurrent use never deadlocks.
  */
 CLEAVE_API void cleave_threadpool_parallel_for(void *pool_context, cleave_task_fn task,
                                                void *task_context, size_t count);
@@ -656,7 +659,8 @@ CLEAVE_API const char *cleave_plan_kernels(const cleave_plan *plan);
 /**
  * `cleave_plan_run` that may use threads as `exec` allows (NULL: the calling thread only).
  * Same checks, statuses and guarantees; nothing is written unless the checks pass. Allocates
- * nothing. Thread-safe (a built-in pool serialises concurrent runs on it).
+ * nothing. Thread-safe; may be called from a task of the same pool (see
+ * `cleave_threadpool_parallel_for`: a busy built-in pool runs the call on the calling thread).
  */
 CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const void *input,
                                               void *const *outputs, const cleave_exec *exec,

@@ -302,8 +302,11 @@ static void copy_packed_rows(const cleave_geometry *geom, const void *input, voi
       /* Every bit count below is at most the input's, which fits (bits_fit). */
       width[i - g0] = (uint64_t)length * (uint64_t)geom->inner_bits;
       col[i - g0] = (uint64_t)offset * (uint64_t)geom->inner_bits;
+      /* An empty output may be NULL (the header allows it): no offset is applied to it, as
+       * NULL + 0 is undefined. Its writer is never used (width 0). */
+      unsigned char *out = outputs[i];
       bw[i - g0] =
-          (bit_writer){(unsigned char *)outputs[i] + (uint64_t)r0 * width[i - g0] / 8, 0, 0};
+          (bit_writer){width[i - g0] > 0 ? out + (uint64_t)r0 * width[i - g0] / 8 : out, 0, 0};
       offset += length;
     }
     for (int64_t r = r0; r < r1; r++) {

@@ -110,14 +110,32 @@ static cleave_status check_partial_dim(cleave_dim d, int64_t i, cleave_error *er
   return CLEAVE_OK;
 }
 
+/* Fills the element size (bytes for byte-sized types, bits for packed ones) and bit order. */
+static cleave_status element_size_of(cleave_type type, cleave_prepared *prep, cleave_error *err) {
+  if (cleave_is_packed(type.dtype)) {
+    prep->element_size = 0;
+    return cleave_type_bits(type, &prep->element_bits, &prep->bit_order, err);
+  }
+  cleave_status st = cleave_type_size(type, &prep->element_size, err);
+  /* 8 * the byte size, or 0 when that exceeds int64 (elements above 2^60 bytes). */
+  if (st == CLEAVE_OK && cleave_mul_overflows(prep->element_size, 8, &prep->element_bits)) {
+    prep->element_bits = 0;
+  }
+  prep->bit_order = CLEAVE_BIT_ORDER_NONE;
+  return st;
+}
+
 static cleave_status check_shape(cleave_type type, const cleave_shape_view *shape, bool static_mode,
                                  cleave_prepared *prep, cleave_error *err) {
-  cleave_status st = cleave_type_bits(type, &prep->element_bits, &prep->bit_order, err);
+  /* Byte-sized types are sized in bytes, packed ones in bits: a byte size in bits would refuse
+   * elements of more than 2^60 bytes whose shapes' byte sizes fit. Partial inference does not
+   * depend on the size at all (SEMANTICS.md 1): it only checks that the type is valid. */
+  bool packed = cleave_is_packed(type.dtype);
+  cleave_status st =
+      static_mode || packed ? element_size_of(type, prep, err) : cleave_type_check(type, err);
   if (st != CLEAVE_OK) {
     return st;
   }
-  bool packed = cleave_is_packed(type.dtype);
-  prep->element_size = packed ? 0 : prep->element_bits / 8;
   int64_t rank = shape->rank;
   if (rank == CLEAVE_RANK_DYNAMIC && !static_mode) {
     return CLEAVE_OK;

@@ -50,6 +50,10 @@ bool cleave_is_integer(cleave_dtype dtype);
 /** True for the packed sub-byte types (CLEAVE_U1 .. CLEAVE_FLOAT4E2M1, u3 and u6 included). */
 bool cleave_is_packed(cleave_dtype dtype);
 
+/** Checks that `type` is valid (a known dtype, a width where one is needed and none elsewhere;
+ * u3 and u6 are refused) without computing its size. */
+cleave_status cleave_type_check(cleave_type type, cleave_error *err);
+
 /** Writes a type's display name ("f32", "S5", "U3") into buf. */
 void cleave_format_type(char *buf, size_t size, cleave_type type);
 
