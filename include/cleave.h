@@ -233,7 +233,8 @@ CLEAVE_API cleave_status cleave_type_bits(cleave_type type, int64_t *bits, cleav
  *   - `rank` -1 means absent; 0 a scalar (one value); 1 a 1-D tensor of `count` values; ranks
  *     >= 2 are representable so that they can be rejected as the specs require (the values are
  *     then `count` values in row-major order).
- *   - `dtype` is an integer type (CLEAVE_I8 .. CLEAVE_U64).
+ *   - `dtype` is an integer type (CLEAVE_I8 .. CLEAVE_U64), or for ONNX Split-1's `split`
+ *     input the data's float type (CLEAVE_F16, CLEAVE_F32, CLEAVE_F64: whole numbers).
  *   - `data` points at the values in native byte order; it is read during the call (and copied by
  *     `cleave_plan_create`), never kept.
  */
@@ -285,7 +286,8 @@ typedef enum cleave_op_kind {
    * optional `split` input: absent, an int32/int64 scalar, or 1-D), `keepdims`. */
   CLEAVE_OP_SPLIT_TO_SEQUENCE = 3,
   /** ONNX Split-1/2/11/13/18: `opset`, `axis` (attribute; absent means 0), `lengths` (the
-   * `split` attribute or input: absent or int64 1-D), `num_splits` with `has_num_splits` (the
+   * `split` attribute or input: absent or int64 1-D; Split-1's `split` input has the data's type
+   * T instead, f16/f32/f64 with whole-number values), `num_splits` with `has_num_splits` (the
    * node's output count below opset 18; the `num_outputs` attribute at 18). */
   CLEAVE_OP_ONNX_SPLIT = 4
 } cleave_op_kind;

@@ -206,6 +206,17 @@ static cleave_status check_values(const cleave_values *values, const char *name,
   return cleave_values_check(&checked, name, rule_status, err);
 }
 
+/* check_values without the type check (ONNX Split-1's float `split` input). */
+static cleave_status check_values_layout(const cleave_values *values, const char *name, bool known,
+                                         cleave_error *err) {
+  static const int64_t placeholder = 0;
+  cleave_values checked = *values;
+  if (!known) {
+    checked.data = &placeholder;
+  }
+  return cleave_values_check_layout(&checked, name, err);
+}
+
 static void format_int(char *buf, size_t size, cleave_int v) {
   if (v.fits) {
     snprintf(buf, size, "%" PRId64, v.value);
@@ -232,7 +243,7 @@ static void format_range(char *buf, size_t size, int64_t lo, int64_t hi) {
 static cleave_status resolve_axis(const cleave_op *op, const char *op_name, int64_t rank,
                                   bool unknown, int64_t *axis, cleave_error *err) {
   const cleave_values *v = &op->axis;
-  cleave_int value = {0, 0, true};
+  cleave_int value = {0, 0, 0.0, true, false};
   bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
   if (v->rank < 0) {
     if (!onnx) {
@@ -305,12 +316,13 @@ cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type 
   if (op == NULL || prep == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the operator description is NULL");
   }
-  *prep = (cleave_prepared){.op = op, .version = 1, .shape = *shape, .axis = -1};
+  *prep = (cleave_prepared){
+      .op = op, .version = 1, .data_dtype = type.dtype, .shape = *shape, .axis = -1};
   prep->lengths_unknown = (unknown & CLEAVE_UNKNOWN_LENGTHS) != 0;
   cleave_status st = CLEAVE_OK;
   switch (op->kind) {
   case CLEAVE_OP_SPLIT:
-    snprintf(prep->op_name, sizeof prep->op_name, "Split-1");
+    snprintf(prep->op_name, sizeof prep->op_name, "OpenVINO Split-1");
     break;
   case CLEAVE_OP_VARIADIC_SPLIT:
     snprintf(prep->op_name, sizeof prep->op_name, "VariadicSplit-1");
@@ -322,9 +334,10 @@ cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type 
     snprintf(prep->op_name, sizeof prep->op_name, "SplitToSequence-%" PRId64, prep->version);
     break;
   case CLEAVE_OP_ONNX_SPLIT:
-    st = resolve_version("Split", split_versions, sizeof split_versions / sizeof split_versions[0],
-                         op->opset, &prep->version, err);
-    snprintf(prep->op_name, sizeof prep->op_name, "Split-%" PRId64, prep->version);
+    st = resolve_version("ONNX Split", split_versions,
+                         sizeof split_versions / sizeof split_versions[0], op->opset,
+                         &prep->version, err);
+    snprintf(prep->op_name, sizeof prep->op_name, "ONNX Split-%" PRId64, prep->version);
     break;
   default:
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
@@ -394,6 +407,12 @@ static cleave_status resolve_list(const cleave_values *list, const char *name, b
   }
   for (int64_t i = 0; i < list->count; i++) {
     cleave_int v = cleave_values_get(list, i);
+    if (!v.fits && v.real) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                         "%s[%" PRId64 "] is %.17g but a length must be a whole number that fits "
+                         "in int64",
+                         name, i, v.real_value);
+    }
     if (!v.fits) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                          "%s[%" PRId64 "] is %" PRIu64 ", which does not fit in int64", name, i,
@@ -674,13 +693,26 @@ static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axi
   /* Filled only on the failing paths below: this runs for every static inference. */
   char dim_text[CLEAVE_DIM_TEXT_SIZE];
   if (has_split) {
-    cleave_status st = check_values(split, "split", CLEAVE_ERROR_INVALID_SPLIT, known, err);
+    /* Split-1's `split` is the int64 attribute or the input, which has the data's type T (a
+     * float type) and whole-number values (SEMANTICS.md 5); later versions take int64 only. */
+    bool real = cleave_is_real_split_type(split->dtype);
+    cleave_status st = real ? check_values_layout(split, "split", known, err)
+                            : check_values(split, "split", CLEAVE_ERROR_INVALID_SPLIT, known, err);
     if (st != CLEAVE_OK) {
       return st;
     }
-    if (split->dtype != CLEAVE_I64) {
+    char type_text[TYPE_SIZE];
+    if (prep->version == 1 && (split->dtype != CLEAVE_I64 && split->dtype != prep->data_dtype)) {
+      cleave_format_type(type_text, sizeof type_text, cleave_type_of(split->dtype));
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                         "split must be the int64 attribute or an input of the data's type T "
+                         "(%s) for %s, got %s",
+                         cleave_dtype_name(prep->data_dtype), op_name, type_text);
+    }
+    if (prep->version > 1 && split->dtype != CLEAVE_I64) {
+      cleave_format_type(type_text, sizeof type_text, cleave_type_of(split->dtype));
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "split must be int64 for %s, got %s",
-                         op_name, cleave_dtype_name(split->dtype));
+                         op_name, type_text);
     }
     st = require_1d(split, "split", op_name, err);
     if (st != CLEAVE_OK) {

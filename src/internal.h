@@ -59,16 +59,28 @@ void cleave_format_type(char *buf, size_t size, cleave_type type);
 
 /* ---- values.c ---------------------------------------------------------------------------- */
 
-/** One integer read from a `cleave_values`: its int64 value, or, when it does not fit (a u64
- * above INT64_MAX), `fits` false and the value in `unsigned_value`. */
+/** One integer read from a `cleave_values`: its int64 value, or, when it is not an int64,
+ * `fits` false and the value in `unsigned_value` (a u64 above INT64_MAX) or `real_value` (a
+ * float that is not a whole number in int64's range: ONNX Split-1's `split` input). */
 typedef struct cleave_int {
   int64_t value;
   uint64_t unsigned_value;
+  double real_value;
   bool fits;
+  bool real;
 } cleave_int;
 
-/** Reads entry i (no bounds check: the caller validated count) of an integer `cleave_values`. */
+/** True for the float types ONNX Split-1's `split` input may have (its data type T). */
+bool cleave_is_real_split_type(cleave_dtype dtype);
+
+/** Reads entry i (no bounds check: the caller validated count) of a `cleave_values` of an
+ * integer type, or of f16/f32/f64 (whole numbers). */
 cleave_int cleave_values_get(const cleave_values *values, int64_t i);
+
+/** The checks of `cleave_values_check` that do not involve the type: count, scalar count, data
+ * present (CLEAVE_ERROR_INVALID_ARGUMENT: API misuse). */
+cleave_status cleave_values_check_layout(const cleave_values *values, const char *name,
+                                         cleave_error *err);
 
 /** Checks that `values` is a usable tensor of integers for parameter `name`: an integer dtype
  * (else `rule_status`, the operator rule's status), a non-negative count, data present when
@@ -176,6 +188,7 @@ typedef struct cleave_prepared {
   const cleave_op *op;
   char op_name[32];
   int64_t version;
+  cleave_dtype data_dtype;
   int64_t element_size; /* 0 for packed types */
   int64_t element_bits;
   cleave_bit_order bit_order;

@@ -210,6 +210,12 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
   return st;
 }
 
+/* Whether node output i has a name (an empty name omits the output). */
+static int output_named(const ox_node_ctx *c, size_t i) {
+  const char *name = c->node->output[i];
+  return name != NULL && name[0] != '\0';
+}
+
 static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
   static const char *const attrs_v1[] = {"axis", "split", NULL};
   static const char *const attrs_v13[] = {"axis", NULL};
@@ -262,11 +268,30 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
     }
     op.lengths = cleave_values_list(split_attr->ints, (int64_t)split_attr->n_ints);
   } else if (split_input != NULL) {
+    /* Split-1's schema types its `split` input T, the data's float type, with whole-number
+     * values (cleave checks those); integer lengths are the `split` attribute (SEMANTICS.md 5). */
+    if (v == 1 && split_input->type.dtype != CLEAVE_F16 && split_input->type.dtype != CLEAVE_F32 &&
+        split_input->type.dtype != CLEAVE_F64) {
+      const char *name = cleave_dtype_name(split_input->type.dtype);
+      return ox_fail(
+          err, OX_FAIL,
+          "%s: invalid split: the split input of ONNX Split-1 has the data's type T "
+          "(float16, float or double), got %s; integer lengths go in the split attribute",
+          c->label, name != NULL ? name : "a non-numeric type");
+    }
     op.lengths = ox_values_of(split_input);
   }
+  /* Split-18 with num_outputs may list fewer outputs (trailing ones omitted, onnx PR 8255): the
+   * sizes still come from num_outputs and only the listed outputs are kept. */
+  int trailing_omitted = v >= 18 && has_num;
   if (v >= 18) {
     op.has_num_splits = has_num;
     op.num_splits = num_outputs;
+    if (has_num && num_outputs >= 1 && (uint64_t)c->n_outputs > (uint64_t)num_outputs) {
+      return ox_fail(err, OX_FAIL,
+                     "%s: invalid split: the node lists %zu outputs but num_outputs is %" PRId64,
+                     c->label, c->n_outputs, num_outputs);
+    }
   } else {
     op.has_num_splits = 1;
     op.num_splits = (int64_t)c->n_outputs;
@@ -275,12 +300,13 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
   if (st != OX_OK) {
     return st;
   }
-  if (n_outs != c->n_outputs) {
+  if (trailing_omitted ? n_outs < c->n_outputs : n_outs != c->n_outputs) {
     st = ox_fail(err, OX_FAIL, "%s: the split gives %zu outputs but the node has %zu", c->label,
                  n_outs, c->n_outputs);
   }
+  /* Outputs with an empty name are omitted in every version: not produced. */
   for (size_t i = 0; i < n_outs; i++) {
-    if (st == OX_OK) {
+    if (st == OX_OK && i < c->n_outputs && output_named(c, i)) {
       c->outputs[i].kind = OX_KIND_TENSOR;
       c->outputs[i].tensor = outs[i];
     } else {
