@@ -137,20 +137,12 @@ static cleave_status check_shape(cleave_type type, const cleave_shape_view *shap
     return st;
   }
   int64_t rank = shape->rank;
-  if (rank == CLEAVE_RANK_DYNAMIC && !static_mode) {
+  if (rank == CLEAVE_VIEW_RANK_DYNAMIC) {
     return CLEAVE_OK;
   }
-  if (rank < 0) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
-                       "rank %" PRId64 " is neither >= 0 nor CLEAVE_RANK_DYNAMIC", rank);
-  }
-  /* Static ranks are the caller's size_t, which may not fit in int64. */
+  /* Ranks are the caller's size_t, which may not fit in int64 (`rank` is clamped). */
   char rank_text[VALUE_SIZE];
-  if (shape->points != NULL || static_mode) {
-    snprintf(rank_text, sizeof rank_text, "%zu", shape->static_rank);
-  } else {
-    snprintf(rank_text, sizeof rank_text, "%" PRId64, rank);
-  }
+  snprintf(rank_text, sizeof rank_text, "%zu", shape->static_rank);
   if (rank > 0 && shape->points == NULL && shape->dims == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "the data shape is NULL but its rank is %s", rank_text);
@@ -245,7 +237,7 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, int6
   const cleave_values *v = &op->axis;
   cleave_int value = {0, 0, 0.0, true, false};
   bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
-  if (v->rank < 0) {
+  if (cleave_values_absent(v)) {
     if (!onnx) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS, "%s needs an axis input", op_name);
     }
@@ -260,7 +252,7 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, int6
     if (!shape_ok) {
       if (v->rank == 1) {
         return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS,
-                           "axis must be a scalar for %s, got a 1-D tensor of %" PRId64
+                           "axis must be a scalar for %s, got a 1-D tensor of %zu"
                            " value(s)%s",
                            op_name, v->count,
                            op->kind == CLEAVE_OP_VARIADIC_SPLIT ? ""
@@ -268,8 +260,8 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, int6
                                                                   "accepts shape [1])");
       }
       return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS,
-                         "axis must be a scalar for %s, got a tensor of rank %d", op_name,
-                         (int)v->rank);
+                         "axis must be a scalar for %s, got a tensor of rank %zu", op_name,
+                         v->rank);
     }
     if (!unknown) {
       value = cleave_values_get(v, 0);
@@ -285,7 +277,7 @@ static cleave_status resolve_axis(const cleave_op *op, const char *op_name, int6
   }
   char text[VALUE_SIZE];
   format_int(text, sizeof text, value);
-  if (rank == CLEAVE_RANK_DYNAMIC) {
+  if (rank == CLEAVE_VIEW_RANK_DYNAMIC) {
     /* Some rank fits any axis, but ranks are at most INT32_MAX (see check_shape). */
     if (!value.fits || value.value < -(int64_t)INT32_MAX || value.value >= INT32_MAX) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_AXIS,
@@ -346,13 +338,6 @@ cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type 
   if (st != CLEAVE_OK) {
     return st;
   }
-  /* Rank -1 is the one spelling of "absent": anything below is a caller's mistake. */
-  if (op->axis.rank < -1 || op->lengths.rank < -1) {
-    bool axis = op->axis.rank < -1;
-    return cleave_fail(
-        err, CLEAVE_ERROR_INVALID_ARGUMENT, "%s has rank %d, but a rank is -1 (absent) or >= 0",
-        axis ? "axis" : "the lengths", (int)(axis ? op->axis.rank : op->lengths.rank));
-  }
   bool onnx = op->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || op->kind == CLEAVE_OP_ONNX_SPLIT;
   st = check_shape(type, shape, static_mode, prep, err);
   if (st != CLEAVE_OK) {
@@ -402,10 +387,10 @@ static cleave_status resolve_list(const cleave_values *list, const char *name, b
   }
   if (!known) {
     cleave_dim each = list->count == 1 ? d : cleave_dim_range(0, d.hi);
-    set_uniform(hull, cleave_dim_point(list->count), each, each);
+    set_uniform(hull, cleave_dim_point((int64_t)list->count), each, each);
     return CLEAVE_OK;
   }
-  for (int64_t i = 0; i < list->count; i++) {
+  for (int64_t i = 0; i < (int64_t)list->count; i++) {
     cleave_int v = cleave_values_get(list, i);
     if (!v.fits && v.real) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
@@ -460,7 +445,7 @@ static cleave_status resolve_list(const cleave_values *list, const char *name, b
   hull->uniform = false;
   hull->list = list;
   hull->minus_one = minus_one;
-  hull->count = cleave_dim_point(list->count);
+  hull->count = cleave_dim_point((int64_t)list->count);
   if (minus_one >= 0) {
     hull->resolved = cleave_dim_range(max64(d.lo, sum) - sum,
                                       cleave_dim_bounded(d) ? d.hi - sum : CLEAVE_DIM_UNBOUNDED);
@@ -478,8 +463,8 @@ static cleave_status require_1d(const cleave_values *list, const char *name, con
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "%s must be 1-D for %s, got a scalar", name,
                        op_name);
   }
-  return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "%s must be 1-D for %s, got rank %d", name,
-                     op_name, (int)list->rank);
+  return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "%s must be 1-D for %s, got rank %zu", name,
+                     op_name, list->rank);
 }
 
 /*
@@ -524,7 +509,7 @@ static cleave_status resolve_split_1(const cleave_op *op, int64_t axis, cleave_d
 static cleave_status resolve_variadic(const cleave_prepared *prep, int64_t axis, cleave_dim d,
                                       cleave_split_hull *hull, cleave_error *err) {
   const cleave_values *list = &prep->op->lengths;
-  if (list->rank < 0) {
+  if (cleave_values_absent(list)) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT, "VariadicSplit-1 needs split_lengths");
   }
   bool known = !prep->lengths_unknown;
@@ -583,7 +568,7 @@ static cleave_status resolve_sequence(const cleave_prepared *prep, int64_t axis,
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ATTRIBUTE,
                        "keepdims is %" PRId64 " but must be 0 or 1", op->keepdims);
   }
-  if (split->rank < 0) {
+  if (cleave_values_absent(split)) {
     set_uniform(hull, d, cleave_dim_point(1), cleave_dim_point(1));
     hull->axis_removed = op->keepdims == 0;
     return CLEAVE_OK;
@@ -598,7 +583,7 @@ static cleave_status resolve_sequence(const cleave_prepared *prep, int64_t axis,
   }
   if (split->rank >= 2) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                       "split has rank %d but must be a scalar or 1-D", (int)split->rank);
+                       "split has rank %zu but must be a scalar or 1-D", split->rank);
   }
   if (split->rank == 1) {
     return resolve_list(split, "split", false, known, axis, d, hull, err);
@@ -682,16 +667,43 @@ static bool ceil_parts(int64_t n, cleave_dim d, cleave_split_hull *hull) {
   return true;
 }
 
+/* ONNX Split's output count: a scalar of an integer type whose value fits in int64. */
+static cleave_status read_num_outputs(const cleave_values *v, const char *op_name, int64_t *n,
+                                      cleave_error *err) {
+  cleave_status st = check_values(v, "num_outputs", CLEAVE_ERROR_INVALID_SPLIT, true, err);
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  if (v->rank != 0) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                       "num_outputs must be a scalar for %s, got rank %zu", op_name, v->rank);
+  }
+  cleave_int value = cleave_values_get(v, 0);
+  if (!value.fits) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
+                       "num_outputs is %" PRIu64 ", which does not fit in int64",
+                       value.unsigned_value);
+  }
+  *n = value.value;
+  return CLEAVE_OK;
+}
+
 static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axis, cleave_dim d,
                                         cleave_split_hull *hull, cleave_error *err) {
   const cleave_op *op = prep->op;
   const char *op_name = prep->op_name;
   const cleave_values *split = &op->lengths;
-  bool has_split = split->rank >= 0, has_n = op->has_num_splits != 0;
+  bool has_split = !cleave_values_absent(split), has_n = !cleave_values_absent(&op->num_outputs);
   bool known = !prep->lengths_unknown;
-  int64_t n = op->num_splits;
+  int64_t n = 0;
   /* Filled only on the failing paths below: this runs for every static inference. */
   char dim_text[CLEAVE_DIM_TEXT_SIZE];
+  if (has_n) {
+    cleave_status st = read_num_outputs(&op->num_outputs, op_name, &n, err);
+    if (st != CLEAVE_OK) {
+      return st;
+    }
+  }
   if (has_split) {
     /* Split-1's `split` is the int64 attribute or the input, which has the data's type T (a
      * float type) and whole-number values (SEMANTICS.md 5); later versions take int64 only. */
@@ -752,19 +764,20 @@ static cleave_status resolve_onnx_split(const cleave_prepared *prep, int64_t axi
   }
   if (has_n && n < 1) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                       "the node's output count num_splits is %" PRId64 " but must be >= 1", n);
+                       "the node's output count num_outputs is %" PRId64 " but must be >= 1", n);
   }
   if (has_split) {
-    if (has_n && split->count != n) {
+    if (has_n && (int64_t)split->count != n) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                         "split has %" PRId64 " entries but the node has %" PRId64 " outputs",
-                         split->count, n);
+                         "split has %zu entries but the node has %" PRId64 " outputs", split->count,
+                         n);
     }
     return resolve_list(split, "split", false, known, axis, d, hull, err);
   }
   if (!has_n) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "%s without split needs the node's number of outputs (num_splits)", op_name);
+                       "%s without split needs the node's number of outputs (num_outputs)",
+                       op_name);
   }
   if (!equal_parts(n, d, hull)) {
     if (d.lo == d.hi) {
@@ -915,7 +928,7 @@ cleave_status cleave_infer(const cleave_op *op, cleave_type type, const int64_t 
   if (st != CLEAVE_OK) {
     return st;
   }
-  *info = geom.info;
+  *info = cleave_split_info_of(&geom.info);
   if (lengths != NULL) {
     if ((uint64_t)capacity < (uint64_t)geom.info.num_outputs) {
       return cleave_fail(err, CLEAVE_ERROR_CAPACITY,

@@ -82,6 +82,11 @@ cleave_int cleave_values_get(const cleave_values *values, int64_t i);
 cleave_status cleave_values_check_layout(const cleave_values *values, const char *name,
                                          cleave_error *err);
 
+/** Whether `values` is absent (`cleave_values_none()`). */
+static inline bool cleave_values_absent(const cleave_values *values) {
+  return values->rank == CLEAVE_ABSENT;
+}
+
 /** Checks that `values` is a usable tensor of integers for parameter `name`: an integer dtype
  * (else `rule_status`, the operator rule's status), a non-negative count, data present when
  * count > 0, count 1 for a scalar (else CLEAVE_ERROR_INVALID_ARGUMENT: API misuse). */
@@ -97,8 +102,33 @@ cleave_status cleave_values_check(const cleave_values *values, const char *name,
  *   - uniform: every output has `chunk`, except the last, which has `last`;
  *   - list: entry i of `list` (whose -1, if any, at `minus_one` resolves to `resolved`).
  */
+/** The static inference outcome in the engine's arithmetic (int64 throughout, as the shapes);
+ * the public `cleave_split_info` is made from it by `cleave_split_info_of`. */
+typedef struct cleave_shape_info {
+  int64_t axis;
+  int64_t axis_dim;
+  int64_t num_outputs;
+  int64_t output_rank;
+  bool axis_removed;
+  int64_t element_size;
+  int64_t element_bits;
+} cleave_shape_info;
+
+/** The public form of `info`: its counts and indices are size_t (all are >= 0). */
+static inline cleave_split_info cleave_split_info_of(const cleave_shape_info *info) {
+  cleave_split_info out;
+  out.axis = (size_t)info->axis;
+  out.axis_dim = info->axis_dim;
+  out.num_outputs = (size_t)info->num_outputs;
+  out.output_rank = (size_t)info->output_rank;
+  out.axis_removed = info->axis_removed ? 1 : 0;
+  out.element_size = info->element_size;
+  out.element_bits = info->element_bits;
+  return out;
+}
+
 typedef struct cleave_geometry {
-  cleave_split_info info;
+  cleave_shape_info info;
   int64_t outer;       /* product of dims before axis (0 if the tensor is empty) */
   int64_t inner_bytes; /* product of dims after axis times the element size (0 if empty) */
   bool uniform;
@@ -163,14 +193,17 @@ static inline bool cleave_dim_bounded(cleave_dim dim) {
   return dim.hi != CLEAVE_DIM_UNBOUNDED;
 }
 
+/** The rank of a `cleave_shape_view` whose rank is dynamic (the public CLEAVE_RANK_DYNAMIC). */
+#define CLEAVE_VIEW_RANK_DYNAMIC ((int64_t)-1)
+
 /** A data shape as the rules see it: either static dims (`points`) or partial ones (`dims`),
  * so that a static shape needs no conversion (and no allocation). `rank` may be
- * CLEAVE_RANK_DYNAMIC (partial only). */
+ * CLEAVE_VIEW_RANK_DYNAMIC (partial only). */
 typedef struct cleave_shape_view {
   int64_t rank;
   const int64_t *points;  /* static shape, or NULL */
   const cleave_dim *dims; /* partial shape, used when points is NULL */
-  size_t static_rank;     /* with points: the caller's rank, for messages (it may exceed int64) */
+  size_t static_rank;     /* the caller's rank, for messages (it may exceed int64) */
 } cleave_shape_view;
 
 /** Dimension i of a view (i < rank). */

@@ -74,41 +74,40 @@ cleave_status cleave_split(const cleave_tensor *input, int64_t axis, int64_t num
 }
 
 cleave_status cleave_variadic_split(const cleave_tensor *input, int64_t axis,
-                                    const int64_t *lengths, size_t num_lengths,
-                                    void *const *outputs, size_t num_outputs, cleave_error *err) {
-  if (num_lengths > (size_t)INT64_MAX) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_lengths %zu is too large",
-                       num_lengths);
-  }
-  cleave_op op = cleave_op_variadic_split(&axis, lengths, (int64_t)num_lengths);
+                                    cleave_values split_lengths, void *const *outputs,
+                                    size_t num_outputs, cleave_error *err) {
+  cleave_op op = cleave_op_split(&axis, 0);
+  op.kind = CLEAVE_OP_VARIADIC_SPLIT;
+  op.lengths = split_lengths;
   return cleave_run(&op, input, outputs, num_outputs, err);
 }
 
 cleave_status cleave_split_to_sequence(const cleave_tensor *input, int64_t opset, int64_t axis,
-                                       const cleave_values *split, int64_t keepdims,
-                                       void *const *outputs, size_t num_outputs,
-                                       cleave_error *err) {
+                                       cleave_values split, int64_t keepdims, void *const *outputs,
+                                       size_t num_outputs, cleave_error *err) {
   cleave_op op = cleave_op_split_to_sequence(opset);
   op.axis = cleave_values_scalar(&axis);
-  if (split != NULL) {
-    op.lengths = *split;
-  }
+  op.lengths = split;
   op.keepdims = keepdims;
   return cleave_run(&op, input, outputs, num_outputs, err);
 }
 
 cleave_status cleave_onnx_split(const cleave_tensor *input, int64_t opset, int64_t axis,
-                                const int64_t *split, size_t num_split, int64_t num_splits,
-                                void *const *outputs, size_t num_outputs, cleave_error *err) {
-  if (num_split > (size_t)INT64_MAX) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_split %zu is too large", num_split);
+                                cleave_values split, void *const *outputs, size_t num_outputs,
+                                cleave_error *err) {
+  if (num_outputs > (size_t)INT64_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_outputs %zu is too large",
+                       num_outputs);
   }
+  /* The node has num_outputs outputs. Without split that is the output count (below 18) or
+   * the num_outputs attribute (18); with split, below 18 it is checked against the lengths,
+   * and at 18 the attribute is absent (exactly one of the two is given). */
+  int64_t n = (int64_t)num_outputs;
   cleave_op op = cleave_op_onnx_split(opset);
   op.axis = cleave_values_scalar(&axis);
-  if (split != NULL) {
-    op.lengths = cleave_values_list(split, (int64_t)num_split);
+  op.lengths = split;
+  if (cleave_values_absent(&split) || opset < 18) {
+    op.num_outputs = cleave_values_scalar(&n);
   }
-  op.num_splits = num_splits;
-  op.has_num_splits = num_splits >= 0;
   return cleave_run(&op, input, outputs, num_outputs, err);
 }

@@ -119,19 +119,19 @@ cleave_status cleave_values_check(const cleave_values *values, const char *name,
 
 cleave_status cleave_values_check_layout(const cleave_values *values, const char *name,
                                          cleave_error *err) {
-  if (values->count < 0) {
+  /* No array of 8-byte values holds more than INT64_MAX entries. */
+  if (values->count > (size_t)INT64_MAX) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "%s has count %" PRId64 " but a count must be >= 0", name, values->count);
+                       "%s has count %zu, more values than any array holds", name, values->count);
   }
   if (values->rank == 0 && values->count != 1) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "%s is a scalar but has count %" PRId64 " (a scalar holds 1 value)", name,
+                       "%s is a scalar but has count %zu (a scalar holds 1 value)", name,
                        values->count);
   }
   if (values->count > 0 && values->data == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "%s has %" PRId64 " values but its data pointer is NULL", name,
-                       values->count);
+                       "%s has %zu values but its data pointer is NULL", name, values->count);
   }
   return CLEAVE_OK;
 }

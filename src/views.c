@@ -33,7 +33,7 @@ static cleave_status check_packed_views(const cleave_geometry *geom, cleave_erro
 cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shape, size_t rank,
                                 const void *input, cleave_view *views, size_t num_views,
                                 int64_t *dims, size_t dims_capacity, cleave_error *err) {
-  const cleave_split_info *info = &geom->info;
+  const cleave_shape_info *info = &geom->info;
   int64_t n = info->num_outputs;
   if ((uint64_t)num_views != (uint64_t)n) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,

@@ -160,7 +160,7 @@ int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads th
   cleave_error err;
   assert_int_equal(
       cleave_plan_create_with(&c->op, c->type, c->shape, c->rank, options, &plan, &err), CLEAVE_OK);
-  const char *desc = cleave_plan_kernels(plan);
+  const char *desc = cleave_plan_description(plan);
   for (size_t w = 0; words != NULL && words[w] != NULL; w++) {
     if (strstr(desc, words[w]) == NULL) {
       fail_msg("plan kernels \"%s\" lack \"%s\"", desc, words[w]);

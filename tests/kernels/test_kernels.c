@@ -21,8 +21,8 @@ static const int64_t NEVER = INT64_MAX;
 static kc_case variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
                              size_t axis, const int64_t *lengths, size_t n,
                              const int64_t *axis_value) {
-  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, (int64_t)n), type, esize, shape,
-                      rank, axis, lengths, n);
+  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, n), type, esize, shape, rank,
+                      axis, lengths, n);
 }
 
 /* ---- block copies ------------------------------------------------------------------------ */
@@ -132,7 +132,7 @@ static void test_rows_in_cache_description(void **state) {
   assert_int_equal(
       cleave_plan_create_with(&op, cleave_type_of(CLEAVE_U8), shape, 2, &o, &plan, NULL),
       CLEAVE_OK);
-  assert_string_equal(cleave_plan_kernels(plan), "portable rows");
+  assert_string_equal(cleave_plan_description(plan), "portable rows");
   cleave_plan_destroy(plan);
 }
 
@@ -604,7 +604,7 @@ static void test_options(void **state) {
   bad[0].o.nontemporal_bytes = -1;
   bad[1].o.parallel_bytes = -5;
   bad[2].o.tiny_bytes = 0;
-  bad[3].o.kernels = 7;
+  bad[3].o.kernels = (cleave_kernels_choice)7;
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cleave_error err;
     cleave_plan *plan = (cleave_plan *)&err;
@@ -625,17 +625,17 @@ static void test_options(void **state) {
   assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, NULL, &plan, &err), CLEAVE_OK);
   cleave_plan *plain = NULL;
   assert_int_equal(cleave_plan_create(&op, f32, shape, 2, &plain, &err), CLEAVE_OK);
-  assert_string_equal(cleave_plan_kernels(plan), cleave_plan_kernels(plain));
+  assert_string_equal(cleave_plan_description(plan), cleave_plan_description(plain));
   cleave_plan_destroy(plan);
   cleave_plan_destroy(plain);
-  assert_string_equal(cleave_plan_kernels(NULL), "");
+  assert_null(cleave_plan_description(NULL));
   /* AVX2 on request: created exactly when the CPU has it; portable always. */
   cleave_plan_options avx2 = d;
   avx2.kernels = CLEAVE_KERNELS_AVX2;
   cleave_status st = cleave_plan_create_with(&op, f32, shape, 2, &avx2, &plan, &err);
   if (kc_num_families() == 2) {
     assert_int_equal(st, CLEAVE_OK);
-    assert_non_null(strstr(cleave_plan_kernels(plan), "avx2"));
+    assert_non_null(strstr(cleave_plan_description(plan), "avx2"));
     cleave_plan_destroy(plan);
   } else {
     assert_int_equal(st, CLEAVE_ERROR_INVALID_ARGUMENT);
@@ -644,7 +644,7 @@ static void test_options(void **state) {
   cleave_plan_options portable = d;
   portable.kernels = CLEAVE_KERNELS_PORTABLE;
   assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, &portable, &plan, &err), CLEAVE_OK);
-  assert_non_null(strstr(cleave_plan_kernels(plan), "portable"));
+  assert_non_null(strstr(cleave_plan_description(plan), "portable"));
   cleave_plan_destroy(plan);
 }
 

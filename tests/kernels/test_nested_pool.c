@@ -173,7 +173,7 @@ static void nested_from_every_thread(size_t threads) {
   /* 2048 x 2048 bytes = 4 MiB, above the default parallel_bytes (checked below). */
   setup_init(&setups[2], CLEAVE_U8, 2048, 2048, big_lengths, &defaults);
   assert_true(2048 * 2048 >= defaults.parallel_bytes);
-  assert_true(strcmp(cleave_plan_kernels(setups[1].plan), "bits") == 0);
+  assert_true(strcmp(cleave_plan_description(setups[1].plan), "bits") == 0);
 
   outer_job job;
   memset(&job, 0, sizeof job);

@@ -12,7 +12,7 @@
 
 static const int64_t shape6[2] = {6, 2};
 
-static cleave_op split1_with(cleave_dtype dtype, const void *data, int64_t count) {
+static cleave_op split1_with(cleave_dtype dtype, const void *data, size_t count) {
   cleave_op op = cleave_op_onnx_split(1);
   op.lengths.dtype = dtype;
   op.lengths.rank = 1;

@@ -64,7 +64,7 @@ static void test_packed_null_empty_output(void **state) {
   cleave_plan *plan = NULL;
   assert_int_equal(cleave_plan_create_with(&op, t.type, shape, 2, &options, &plan, &err),
                    CLEAVE_OK);
-  assert_string_equal(cleave_plan_kernels(plan), "bits");
+  assert_string_equal(cleave_plan_description(plan), "bits");
   cleave_threadpool *pool = NULL;
   assert_int_equal(cleave_threadpool_create(2, &pool, &err), CLEAVE_OK);
   cleave_exec exec = cleave_exec_threadpool(pool);
