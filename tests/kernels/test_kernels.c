@@ -149,6 +149,57 @@ static cleave_type bytes_type(int64_t width) {
   return t;
 }
 
+/* Whether a plan's description holds `word` as a whole word. */
+static int has_word(const char *description, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(description, word); p != NULL; p = strstr(p + 1, word)) {
+    if ((p == description || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The description is complete: "nt" whenever some copy streams, the tiny kernels included (the
+ * AVX2 transpositions and its 16- and 32-byte gathers stream in a non-temporal run; the portable
+ * tiny kernels never do; the generic gather never does). */
+static void test_description_says_nt(void **state) {
+  (void)state;
+  const struct {
+    cleave_type type;
+    const char *word;
+    int avx2_streams;
+  } cases[] = {
+      {cleave_type_of(CLEAVE_U8), "transpose1", 1},
+      {cleave_type_of(CLEAVE_F32), "transpose4", 1},
+      {cleave_type_of(CLEAVE_F64), "transpose8", 1},
+      {cleave_type_of(CLEAVE_C128), "gather", 1},
+      {{CLEAVE_BYTES, 32}, "gather", 1},
+      {{CLEAVE_BYTES, 24}, "gather", 0},
+  };
+  int64_t axis = 1, shape[2] = {300, 8};
+  cleave_op op = cleave_op_split(&axis, 8);
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (int nt = 0; nt < 2; nt++) {
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+      for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cleave_plan *plan = NULL;
+        cleave_error err;
+        assert_int_equal(cleave_plan_create_with(&op, cases[k].type, shape, 2, &o, &plan, &err),
+                         CLEAVE_OK);
+        const char *d = cleave_plan_description(plan);
+        int want = nt && kc_families[f] == CLEAVE_KERNELS_AVX2 && cases[k].avx2_streams;
+        if (!has_word(d, cases[k].word) || has_word(d, "nt") != want) {
+          print_error("case %zu, family %d, nt %d: \"%s\"\n", k, kc_families[f], nt, d);
+        }
+        assert_true(has_word(d, cases[k].word));
+        assert_int_equal(has_word(d, "nt"), want);
+        cleave_plan_destroy(plan);
+      }
+    }
+  }
+}
+
 /* One element per output per row, for every unit size class, with rows and output counts
  * around the tile edges (4, 8, 16 outputs; 4 to 64 rows) and the 256-row block, streamed or
  * not, with aligned and misaligned outputs. */
@@ -694,6 +745,7 @@ int main(void) {
       cmocka_unit_test(test_threadpool_concurrent_callers),
       cmocka_unit_test(test_threadpool_waits_for_claimed_tasks),
       cmocka_unit_test(test_options),
+      cmocka_unit_test(test_description_says_nt),
       cmocka_unit_test(test_run_exec_errors),
   };
   return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
