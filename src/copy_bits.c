@@ -263,20 +263,6 @@ static void copy_row(bit_writer *bw, const unsigned char *in, uint64_t input_byt
   }
 }
 
-void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int64_t rows,
-                      uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
-                      bool msb_first) {
-  bit_writer bw = {output, 0, 0};
-  if (rows <= 0 || row_bits == 0) {
-    return;
-  }
-  for (int64_t r = 0; r < rows; r++) {
-    copy_row(&bw, input, input_bytes, first_bit + (uint64_t)r * row_stride_bits, row_bits,
-             msb_first);
-  }
-  flush(&bw, msb_first);
-}
-
 /* Outputs written together, row by row (their writers live on the stack). */
 #define PACKED_GROUP 64
 

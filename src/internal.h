@@ -264,15 +264,7 @@ cleave_status cleave_split_at(const cleave_prepared *prep, int64_t axis, cleave_
 /** The interval of output i's length on the axis (i < count.lo when count is a point). */
 cleave_dim cleave_split_hull_length(const cleave_split_hull *hull, int64_t i);
 
-/* ---- copy.c ------------------------------------------------------------------------------ */
-
-/** The bit-stream copy of packed splits (copy_bits.c): appends `rows` runs of `row_bits` bits,
- * the first at stream bit `first_bit` and each `row_stride_bits` after the previous, to `output`
- * from its bit 0, and zeroes the bits after the last run in its last byte. Reads no byte of the
- * input past `input_bytes`. */
-void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int64_t rows,
-                      uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
-                      bool msb_first);
+/* ---- copy_bits.c ------------------------------------------------------------------------- */
 
 /** Copies every output of a packed split that is not byte-aligned: on the calling thread, or
  * through `exec` (NULL: this thread) in ranges of whole groups of 8 rows when the input has at
@@ -280,14 +272,28 @@ void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int
 void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs,
                         const cleave_exec *exec, int64_t parallel_bytes);
 
-/* ---- run.c ------------------------------------------------------------------------------- */
+/* ---- buffers.c: the pointer checks of every execution entry point --------------------------- */
 
-/** Checks the pointers a run of `geom` needs: the input (unless it is empty), the outputs array
- * and every output that is not empty. */
+/** CLEAVE_ERROR_OUT_OF_MEMORY for a packed input of more than 2^60 bytes (its bit offsets do not
+ * fit in int64, and it cannot be in memory). */
+cleave_status cleave_check_in_memory(const cleave_geometry *geom, cleave_error *err);
+
+/** `cleave_check_in_memory`, then the input pointer: NULL only when the input is empty. */
+cleave_status cleave_check_input(const cleave_geometry *geom, const void *input, cleave_error *err);
+
+/** A caller's array of one entry per output (`name`: "outputs", "views"): NULL only when the
+ * operator has no outputs. */
+cleave_status cleave_check_array(const void *array, const char *name, const cleave_geometry *geom,
+                                 cleave_error *err);
+
+/** The pointers a run of `geom` needs: the input, the outputs array and every output that is not
+ * empty (`cleave_check_input`, `cleave_check_array`, then each entry). */
 cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
                                    void *const *outputs, cleave_error *err);
 
-/** Copies every output of `geom`, in order. No validation. */
+/* ---- run.c ------------------------------------------------------------------------------- */
+
+/** Copies every output of `geom`, in order, on the calling thread. No validation. */
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs);
 
 #endif /* CLEAVE_INTERNAL_H */

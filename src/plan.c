@@ -79,9 +79,9 @@ cleave_status cleave_plan_create_with(const cleave_op *op, cleave_type type, con
   if (st != CLEAVE_OK) {
     return st;
   }
-  if (!geom.bits_fit) {
-    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "a packed input of more than 2^60 bytes cannot be in memory");
+  st = cleave_check_in_memory(&geom, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
   cleave_plan_options opts = options != NULL ? *options : cleave_plan_options_default();
   const cleave_kernels *kernels = NULL;

@@ -3,34 +3,6 @@
 
 #include <inttypes.h>
 
-cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
-                                   void *const *outputs, cleave_error *err) {
-  int64_t n = geom->info.num_outputs;
-  if (!geom->bits_fit) {
-    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "a packed input of more than 2^60 bytes cannot be in memory");
-  }
-  bool has_bytes = cleave_geometry_has_data(geom);
-  if (has_bytes && input == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the input data is NULL but the input is not empty");
-  }
-  if (n > 0 && outputs == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the outputs array is NULL but the operator has %" PRId64 " outputs", n);
-  }
-  if (!has_bytes) {
-    return CLEAVE_OK;
-  }
-  for (int64_t i = 0; i < n; i++) {
-    if (outputs[i] == NULL && cleave_geometry_length(geom, i) > 0) {
-      return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                         "outputs[%" PRId64 "] is NULL but that output is not empty", i);
-    }
-  }
-  return CLEAVE_OK;
-}
-
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs) {
   /* One-shot runs use the same engine as plans, with the default tuning, on this thread. */
   if (!geom->bytes_aligned) {

@@ -190,7 +190,7 @@ static void test_description_says_nt(void **state) {
         const char *d = cleave_plan_description(plan);
         int want = nt && kc_families[f] == CLEAVE_KERNELS_AVX2 && cases[k].avx2_streams;
         if (!has_word(d, cases[k].word) || has_word(d, "nt") != want) {
-          print_error("case %zu, family %d, nt %d: \"%s\"\n", k, kc_families[f], nt, d);
+          print_error("case %zu, family %d, nt %d: \"%s\"\n", k, (int)kc_families[f], nt, d);
         }
         assert_true(has_word(d, cases[k].word));
         assert_int_equal(has_word(d, "nt"), want);
