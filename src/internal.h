@@ -93,7 +93,7 @@ static inline bool cleave_values_absent(const cleave_values *values) {
 cleave_status cleave_values_check(const cleave_values *values, const char *name,
                                   cleave_status rule_status, cleave_error *err);
 
-/* ---- infer.c ----------------------------------------------------------------------------- */
+/* ---- infer.c: static shapes and their geometry ------------------------------------------- */
 
 /**
  * The resolved geometry of one split, from which execution needs nothing else. The input is
@@ -182,7 +182,7 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
 /** Length of output i on the axis (i < num_outputs). */
 int64_t cleave_geometry_length(const cleave_geometry *geom, int64_t i);
 
-/* ---- partial shapes: the one set of rules (infer.c), text (shape_text.c) -------------------- */
+/* ---- the rules on intervals (prepare.c, split_*.c; see rules.h), text (shape_text.c) ------ */
 
 /** Writes a dimension's canonical text ("5", "?", "3..6", "4..") into buf (size >=
  * CLEAVE_DIM_TEXT_SIZE always suffices; shorter buffers truncate). */
@@ -230,9 +230,10 @@ typedef struct cleave_prepared {
   bool lengths_unknown;
 } cleave_prepared;
 
-/** Checks `op` on (type, shape) up to and including the axis, in the order of SEMANTICS.md and
- * `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode` adds the byte-size
- * check of static shapes and execution (partial inference does not depend on the type's size). */
+/** prepare.c: checks `op` on (type, shape) up to and including the axis, in the order of
+ * SEMANTICS.md and `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode` adds the
+ * byte-size check of static shapes and execution (partial inference does not depend on the type's
+ * size). */
 cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type type,
                              const cleave_shape_view *shape, bool static_mode,
                              cleave_prepared *prep, cleave_error *err);
@@ -255,9 +256,9 @@ typedef struct cleave_split_hull {
   bool axis_removed;
 } cleave_split_hull;
 
-/** Applies the operator's split rules for the axis at position `axis` (-1 when the rank is
- * dynamic) whose dimension is `dim`. Fails with the operator's error when no value of `dim` (and
- * of unknown lengths) is valid. */
+/** split_common.c: applies the operator's split rules for the axis at position `axis` (-1 when the
+ * rank is dynamic) whose dimension is `dim`. Fails with the operator's error when no value of `dim`
+ * (and of unknown lengths) is valid. */
 cleave_status cleave_split_at(const cleave_prepared *prep, int64_t axis, cleave_dim dim,
                               cleave_split_hull *hull, cleave_error *err);
 

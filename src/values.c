@@ -1,5 +1,5 @@
 /* Reading the integer values of axis and split inputs, whatever their integer type. */
-#include "internal.h"
+#include "rules.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -134,4 +134,45 @@ cleave_status cleave_values_check_layout(const cleave_values *values, const char
                        "%s has %zu values but its data pointer is NULL", name, values->count);
   }
   return CLEAVE_OK;
+}
+
+/* ---- checks with unknown values, and message text ---------------------------------------- */
+
+/* cleave_values_check, except that unknown values need no data. */
+cleave_status cleave_values_check_known(const cleave_values *values, const char *name,
+                                        cleave_status rule_status, bool known, cleave_error *err) {
+  static const int64_t placeholder = 0;
+  cleave_values checked = *values;
+  if (!known) {
+    checked.data = &placeholder;
+  }
+  return cleave_values_check(&checked, name, rule_status, err);
+}
+
+/* check_values without the type check (ONNX Split-1's float `split` input). */
+cleave_status cleave_values_check_layout_known(const cleave_values *values, const char *name,
+                                               bool known, cleave_error *err) {
+  static const int64_t placeholder = 0;
+  cleave_values checked = *values;
+  if (!known) {
+    checked.data = &placeholder;
+  }
+  return cleave_values_check_layout(&checked, name, err);
+}
+
+void cleave_format_int(char *buf, size_t size, cleave_int v) {
+  if (v.fits) {
+    snprintf(buf, size, "%" PRId64, v.value);
+  } else {
+    snprintf(buf, size, "%" PRIu64, v.unsigned_value);
+  }
+}
+
+/* "a" for a point, "a..b" otherwise: integer ranges in messages (which may be negative). */
+void cleave_format_range(char *buf, size_t size, int64_t lo, int64_t hi) {
+  if (lo == hi) {
+    snprintf(buf, size, "%" PRId64, lo);
+  } else {
+    snprintf(buf, size, "%" PRId64 "..%" PRId64, lo, hi);
+  }
 }
