@@ -13,7 +13,9 @@
  *
  * Conventions that hold for every function here:
  *   - Ranks, counts, indices and capacities are `size_t`. Dimensions, split lengths, axis values,
- *     opsets and byte sizes are `int64_t`, as in the tensors they come from.
+ *     opsets, string widths and byte sizes are `int64_t`, as in the tensors they come from, and
+ *     so are intervals (`cleave_dim`), the partial output count included. Flags are `int` (0/1).
+ *     Enumerations are typed as their enum, except `cleave_unknown` flags, which are or-ed.
  *   - An optional operator input or attribute that is not given is absent, spelled one way:
  *     `cleave_values_none()` (rank CLEAVE_ABSENT). What partial inference does not know is
  *     CLEAVE_RANK_DYNAMIC (a rank), CLEAVE_AXIS_UNKNOWN (an axis position) or
@@ -22,11 +24,12 @@
  *     so (`cleave_plan_create*`, `cleave_threadpool_create`, `cleave_plan_run_alloc`); what they
  *     allocate is released by the matching `_destroy` / `cleave_outputs_free`. Nothing else
  *     allocates, and the library keeps no global mutable state.
- *   - Every function that can fail for a reason other than a bad argument returns a
- *     `cleave_status`. When `err` is not NULL it receives the same status and a human-readable
- *     message naming the offending value and the rule it broke. Queries that take no
- *     `cleave_error` report a bad argument (NULL, out of range) with one sentinel per result
- *     type: NULL for pointers, -1 for int64 values, 0 for counts.
+ *   - Every fallible function returns a `cleave_status` and takes a `cleave_error *err`: when
+ *     `err` is not NULL it receives the same status and a human-readable message naming the
+ *     offending value and the rule it broke. The exceptions are the plain queries (names,
+ *     accessors), which can only fail on a bad argument (NULL, out of range, unknown value) and
+ *     report it with one sentinel per result type: NULL for pointers, -1 for int64 values, 0 for
+ *     counts.
  *   - On failure no output byte is written: every check happens before the first copy.
  *   - Every function is thread-safe as long as concurrent calls do not write to the same output
  *     memory or `cleave_error`.
@@ -79,7 +82,7 @@ typedef enum cleave_status {
   /** A shape is not valid: a negative dimension. */
   CLEAVE_ERROR_INVALID_SHAPE = 2,
   /** The axis value, its type or its rank breaks the operator's rules (out of range, rank-0
-   * data, a 1-element 1-D axis for Split-1). */
+   * data, a 1-element 1-D axis for OpenVINO Split-1). */
   CLEAVE_ERROR_INVALID_AXIS = 3,
   /** The split description breaks the operator's rules: num_splits, split_lengths, split or
    * num_outputs (counts, signs, divisibility, sums, ranks, types). */
@@ -553,7 +556,7 @@ CLEAVE_API cleave_status cleave_partial_shape_parse(const char *text, cleave_dim
  * dynamic rank, otherwise `[d0,d1,...]` with no spaces, each dimension as `cleave_dim_format`
  * writes it. `*length` (when not NULL) receives the text's length without the NUL, even when it
  * does not fit. Returns CLEAVE_OK, CLEAVE_ERROR_CAPACITY (buf too small: buf receives "" when
- * size > 0), CLEAVE_ERROR_INVALID_SHAPE (a malformed dimension or rank) or
+ * size > 0), CLEAVE_ERROR_INVALID_SHAPE (a malformed dimension) or
  * CLEAVE_ERROR_INVALID_ARGUMENT (shape NULL, or dims NULL with rank > 0). Thread-safe.
  */
 CLEAVE_API cleave_status cleave_partial_shape_format(const cleave_partial_shape *shape, char *buf,
