@@ -12,9 +12,10 @@
  *     (`cleave_plan_create`) and run it many times with new data pointers (`cleave_plan_run`).
  *
  * Conventions that hold for every function here:
- *   - Ranks, counts, indices and capacities are `size_t`. Dimensions, split lengths, axis values,
- *     opsets, string widths and byte sizes are `int64_t`, as in the tensors they come from, and
- *     so are intervals (`cleave_dim`), the partial output count included. Flags are `int` (0/1).
+ *   - Ranks, counts, indices and capacities are `size_t`, as are sizes of memory blocks.
+ *     Dimensions, split lengths, axis values, opsets, string widths and tensors' byte sizes are
+ *     `int64_t`, as in the tensors they come from, and so are intervals (`cleave_dim`), the
+ *     partial output count included. Flags are `int` (0/1).
  *     Enumerations are typed as their enum, except `cleave_unknown` flags, which are or-ed.
  *   - An optional operator input or attribute that is not given is absent, spelled one way:
  *     `cleave_values_none()` (rank CLEAVE_ABSENT). What partial inference does not know is
