@@ -56,7 +56,7 @@ cleave_op pt_op(const pt_case *c) {
   op.kind = c->kind;
   op.opset = c->opset;
   op.num_splits = c->num_splits;
-  if (c->kind == CLEAVE_OP_ONNX_SPLIT && c->has_num_splits) {
+  if (c->kind == CLEAVE_OP_ONNX_SPLIT && c->has_num_outputs) {
     op.num_outputs = cleave_values_scalar(&c->num_splits);
   }
   op.keepdims = c->keepdims;
@@ -172,7 +172,7 @@ void pt_describe(const pt_case *c, char *buf, size_t size) {
            "%s opset %" PRId64 " type %s shape %s axis %s lengths %s num_splits %" PRId64
            " (given %d) keepdims %" PRId64,
            kind_name(c->kind), c->opset, type, shape, axis, lengths, c->num_splits,
-           c->has_num_splits, c->keepdims);
+           c->has_num_outputs, c->keepdims);
 }
 
 /* ---- the library ------------------------------------------------------------------------- */

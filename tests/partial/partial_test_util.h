@@ -55,8 +55,8 @@ typedef struct pt_case {
   bool lengths_unknown;
   int64_t lengths[PT_MAX_LENGTHS]; /* the values, or the scalar in lengths[0] */
   int64_t num_lengths;
-  int64_t num_splits;
-  int has_num_splits;
+  int64_t num_splits;  /* Split-1's num_splits; ONNX Split's num_outputs when has_num_outputs */
+  int has_num_outputs; /* ONNX Split only */
   int64_t keepdims;
 } pt_case;
 

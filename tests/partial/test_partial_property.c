@@ -131,7 +131,7 @@ static void gen_small(pt_rng *r, pt_case *c) {
   }
   c->axis_1d = pt_below(r, 10) == 0;
   c->keepdims = 1;
-  c->has_num_splits = 0;
+  c->has_num_outputs = 0;
   switch (c->kind) {
   case CLEAVE_OP_SPLIT:
     c->num_splits = pt_below(r, 15) == 0 ? pt_between(r, -1, 0) : pt_between(r, 1, 6);
@@ -162,9 +162,9 @@ static void gen_small(pt_rng *r, pt_case *c) {
     if (pt_below(r, 2) == 0) {
       gen_list(r, c, false);
     }
-    c->has_num_splits = (int)pt_below(r, 2);
+    c->has_num_outputs = (int)pt_below(r, 2);
     c->num_splits = pt_below(r, 12) == 0 ? 0 : pt_between(r, 1, 5);
-    if (c->has_num_splits && c->lengths_form == PT_LENGTHS_LIST && pt_below(r, 2) == 0) {
+    if (c->has_num_outputs && c->lengths_form == PT_LENGTHS_LIST && pt_below(r, 2) == 0) {
       c->num_splits = c->num_lengths;
     }
     break;
@@ -263,7 +263,7 @@ static void test_exhaustive_rank_1(void **state) {
         /* Split-18 with num_outputs = p. */
         c.kind = CLEAVE_OP_ONNX_SPLIT;
         c.opset = 18;
-        c.has_num_splits = 1;
+        c.has_num_outputs = 1;
         t.failures += !check_case(&c, 0, index++, "exhaustive", &t);
         /* Split-13 with p equal outputs. */
         c.opset = 13;
@@ -271,7 +271,7 @@ static void test_exhaustive_rank_1(void **state) {
         /* SplitToSequence with scalar split p, known and unknown, and without split. */
         c.kind = CLEAVE_OP_SPLIT_TO_SEQUENCE;
         c.opset = 24;
-        c.has_num_splits = 0;
+        c.has_num_outputs = 0;
         c.lengths_form = PT_LENGTHS_SCALAR;
         c.num_lengths = 1;
         c.lengths[0] = p;
@@ -350,7 +350,7 @@ static void gen_large(pt_rng *r, pt_case *c) {
       break;
     }
     if (c->kind == CLEAVE_OP_ONNX_SPLIT && pt_below(r, 2) == 0) {
-      c->has_num_splits = 1;
+      c->has_num_outputs = 1;
       c->num_splits = pt_between(r, 1, 13);
       break;
     }
