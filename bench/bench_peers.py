@@ -33,14 +33,20 @@ CLEAVE_I64, CLEAVE_F32 = 5, 12
 OP_SPLIT, OP_VARIADIC = 1, 2
 
 
+ABSENT = C.c_size_t(-1).value  # CLEAVE_ABSENT (SIZE_MAX)
+
+
 class Values(C.Structure):
-    _fields_ = [("dtype", C.c_int), ("rank", C.c_int32), ("count", C.c_int64),
+    _fields_ = [("dtype", C.c_int), ("rank", C.c_size_t), ("count", C.c_size_t),
                 ("data", C.c_void_p)]
+
+
+NONE = Values(CLEAVE_I64, ABSENT, 0, None)  # cleave_values_none()
 
 
 class Op(C.Structure):
     _fields_ = [("kind", C.c_int), ("opset", C.c_int64), ("axis", Values), ("lengths", Values),
-                ("num_splits", C.c_int64), ("has_num_splits", C.c_int), ("keepdims", C.c_int64)]
+                ("num_splits", C.c_int64), ("num_outputs", Values), ("keepdims", C.c_int64)]
 
 
 class Type(C.Structure):
@@ -77,7 +83,7 @@ def load(path):
         "cleave_plan_run_alloc": (C.c_int, [P, P, C.POINTER(Exec), P, P]),
         "cleave_outputs_free": (None, [P, C.c_size_t]),
         "cleave_plan_views": (C.c_int, [P, P, C.POINTER(View), C.c_size_t, P, C.c_size_t, P]),
-        "cleave_plan_kernels": (C.c_char_p, [P]),
+        "cleave_plan_description": (C.c_char_p, [P]),
         "cleave_plan_output_bytes": (C.c_int64, [P, C.c_size_t]),
         "cleave_threadpool_create": (C.c_int, [C.c_size_t, C.POINTER(P), P]),
         "cleave_threadpool_destroy": (None, [P]),
@@ -108,11 +114,12 @@ class Plan:
         self._axis = C.c_int64(axis)
         axis_v = Values(CLEAVE_I64, 0, 1, C.cast(C.pointer(self._axis), C.c_void_p))
         if lengths is None:
-            op = Op(OP_SPLIT, 1, axis_v, Values(CLEAVE_I64, -1, 0, None), n, 1, 1)
+            op = Op(OP_SPLIT, 1, axis_v, NONE, n, NONE, 1)
         else:
             self._lengths = (C.c_int64 * len(lengths))(*lengths)
             op = Op(OP_VARIADIC, 1, axis_v,
-                    Values(CLEAVE_I64, 1, len(lengths), C.cast(self._lengths, C.c_void_p)), 0, 0, 1)
+                    Values(CLEAVE_I64, 1, len(lengths), C.cast(self._lengths, C.c_void_p)), 0, NONE,
+                    1)
         self._shape = (C.c_int64 * len(shape))(*shape)
         self.handle = C.c_void_p()
         err = Error()
@@ -120,7 +127,7 @@ class Plan:
                                     C.byref(self.handle), C.byref(err))
         if st != 0:
             raise RuntimeError(err.message.decode())
-        self.kernels = lib.cleave_plan_kernels(self.handle).decode()
+        self.kernels = lib.cleave_plan_description(self.handle).decode()
 
     def __del__(self):
         self.lib.cleave_plan_destroy(self.handle)

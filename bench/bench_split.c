@@ -107,7 +107,7 @@ static const bench_case cases[] = {
 
 static cleave_op case_op(const bench_case *c) {
   return c->num_splits > 0 ? cleave_op_split(&c->axis, c->num_splits)
-                           : cleave_op_variadic_split(&c->axis, c->lengths, c->num_lengths);
+                           : cleave_op_variadic_split(&c->axis, c->lengths, (size_t)c->num_lengths);
 }
 
 static size_t case_bytes(const bench_case *c) {
@@ -240,7 +240,7 @@ static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *poo
       best = med[v];
     }
   }
-  printf("(%c) %s   plan: %s\n", c->letter, c->what, cleave_plan_kernels(plan));
+  printf("(%c) %s   plan: %s\n", c->letter, c->what, cleave_plan_description(plan));
   for (int v = 0; v < V_COUNT; v++) {
     if (med[v] == 0) {
       continue;
@@ -478,7 +478,7 @@ static void packed_verify(const packed_bench *c, const cleave_plan *plan, void *
 static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool *pool) {
   cleave_op op = c->num_splits > 0
                      ? cleave_op_split(&(int64_t){1}, c->num_splits)
-                     : cleave_op_variadic_split(&(int64_t){1}, c->lengths, c->num_lengths);
+                     : cleave_op_variadic_split(&(int64_t){1}, c->lengths, (size_t)c->num_lengths);
   cleave_plan *plan = NULL, *bytes_plan = NULL;
   cleave_error err;
   check(
@@ -546,7 +546,7 @@ static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool
   for (int v = 0; v < P_COUNT; v++) {
     res->med[v] = median(t[v], reps);
   }
-  printf("(p) %s   %zu bytes   plan: %s\n", c->what, bytes, cleave_plan_kernels(plan));
+  printf("(p) %s   %zu bytes   plan: %s\n", c->what, bytes, cleave_plan_description(plan));
   printf("    memcpy       %12.3f us  %7.2f GB/s\n", res->med[P_MEMCPY] * 1e6,
          2.0 * (double)bytes / res->med[P_MEMCPY] * 1e-9);
   printf("    cleave 1T    %12.3f us  %7.2f GB/s   %.3fx memcpy\n", res->med[P_CLEAVE1] * 1e6,

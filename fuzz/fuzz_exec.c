@@ -18,7 +18,7 @@ static int64_t source_index(const fuzz_case *c, const cleave_split_info *info,
   /* Decompose e over the output's shape (input shape with lengths[o] on the axis). */
   int64_t index[FUZZ_MAX_RANK];
   for (size_t k = c->rank; k-- > 0;) {
-    int64_t dim = (int64_t)k == info->axis ? lengths[o] : c->shape[k];
+    int64_t dim = k == info->axis ? lengths[o] : c->shape[k];
     index[k] = e % dim;
     e /= dim;
   }
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int64_t lengths[MAX_OUTPUTS];
   cleave_status inferred =
       cleave_infer(&c.op, c.type, c.shape, c.rank, &info, lengths, MAX_OUTPUTS, NULL);
-  size_t n = inferred == CLEAVE_OK ? (size_t)info.num_outputs : (size_t)(fuzz_u8(&r) % 4);
+  size_t n = inferred == CLEAVE_OK ? info.num_outputs : (size_t)(fuzz_u8(&r) % 4);
   cleave_status st = cleave_run(&c.op, &tensor, ptrs, n, NULL);
   if (inferred != CLEAVE_OK) {
     if (st == CLEAVE_OK) {
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     }
     for (int pass = 0; pass < 2; pass++) {
-      for (int64_t o = 0; o < info.num_outputs; o++) {
+      for (int64_t o = 0; o < (int64_t)info.num_outputs; o++) {
         int64_t elements = count == 0 ? 0 : count / c.shape[info.axis] * lengths[o];
         for (int64_t e = 0; e < elements; e++) {
           int64_t from = source_index(&c, &info, lengths, o, e);

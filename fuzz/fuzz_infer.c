@@ -20,8 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     return 0;
   }
-  if (info.axis < 0 || (size_t)info.axis >= c.rank || info.axis_dim != c.shape[info.axis] ||
-      info.num_outputs < 0) {
+  if (info.axis >= c.rank || info.axis_dim != c.shape[info.axis]) {
     abort();
   }
   /* Check the lengths when there are few enough to hold. */
@@ -33,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     }
     int64_t sum = 0;
-    for (int64_t i = 0; i < info.num_outputs; i++) {
+    for (size_t i = 0; i < info.num_outputs; i++) {
       if (lengths[i] < 0 || __builtin_add_overflow(sum, lengths[i], &sum)) {
         abort();
       }

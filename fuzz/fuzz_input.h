@@ -54,6 +54,7 @@ typedef struct fuzz_case {
   size_t rank;
   unsigned char axis_bytes[8 * FUZZ_MAX_VALUES];
   unsigned char length_bytes[8 * FUZZ_MAX_VALUES];
+  int64_t num_outputs; /* what op.num_outputs points at, when present */
 } fuzz_case;
 
 static const cleave_dtype fuzz_int_types[] = {CLEAVE_I8,  CLEAVE_I16,    CLEAVE_I32, CLEAVE_I64,
@@ -82,17 +83,17 @@ static inline cleave_values fuzz_values(fuzz_reader *r, unsigned char *storage, 
   cleave_values v;
   uint8_t shape = fuzz_u8(r);
   v.dtype = (shape & 0x80) ? fuzz_int_types[fuzz_u8(r) % 10] : CLEAVE_I64;
-  v.rank = (int32_t)(shape % 5) - 1; /* -1 .. 3 */
-  v.count = v.rank == 0 ? 1 : (int64_t)(fuzz_u8(r) % (FUZZ_MAX_VALUES + 1));
+  v.rank = shape % 5 == 0 ? CLEAVE_ABSENT : (size_t)(shape % 5) - 1; /* absent, 0 .. 3 */
+  v.count = v.rank == 0 ? 1 : (size_t)(fuzz_u8(r) % (FUZZ_MAX_VALUES + 1));
   v.data = storage;
   size_t size = fuzz_int_size(v.dtype);
-  for (int64_t i = 0; i < v.count; i++) {
+  for (size_t i = 0; i < v.count; i++) {
     int64_t x = small_dims ? (int64_t)(fuzz_u8(r) % 8) - 1 : fuzz_i64(r);
     /* Native byte order: copy the low bytes of the value. */
     uint64_t u;
     memcpy(&u, &x, sizeof u);
     for (size_t b = 0; b < size; b++) {
-      storage[(size_t)i * size + b] = (unsigned char)(u >> (8 * b));
+      storage[i * size + b] = (unsigned char)(u >> (8 * b));
     }
   }
   return v;
@@ -114,7 +115,9 @@ static inline void fuzz_read_case(fuzz_reader *r, fuzz_case *c, bool small) {
   }
   c->op.lengths = fuzz_values(r, c->length_bytes, small);
   c->op.num_splits = small ? (int64_t)(fuzz_u8(r) % 8) : fuzz_i64(r);
-  c->op.has_num_splits = fuzz_u8(r) & 1;
+  c->num_outputs = c->op.num_splits;
+  c->op.num_outputs =
+      (fuzz_u8(r) & 1) ? cleave_values_scalar(&c->num_outputs) : cleave_values_none();
   c->op.keepdims = (int64_t)(fuzz_u8(r) % 3);
   uint8_t t = fuzz_u8(r);
   c->type.dtype = (cleave_dtype)(t % 38); /* every dtype, and 0 and 37, which are not */

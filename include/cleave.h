@@ -2,23 +2,38 @@
  * cleave: the tensor-split operators of OpenVINO (Split-1, VariadicSplit-1) and ONNX
  * (SplitToSequence-11/-24, Split-1/2/11/13/18), with exact spec semantics.
  *
- * The normative behaviour is shared/specs/SEMANTICS.md; this header is its C interface.
+ * The normative behaviour is the project's SEMANTICS.md; this header is its C interface.
  *
  * Life cycle (after XNNPACK): describe the operator once in a `cleave_op`, then either
- *   - infer the output shapes without allocating (`cleave_infer`),
- *   - run it once (`cleave_run`, or the per-operator one-shot calls below), or
+ *   - infer the output shapes without allocating (`cleave_infer`, or `cleave_infer_partial` when
+ *     the shape or values are only partly known),
+ *   - run it once (`cleave_run`, or the per-operator one-shot calls), or
  *   - create a plan that validates and precomputes everything for one input shape
  *     (`cleave_plan_create`) and run it many times with new data pointers (`cleave_plan_run`).
  *
  * Conventions that hold for every function here:
- *   - The caller owns all memory it passes in. The library allocates only in functions whose name
- *     says so (`cleave_plan_create*`, `cleave_threadpool_create`, `cleave_plan_run_alloc`); what
- *     they allocate is released by the matching `_destroy` / `cleave_outputs_free`.
- *   - Every fallible function returns a `cleave_status`. When `err` is not NULL it receives the
- *     same status and a human-readable message naming the offending value and the rule it broke.
+ *   - Ranks, counts, indices and capacities are `size_t`, as are sizes of memory blocks.
+ *     Dimensions, split lengths, axis values, opsets, string widths and tensors' byte sizes are
+ *     `int64_t`, as in the tensors they come from, and so are intervals (`cleave_dim`), the
+ *     partial output count included. Flags are `int` (0/1).
+ *     Enumerations are typed as their enum, except `cleave_unknown` flags, which are or-ed.
+ *   - An optional operator input or attribute that is not given is absent, spelled one way:
+ *     `cleave_values_none()` (rank CLEAVE_ABSENT). What partial inference does not know is
+ *     CLEAVE_RANK_DYNAMIC (a rank), CLEAVE_AXIS_UNKNOWN (an axis position) or
+ *     CLEAVE_DIM_UNBOUNDED (a dimension's upper bound).
+ *   - The caller owns all memory it passes in. The library allocates only in functions that say
+ *     so (`cleave_plan_create*`, `cleave_threadpool_create`, `cleave_plan_run_alloc`); what they
+ *     allocate is released by the matching `_destroy` / `cleave_outputs_free`. Nothing else
+ *     allocates, and the library keeps no global mutable state.
+ *   - Every fallible function returns a `cleave_status` and takes a `cleave_error *err`: when
+ *     `err` is not NULL it receives the same status and a human-readable message naming the
+ *     offending value and the rule it broke. The exceptions are the plain queries (names,
+ *     accessors), which can only fail on a bad argument (NULL, out of range, unknown value) and
+ *     report it with one sentinel per result type: NULL for pointers, -1 for int64 values, 0 for
+ *     counts.
  *   - On failure no output byte is written: every check happens before the first copy.
- *   - There is no global mutable state: every function is thread-safe as long as concurrent calls
- *     do not write to the same output memory or `cleave_error`.
+ *   - Every function is thread-safe as long as concurrent calls do not write to the same output
+ *     memory or `cleave_error`.
  */
 #ifndef CLEAVE_H
 #define CLEAVE_H
@@ -35,7 +50,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define CLEAVE_VERSION_MAJOR 0
-#define CLEAVE_VERSION_MINOR 1
+#define CLEAVE_VERSION_MINOR 2
 #define CLEAVE_VERSION_PATCH 0
 /** The version as one comparable number: major * 10000 + minor * 100 + patch. */
 #define CLEAVE_VERSION_NUMBER                                                                      \
@@ -52,7 +67,7 @@ extern "C" {
 /** Returns the library's version number (CLEAVE_VERSION_NUMBER of the build). Thread-safe. */
 CLEAVE_API unsigned cleave_version_number(void);
 
-/** Returns the library's version as a static string, e.g. "0.1.0". Thread-safe. */
+/** Returns the library's version as a static string, e.g. "0.2.0". Thread-safe. */
 CLEAVE_API const char *cleave_version_string(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -68,7 +83,7 @@ typedef enum cleave_status {
   /** A shape is not valid: a negative dimension. */
   CLEAVE_ERROR_INVALID_SHAPE = 2,
   /** The axis value, its type or its rank breaks the operator's rules (out of range, rank-0
-   * data, a 1-element 1-D axis for Split-1). */
+   * data, a 1-element 1-D axis for OpenVINO Split-1). */
   CLEAVE_ERROR_INVALID_AXIS = 3,
   /** The split description breaks the operator's rules: num_splits, split_lengths, split or
    * num_outputs (counts, signs, divisibility, sums, ranks, types). */
@@ -106,8 +121,8 @@ typedef struct cleave_error {
   char message[CLEAVE_MESSAGE_SIZE];
 } cleave_error;
 
-/** Returns a static, stable name for a status, e.g. "invalid axis"; "unknown status" for values
- * outside the enum. Thread-safe. */
+/** Returns a static, stable name for a status, e.g. "invalid axis"; NULL for a value outside the
+ * enum (as `cleave_dtype_name`). Thread-safe. */
 CLEAVE_API const char *cleave_status_name(cleave_status status);
 
 /* ---------------------------------------------------------------------------------------------
@@ -226,29 +241,33 @@ CLEAVE_API cleave_status cleave_type_bits(cleave_type type, int64_t *bits, cleav
  * Operators
  * ------------------------------------------------------------------------------------------- */
 
+/** The `rank` of absent values: an optional operator input or attribute that is not given. */
+#define CLEAVE_ABSENT SIZE_MAX
+
 /**
  * The integer values an operator reads from an input or an attribute: an axis, split lengths,
- * a SplitToSequence `split`. It mirrors the tensor that holds them, so that the operators' rules
- * on its type and rank can be checked.
- *   - `rank` -1 means absent; 0 a scalar (one value); 1 a 1-D tensor of `count` values; ranks
- *     >= 2 are representable so that they can be rejected as the specs require (the values are
- *     then `count` values in row-major order).
- *   - `dtype` is an integer type (CLEAVE_I8 .. CLEAVE_U64).
+ * a SplitToSequence `split`, an ONNX Split output count. It mirrors the tensor that holds them, so
+ * that the operators' rules on its type and rank can be checked.
+ *   - `rank` CLEAVE_ABSENT means absent (`cleave_values_none()`); 0 a scalar (one value); 1 a 1-D
+ *     tensor of `count` values; ranks >= 2 are representable so that they can be rejected as the
+ *     specs require (the values are then `count` values in row-major order).
+ *   - `dtype` is an integer type (CLEAVE_I8 .. CLEAVE_U64), or for ONNX Split-1's `split`
+ *     input the data's float type (CLEAVE_F16, CLEAVE_F32, CLEAVE_F64: whole numbers).
  *   - `data` points at the values in native byte order; it is read during the call (and copied by
  *     `cleave_plan_create`), never kept.
  */
 typedef struct cleave_values {
   cleave_dtype dtype;
-  int32_t rank;
-  int64_t count;
+  size_t rank;
+  size_t count;
   const void *data;
 } cleave_values;
 
-/** Returns absent values (rank -1). */
+/** Returns absent values (rank CLEAVE_ABSENT): the one spelling of "not given". */
 static inline cleave_values cleave_values_none(void) {
   cleave_values v;
   v.dtype = CLEAVE_I64;
-  v.rank = -1;
+  v.rank = CLEAVE_ABSENT;
   v.count = 0;
   v.data = NULL;
   return v;
@@ -265,7 +284,7 @@ static inline cleave_values cleave_values_scalar(const int64_t *value) {
 }
 
 /** Returns an int64 1-D list of `count` values at `values` (which must outlive the use). */
-static inline cleave_values cleave_values_list(const int64_t *values, int64_t count) {
+static inline cleave_values cleave_values_list(const int64_t *values, size_t count) {
   cleave_values v;
   v.dtype = CLEAVE_I64;
   v.rank = 1;
@@ -285,29 +304,31 @@ typedef enum cleave_op_kind {
    * optional `split` input: absent, an int32/int64 scalar, or 1-D), `keepdims`. */
   CLEAVE_OP_SPLIT_TO_SEQUENCE = 3,
   /** ONNX Split-1/2/11/13/18: `opset`, `axis` (attribute; absent means 0), `lengths` (the
-   * `split` attribute or input: absent or int64 1-D), `num_splits` with `has_num_splits` (the
-   * node's output count below opset 18; the `num_outputs` attribute at 18). */
+   * `split` attribute or input: absent or int64 1-D; Split-1's `split` input has the data's type
+   * T instead, f16/f32/f64 with whole-number values), `num_outputs`. */
   CLEAVE_OP_ONNX_SPLIT = 4
 } cleave_op_kind;
 
 /**
  * One operator with its attributes and the values of its non-data inputs. Build it with one of
- * the `cleave_op_*` initialisers below (they set the defaults), then change fields as needed.
- * Fields an operator does not use are ignored.
+ * the `cleave_op_*` initialisers below (they set the defaults and make every optional field
+ * absent), then change fields as needed. Fields an operator does not use are ignored.
  */
 typedef struct cleave_op {
   cleave_op_kind kind;
   /** ONNX operators: the opset; the operator version in force is the largest version of the
    * operator not above it (opset 12 runs Split-11). Ignored by the OpenVINO operators. */
   int64_t opset;
-  /** The axis. For the ONNX operators an attribute: rank -1 means the default 0. */
+  /** The axis. For the ONNX operators an attribute: absent means the default 0. */
   cleave_values axis;
-  /** VariadicSplit split_lengths; SplitToSequence split; ONNX Split split. Rank -1: absent. */
+  /** VariadicSplit split_lengths; SplitToSequence split; ONNX Split split. Optional. */
   cleave_values lengths;
-  /** Split-1 num_splits; ONNX Split: node output count / num_outputs (see has_num_splits). */
+  /** OpenVINO Split-1 only: num_splits (>= 1). */
   int64_t num_splits;
-  /** ONNX Split only: whether `num_splits` is given. Split-1 always uses `num_splits`. */
-  int has_num_splits;
+  /** ONNX Split only, optional: the node's number of outputs below opset 18 (required there
+   * without `lengths`, checked against their count with them); the `num_outputs` attribute at
+   * 18. A scalar of an integer type. */
+  cleave_values num_outputs;
   /** SplitToSequence keepdims: 0 or 1 (default 1). */
   int64_t keepdims;
 } cleave_op;
@@ -320,17 +341,16 @@ static inline cleave_op cleave_op_split(const int64_t *axis, int64_t num_splits)
   op.axis = cleave_values_scalar(axis);
   op.lengths = cleave_values_none();
   op.num_splits = num_splits;
-  op.has_num_splits = 1;
+  op.num_outputs = cleave_values_none();
   op.keepdims = 1;
   return op;
 }
 
 /** OpenVINO VariadicSplit-1 on `*axis` with `count` int64 split_lengths. */
 static inline cleave_op cleave_op_variadic_split(const int64_t *axis, const int64_t *lengths,
-                                                 int64_t count) {
+                                                 size_t count) {
   cleave_op op = cleave_op_split(axis, 0);
   op.kind = CLEAVE_OP_VARIADIC_SPLIT;
-  op.has_num_splits = 0;
   op.lengths = cleave_values_list(lengths, count);
   return op;
 }
@@ -343,7 +363,7 @@ static inline cleave_op cleave_op_split_to_sequence(int64_t opset) {
   op.axis = cleave_values_none();
   op.lengths = cleave_values_none();
   op.num_splits = 0;
-  op.has_num_splits = 0;
+  op.num_outputs = cleave_values_none();
   op.keepdims = 1;
   return op;
 }
@@ -365,13 +385,14 @@ static inline cleave_op cleave_op_onnx_split(int64_t opset) {
  * keepdims 0 and no `split`), without that dimension.
  */
 typedef struct cleave_split_info {
-  int64_t axis;         /* normalised axis, in [0, rank) */
+  size_t axis;          /* normalised axis, in [0, rank) */
   int64_t axis_dim;     /* the input's dimension on axis */
-  int64_t num_outputs;  /* may be 0: an empty sequence */
-  int64_t output_rank;  /* rank, or rank - 1 when axis_removed */
+  size_t num_outputs;   /* may be 0: an empty sequence */
+  size_t output_rank;   /* rank, or rank - 1 when axis_removed */
   int axis_removed;     /* 1 when the outputs drop the axis */
   int64_t element_size; /* bytes per element; 0 for packed sub-byte types */
-  int64_t element_bits; /* bits per element (8 * element_size for byte-sized types) */
+  int64_t element_bits; /* bits per element: 8 * element_size for byte-sized types (0 when that
+                         * exceeds INT64_MAX, for elements of more than 2^60 bytes) */
 } cleave_split_info;
 
 /**
@@ -388,6 +409,172 @@ typedef struct cleave_split_info {
 CLEAVE_API cleave_status cleave_infer(const cleave_op *op, cleave_type type, const int64_t *shape,
                                       size_t rank, cleave_split_info *info, int64_t *lengths,
                                       size_t capacity, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Partial shapes (shape inference without all the values)
+ * ------------------------------------------------------------------------------------------- */
+
+/*
+ * Shape inference when the data shape, the axis value or the split lengths are only partly known
+ * (SEMANTICS.md section 6). The result is the tightest per-output, per-dimension interval hull
+ * over every concrete input consistent with what is known for which the operator is valid; when
+ * no such input exists the call fails with the error the operator would give. Static inference
+ * (`cleave_infer`) is the special case where every interval is a point and every value is known:
+ * both go through the same rules.
+ *
+ * Dimensions are treated as unbounded integers: an interval may have no upper bound, and the
+ * element type's byte size plays no part (it does for static shapes). Unknown split values are
+ * any integers the operator's rules allow, whatever the lengths' integer type. A sum of *known*
+ * lengths that does not fit in int64 is still CLEAVE_ERROR_OVERFLOW, as in static inference.
+ */
+
+/** The `hi` of a dimension with no upper bound (`L..` and `?` in the text form). It is distinct
+ * from every finite bound, INT64_MAX included. */
+#define CLEAVE_DIM_UNBOUNDED ((int64_t)-1)
+
+/** The `rank` of a partial shape whose rank is unknown (`[...]` in the text form), and the
+ * `output_rank` of outputs of such data. */
+#define CLEAVE_RANK_DYNAMIC SIZE_MAX
+
+/** The `axis` of `cleave_partial_info` when the axis position is unknown (an unknown axis value,
+ * or data of dynamic rank). */
+#define CLEAVE_AXIS_UNKNOWN SIZE_MAX
+
+/**
+ * A dimension known to lie in [lo, hi]: 0 <= lo <= hi <= INT64_MAX, or hi == CLEAVE_DIM_UNBOUNDED
+ * for no upper bound. A static dimension has lo == hi.
+ */
+typedef struct cleave_dim {
+  int64_t lo;
+  int64_t hi;
+} cleave_dim;
+
+/** Returns the static dimension [value, value]. */
+static inline cleave_dim cleave_dim_point(int64_t value) {
+  cleave_dim d;
+  d.lo = value;
+  d.hi = value;
+  return d;
+}
+
+/** Returns [lo, hi] (hi may be CLEAVE_DIM_UNBOUNDED). */
+static inline cleave_dim cleave_dim_range(int64_t lo, int64_t hi) {
+  cleave_dim d;
+  d.lo = lo;
+  d.hi = hi;
+  return d;
+}
+
+/** Returns the fully unknown dimension [0, unbounded] (`?`). */
+static inline cleave_dim cleave_dim_any(void) {
+  return cleave_dim_range(0, CLEAVE_DIM_UNBOUNDED);
+}
+
+/**
+ * A partial shape: `rank` >= 0 dimensions at `dims` (which may be NULL when rank is 0), or
+ * `rank` == CLEAVE_RANK_DYNAMIC (dims ignored). The caller owns `dims`.
+ */
+typedef struct cleave_partial_shape {
+  size_t rank;
+  const cleave_dim *dims;
+} cleave_partial_shape;
+
+/**
+ * Flags for `cleave_infer_partial` saying which of the operator's values are unknown.
+ * CLEAVE_UNKNOWN_AXIS: the axis value is unknown (its tensor's type and rank, in `op->axis`, are
+ * still checked; its data is not read). For the ONNX operators an absent axis attribute flagged
+ * unknown counts as present with an unknown value; the OpenVINO operators still need the input.
+ * CLEAVE_UNKNOWN_LENGTHS: the values of `op->lengths` are unknown: its dtype, rank and count are
+ * known and checked, its data is not read (it may be NULL). Lengths are all known or all unknown.
+ * The flag is ignored when `op->lengths` is absent or unused by the operator.
+ */
+typedef enum cleave_unknown {
+  CLEAVE_UNKNOWN_NONE = 0,
+  CLEAVE_UNKNOWN_AXIS = 1,
+  CLEAVE_UNKNOWN_LENGTHS = 2
+} cleave_unknown;
+
+/**
+ * The outcome of partial-shape inference.
+ *
+ * The outputs (sequence elements for SplitToSequence) come in one of two forms:
+ *   - `count_varies` == 0: `count` is a point C and there are C output shapes, each its own
+ *     tightest hull (`num_shapes` == C; C may be 0, an empty sequence);
+ *   - `count_varies` == 1 (SplitToSequence only, when the element count differs between
+ *     consistent inputs): `count` is the interval of possible counts and there is one shape, the
+ *     hull over every element of every consistent input (`num_shapes` == 1).
+ * Every output shape has rank `output_rank` (CLEAVE_RANK_DYNAMIC when the data's rank is).
+ */
+typedef struct cleave_partial_info {
+  cleave_dim count;   /* the number of outputs, as an interval */
+  int count_varies;   /* 1 when `count` is not a point (then num_shapes is 1) */
+  size_t num_shapes;  /* the number of output shapes described */
+  size_t output_rank; /* rank of every output shape, or CLEAVE_RANK_DYNAMIC */
+  size_t axis;        /* the normalised axis, or CLEAVE_AXIS_UNKNOWN */
+  int axis_removed;   /* 1 when the outputs drop the axis (keepdims 0) */
+  size_t dims_needed; /* num_shapes * output_rank (0 for a dynamic rank): the entries `dims` must
+                       * hold */
+} cleave_partial_info;
+
+/**
+ * Infers the outputs of `op` on data of type `type` and partial shape `*shape`, with the values
+ * named in `unknown` (`cleave_unknown` flags, or-ed) unknown. The rules are those of
+ * `cleave_infer` (same checks, same order, same statuses; for a static shape and known values
+ * the same messages), applied to every consistent input (SEMANTICS.md section 6).
+ *
+ * Fills `*info`. When `dims` is not NULL it receives the output shapes one after the other:
+ * shape i is dims[i * output_rank .. (i + 1) * output_rank) (nothing for a dynamic rank). It must
+ * hold `capacity` entries: if fewer than `info->dims_needed`, the call fails with
+ * CLEAVE_ERROR_CAPACITY (with `info` filled and `dims` untouched). Pass `dims` NULL to learn the
+ * size first.
+ *
+ * Returns CLEAVE_OK or the status of the first rule broken; CLEAVE_ERROR_INVALID_SHAPE for a
+ * malformed partial shape (lo < 0, hi < lo). Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_infer_partial(const cleave_op *op, unsigned unknown,
+                                              cleave_type type, const cleave_partial_shape *shape,
+                                              cleave_partial_info *info, cleave_dim *dims,
+                                              size_t capacity, cleave_error *err);
+
+/**
+ * Parses the text form of a partial shape (SEMANTICS.md section 6): `[6,12,10,24]`, `[]` (a
+ * scalar), `[...]` (dynamic rank); a dimension is `N`, `?` or `-1` (any size), `L..H` or `L..` (no
+ * upper bound). Spaces and tabs are allowed around brackets, commas and dimensions.
+ *
+ * Stores the rank (or CLEAVE_RANK_DYNAMIC) in `*rank` and the dimensions in `dims`, which holds
+ * `capacity` entries; pass `dims` NULL to learn the rank first. Returns CLEAVE_OK,
+ * CLEAVE_ERROR_INVALID_SHAPE (malformed text, a number above INT64_MAX, `L..H` with L > H: the
+ * message names the offending character or dimension and its position),
+ * CLEAVE_ERROR_CAPACITY (rank above `capacity`; `*rank` is set, `dims` untouched) or
+ * CLEAVE_ERROR_INVALID_ARGUMENT (`text` or `rank` NULL). Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_partial_shape_parse(const char *text, cleave_dim *dims,
+                                                    size_t capacity, size_t *rank,
+                                                    cleave_error *err);
+
+/**
+ * Writes the canonical text form of `*shape` to `buf` (`size` bytes, NUL included): `[...]` for a
+ * dynamic rank, otherwise `[d0,d1,...]` with no spaces, each dimension as `cleave_dim_format`
+ * writes it. `*length` (when not NULL) receives the text's length without the NUL, even when it
+ * does not fit. Returns CLEAVE_OK, CLEAVE_ERROR_CAPACITY (buf too small: buf receives "" when
+ * size > 0), CLEAVE_ERROR_INVALID_SHAPE (a malformed dimension) or
+ * CLEAVE_ERROR_INVALID_ARGUMENT (shape NULL, or dims NULL with rank > 0). Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_partial_shape_format(const cleave_partial_shape *shape, char *buf,
+                                                     size_t size, size_t *length,
+                                                     cleave_error *err);
+
+/** The size of a buffer that holds any dimension's text form, NUL included. */
+#define CLEAVE_DIM_TEXT_SIZE 48
+
+/**
+ * Writes the canonical text form of one dimension (or of `cleave_partial_info.count`) to `buf`:
+ * `N` for a point, `?` for [0, unbounded], `L..` for [L, unbounded] with L > 0, `L..H` otherwise.
+ * `*length` and the statuses are as for `cleave_partial_shape_format`; a buffer of
+ * CLEAVE_DIM_TEXT_SIZE bytes always suffices. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_dim_format(cleave_dim dim, char *buf, size_t size, size_t *length,
+                                           cleave_error *err);
 
 /* ---------------------------------------------------------------------------------------------
  * Execution
@@ -416,79 +603,33 @@ typedef struct cleave_tensor {
 CLEAVE_API cleave_status cleave_run(const cleave_op *op, const cleave_tensor *input,
                                     void *const *outputs, size_t num_outputs, cleave_error *err);
 
+/*
+ * One-shot calls: `cleave_run` of the operator's `cleave_op` initialiser. The split description
+ * is one `cleave_values` (absent: `cleave_values_none()`), as in `cleave_op.lengths`, and the
+ * output count is `num_outputs`.
+ */
+
 /** One-shot OpenVINO Split-1: `cleave_run` of `cleave_op_split(&axis, num_splits)`. */
 CLEAVE_API cleave_status cleave_split(const cleave_tensor *input, int64_t axis, int64_t num_splits,
                                       void *const *outputs, size_t num_outputs, cleave_error *err);
 
-/** One-shot OpenVINO VariadicSplit-1 with int64 split_lengths. */
+/** One-shot OpenVINO VariadicSplit-1 with `split_lengths` (1-D, any integer type). */
 CLEAVE_API cleave_status cleave_variadic_split(const cleave_tensor *input, int64_t axis,
-                                               const int64_t *lengths, size_t num_lengths,
-                                               void *const *outputs, size_t num_outputs,
-                                               cleave_error *err);
+                                               cleave_values split_lengths, void *const *outputs,
+                                               size_t num_outputs, cleave_error *err);
 
-/** One-shot ONNX SplitToSequence at `opset`; `split` may be NULL (absent). */
+/** One-shot ONNX SplitToSequence at `opset`, with the optional `split` input. */
 CLEAVE_API cleave_status cleave_split_to_sequence(const cleave_tensor *input, int64_t opset,
-                                                  int64_t axis, const cleave_values *split,
+                                                  int64_t axis, cleave_values split,
                                                   int64_t keepdims, void *const *outputs,
                                                   size_t num_outputs, cleave_error *err);
 
-/** One-shot ONNX Split at `opset`; `split` may be NULL (absent) and `num_splits` < 0 means the
- * output count / num_outputs is not given. */
+/** One-shot ONNX Split at `opset`, with the optional `split`. The node has `num_outputs`
+ * outputs: without `split` that is the output count (below opset 18) or `num_outputs` (18);
+ * with `split` below 18 it is checked against the number of lengths. */
 CLEAVE_API cleave_status cleave_onnx_split(const cleave_tensor *input, int64_t opset, int64_t axis,
-                                           const int64_t *split, size_t num_split,
-                                           int64_t num_splits, void *const *outputs,
+                                           cleave_values split, void *const *outputs,
                                            size_t num_outputs, cleave_error *err);
-
-/* ---------------------------------------------------------------------------------------------
- * Plans: validate once, run many times
- * ------------------------------------------------------------------------------------------- */
-
-/** An operator bound to one input type and shape, with its copy schedule precomputed. Opaque;
- * immutable after creation, so one plan may be run from several threads at once (into different
- * outputs). */
-typedef struct cleave_plan cleave_plan;
-
-/**
- * Validates `op` on `type` and `shape[0..rank)` and allocates a plan in `*plan` (set to NULL on
- * failure). The op's values are copied: `op` and what it points at need not outlive the call.
- * Returns CLEAVE_OK, any inference status, or CLEAVE_ERROR_OUT_OF_MEMORY.
- */
-CLEAVE_API cleave_status cleave_plan_create(const cleave_op *op, cleave_type type,
-                                            const int64_t *shape, size_t rank, cleave_plan **plan,
-                                            cleave_error *err);
-
-/** Releases a plan. NULL is a no-op. */
-CLEAVE_API void cleave_plan_destroy(cleave_plan *plan);
-
-/** Returns the inference outcome the plan was built from. */
-CLEAVE_API const cleave_split_info *cleave_plan_info(const cleave_plan *plan);
-
-/** Returns output i's length on the axis (i < num_outputs; -1 when out of range). */
-CLEAVE_API int64_t cleave_plan_output_length(const cleave_plan *plan, size_t i);
-
-/** Returns output i's size in bytes (i < num_outputs; -1 when out of range). */
-CLEAVE_API int64_t cleave_plan_output_bytes(const cleave_plan *plan, size_t i);
-
-/**
- * Writes output i's shape (`cleave_plan_info(plan)->output_rank` entries) to `dims`.
- * Returns CLEAVE_OK or CLEAVE_ERROR_INVALID_ARGUMENT (i out of range, `dims` NULL for rank > 0).
- */
-CLEAVE_API cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_t *dims,
-                                                  cleave_error *err);
-
-/**
- * Runs the plan: reads the input at `input`, writes output i to `outputs[i]` for every
- * i < num_outputs (a NULL entry is allowed only for a 0-byte output). No shape validation
- * happens here; only the pointers are checked. Allocates nothing. Thread-safe.
- */
-CLEAVE_API cleave_status cleave_plan_run(const cleave_plan *plan, const void *input,
-                                         void *const *outputs, cleave_error *err);
-
-/* --- Views, threads, allocation (copy engine) --- */
-
-/* ---------------------------------------------------------------------------------------------
- * Zero-copy views
- * ------------------------------------------------------------------------------------------- */
 
 /**
  * One output described in place, aliasing the input (DLPack-style): element (k0, k1, ...) of the
@@ -513,23 +654,6 @@ typedef struct cleave_view {
 
 /** The number of int64 entries `cleave_plan_views` needs in `dims`: 2 * outputs * output rank. */
 #define CLEAVE_VIEW_DIMS(num_outputs, output_rank) ((size_t)2 * (num_outputs) * (output_rank))
-
-/**
- * Describes every output of `plan` as a view of the input at `input`, without copying. Fills
- * `views[0..num_views)`; `num_views` must be the plan's output count (else
- * CLEAVE_ERROR_INVALID_ARGUMENT). Shapes and strides are written to `dims`, which must hold
- * `CLEAVE_VIEW_DIMS(num_outputs, output_rank)` entries (else CLEAVE_ERROR_CAPACITY naming the
- * size needed; `dims` may be NULL when that is 0). The views stay valid while `dims` and the
- * input memory do; they do not refer to the plan. The time taken depends on the output count and
- * rank, never on the tensor's size. Allocates nothing. Thread-safe. Also returns
- * CLEAVE_ERROR_COPY_REQUIRED (naming the output) for packed data whose output rows do not start
- * on byte boundaries, CLEAVE_ERROR_OVERFLOW when the dims needed exceed SIZE_MAX, and
- * CLEAVE_ERROR_OUT_OF_MEMORY for a packed input too large to be in memory. Nothing is written to
- * `views` or `dims` on failure.
- */
-CLEAVE_API cleave_status cleave_plan_views(const cleave_plan *plan, const void *input,
-                                           cleave_view *views, size_t num_views, int64_t *dims,
-                                           size_t dims_capacity, cleave_error *err);
 
 /**
  * One-shot form of `cleave_plan_views`: validates `op` on `input` (as `cleave_run` does) and
@@ -590,7 +714,9 @@ CLEAVE_API size_t cleave_threadpool_threads(const cleave_threadpool *pool);
 /**
  * The pool's parallel-for, with the `cleave_parallel_for_fn` signature (`pool_context` is the
  * pool). Runs `task(task_context, i)` for every i < count on the pool's threads and returns when
- * all are done. Calls from several threads at once on one pool are serialised.
+ * all are done. The pool runs one job at a time: a call made while it is busy (from inside one of
+ * its tasks, i.e. nested use, or from another thread) runs its tasks on the calling thread
+ * instead of waiting, so nested and concurrent use never deadlocks.
  */
 CLEAVE_API void cleave_threadpool_parallel_for(void *pool_context, cleave_task_fn task,
                                                void *task_context, size_t count);
@@ -599,8 +725,13 @@ CLEAVE_API void cleave_threadpool_parallel_for(void *pool_context, cleave_task_f
 CLEAVE_API cleave_exec cleave_exec_threadpool(cleave_threadpool *pool);
 
 /* ---------------------------------------------------------------------------------------------
- * Plan options and threaded runs
+ * Plans: validate once, run many times
  * ------------------------------------------------------------------------------------------- */
+
+/** An operator bound to one input type and shape, with its copy schedule precomputed. Opaque;
+ * immutable after creation, so one plan may be run from several threads at once (into different
+ * outputs). */
+typedef struct cleave_plan cleave_plan;
 
 /** Kernel families for `cleave_plan_options.kernels`. */
 typedef enum cleave_kernels_choice {
@@ -626,12 +757,21 @@ typedef struct cleave_plan_options {
   /** An output taking fewer bytes than this from each input row (e.g. one element per row) is
    * copied by the gather/transposition kernels rather than row by row. >= 1. */
   int64_t tiny_bytes;
-  /** Which kernel family to use (a `cleave_kernels_choice`). */
-  int kernels;
+  /** Which kernel family to use. */
+  cleave_kernels_choice kernels;
 } cleave_plan_options;
 
 /** Returns the default options. Thread-safe. */
 CLEAVE_API cleave_plan_options cleave_plan_options_default(void);
+
+/**
+ * Validates `op` on `type` and `shape[0..rank)` and allocates a plan in `*plan` (set to NULL on
+ * failure). The op's values are copied: `op` and what it points at need not outlive the call.
+ * Returns CLEAVE_OK, any inference status, or CLEAVE_ERROR_OUT_OF_MEMORY.
+ */
+CLEAVE_API cleave_status cleave_plan_create(const cleave_op *op, cleave_type type,
+                                            const int64_t *shape, size_t rank, cleave_plan **plan,
+                                            cleave_error *err);
 
 /**
  * `cleave_plan_create` with options (NULL: the defaults). Returns what `cleave_plan_create` does,
@@ -643,28 +783,54 @@ CLEAVE_API cleave_status cleave_plan_create_with(const cleave_op *op, cleave_typ
                                                  const cleave_plan_options *options,
                                                  cleave_plan **plan, cleave_error *err);
 
+/** Releases a plan. NULL is a no-op. */
+CLEAVE_API void cleave_plan_destroy(cleave_plan *plan);
+
+/** Returns the inference outcome the plan was built from (NULL for a NULL plan). */
+CLEAVE_API const cleave_split_info *cleave_plan_info(const cleave_plan *plan);
+
+/** Returns output i's length on the axis (-1 for a NULL plan or i >= num_outputs). */
+CLEAVE_API int64_t cleave_plan_output_length(const cleave_plan *plan, size_t i);
+
+/** Returns output i's size in bytes (-1 for a NULL plan or i >= num_outputs). */
+CLEAVE_API int64_t cleave_plan_output_bytes(const cleave_plan *plan, size_t i);
+
+/**
+ * Writes output i's shape (`cleave_plan_info(plan)->output_rank` entries) to `dims`.
+ * Returns CLEAVE_OK or CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, i out of range, `dims` NULL for
+ * rank > 0).
+ */
+CLEAVE_API cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_t *dims,
+                                                  cleave_error *err);
+
 /**
  * Describes the copy schedule the plan chose, as a string owned by the plan (valid until
- * `cleave_plan_destroy`), e.g. "avx2 rows nt", "portable transpose4 gather" or "bits".
- * Words: the kernel family; "rows" (row-by-row block copies, one block per output when every
- * dim before the axis is 1), "transpose1/2/4/8" and "gather" (tiny-output kernels); "nt" when
- * large copies use non-temporal stores; "empty" when there is nothing to copy; "bits" alone for
- * a packed split whose blocks are not whole bytes (the bit-stream copy).
+ * `cleave_plan_destroy`; NULL for a NULL plan), e.g. "avx2 rows nt", "portable transpose4 gather"
+ * or "bits". Words: the kernel family; "rows" (row-by-row block copies, one block per output when
+ * every dim before the axis is 1), "transpose1/2/4/8" and "gather" (tiny-output kernels); "nt"
+ * when some copy writes with non-temporal (streaming) stores: large row copies, and in the AVX2
+ * family large transpositions and gathers of 16- and 32-byte units; "empty" when there is nothing
+ * to copy; "bits" alone for a packed split whose blocks are not whole bytes (the bit-stream copy).
  */
-CLEAVE_API const char *cleave_plan_kernels(const cleave_plan *plan);
+CLEAVE_API const char *cleave_plan_description(const cleave_plan *plan);
+
+/**
+ * Runs the plan: reads the input at `input`, writes output i to `outputs[i]` for every
+ * i < num_outputs (a NULL entry is allowed only for a 0-byte output). No shape validation
+ * happens here; only the pointers are checked. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_plan_run(const cleave_plan *plan, const void *input,
+                                         void *const *outputs, cleave_error *err);
 
 /**
  * `cleave_plan_run` that may use threads as `exec` allows (NULL: the calling thread only).
  * Same checks, statuses and guarantees; nothing is written unless the checks pass. Allocates
- * nothing. Thread-safe (a built-in pool serialises concurrent runs on it).
+ * nothing. Thread-safe; may be called from a task of the same pool (see
+ * `cleave_threadpool_parallel_for`: a busy built-in pool runs the call on the calling thread).
  */
 CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const void *input,
                                               void *const *outputs, const cleave_exec *exec,
                                               cleave_error *err);
-
-/* ---------------------------------------------------------------------------------------------
- * Library-allocated outputs
- * ------------------------------------------------------------------------------------------- */
 
 /**
  * Allocates the plan's outputs and runs the plan into them (with threads as `exec` allows).
@@ -688,163 +854,25 @@ CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const vo
  */
 CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
 
-/* --- Partial shapes (shape inference without all the values) --- */
-
-/*
- * Shape inference when the data shape, the axis value or the split lengths are only partly known
- * (SEMANTICS.md section 6). The result is the tightest per-output, per-dimension interval hull
- * over every concrete input consistent with what is known for which the operator is valid; when
- * no such input exists the call fails with the error the operator would give. Static inference
- * (`cleave_infer`) is the special case where every interval is a point and every value is known:
- * both go through the same rules.
- *
- * Dimensions are treated as unbounded integers: an interval may have no upper bound, and the
- * element type's byte size plays no part (it does for static shapes). Unknown split values are
- * any integers the operator's rules allow, whatever the lengths' integer type. A sum of *known*
- * lengths that does not fit in int64 is still CLEAVE_ERROR_OVERFLOW, as in static inference.
- */
-
-/** The `hi` of a dimension with no upper bound (`L..` and `?` in the text form). It is distinct
- * from every finite bound, INT64_MAX included. */
-#define CLEAVE_DIM_UNBOUNDED ((int64_t)-1)
-
-/** The `rank` of a partial shape whose rank is unknown (`[...]` in the text form). */
-#define CLEAVE_RANK_DYNAMIC ((int64_t)-1)
+/** The number of int64 entries `cleave_plan_views` needs in `dims`: 2 * outputs * output rank. */
+#define CLEAVE_VIEW_DIMS(num_outputs, output_rank) ((size_t)2 * (num_outputs) * (output_rank))
 
 /**
- * A dimension known to lie in [lo, hi]: 0 <= lo <= hi <= INT64_MAX, or hi == CLEAVE_DIM_UNBOUNDED
- * for no upper bound. A static dimension has lo == hi.
+ * Describes every output of `plan` as a view of the input at `input`, without copying. Fills
+ * `views[0..num_views)`; `num_views` must be the plan's output count (else
+ * CLEAVE_ERROR_INVALID_ARGUMENT). Shapes and strides are written to `dims`, which must hold
+ * `CLEAVE_VIEW_DIMS(num_outputs, output_rank)` entries (else CLEAVE_ERROR_CAPACITY naming the
+ * size needed; `dims` may be NULL when that is 0). The views stay valid while `dims` and the
+ * input memory do; they do not refer to the plan. The time taken depends on the output count and
+ * rank, never on the tensor's size. Allocates nothing. Thread-safe. Also returns
+ * CLEAVE_ERROR_COPY_REQUIRED (naming the output) for packed data whose output rows do not start
+ * on byte boundaries, CLEAVE_ERROR_OVERFLOW when the dims needed exceed SIZE_MAX, and
+ * CLEAVE_ERROR_OUT_OF_MEMORY for a packed input too large to be in memory. Nothing is written to
+ * `views` or `dims` on failure.
  */
-typedef struct cleave_dim {
-  int64_t lo;
-  int64_t hi;
-} cleave_dim;
-
-/** Returns the static dimension [value, value]. */
-static inline cleave_dim cleave_dim_point(int64_t value) {
-  cleave_dim d;
-  d.lo = value;
-  d.hi = value;
-  return d;
-}
-
-/** Returns [lo, hi] (hi may be CLEAVE_DIM_UNBOUNDED). */
-static inline cleave_dim cleave_dim_range(int64_t lo, int64_t hi) {
-  cleave_dim d;
-  d.lo = lo;
-  d.hi = hi;
-  return d;
-}
-
-/** Returns the fully unknown dimension [0, unbounded] (`?`). */
-static inline cleave_dim cleave_dim_any(void) {
-  return cleave_dim_range(0, CLEAVE_DIM_UNBOUNDED);
-}
-
-/**
- * A partial shape: `rank` >= 0 dimensions at `dims` (which may be NULL when rank is 0), or
- * `rank` == CLEAVE_RANK_DYNAMIC (dims ignored). The caller owns `dims`.
- */
-typedef struct cleave_partial_shape {
-  int64_t rank;
-  const cleave_dim *dims;
-} cleave_partial_shape;
-
-/**
- * Flags for `cleave_infer_partial` saying which of the operator's values are unknown.
- * CLEAVE_UNKNOWN_AXIS: the axis value is unknown (its tensor's type and rank, in `op->axis`, are
- * still checked; its data is not read). For the ONNX operators an absent axis attribute flagged
- * unknown counts as present with an unknown value; the OpenVINO operators still need the input.
- * CLEAVE_UNKNOWN_LENGTHS: the values of `op->lengths` are unknown: its dtype, rank and count are
- * known and checked, its data is not read (it may be NULL). Lengths are all known or all unknown.
- * The flag is ignored when `op->lengths` is absent or unused by the operator.
- */
-typedef enum cleave_unknown {
-  CLEAVE_UNKNOWN_NONE = 0,
-  CLEAVE_UNKNOWN_AXIS = 1,
-  CLEAVE_UNKNOWN_LENGTHS = 2
-} cleave_unknown;
-
-/**
- * The outcome of partial-shape inference.
- *
- * The outputs (sequence elements for SplitToSequence) come in one of two forms:
- *   - `count_varies` == 0: `count` is a point C and there are C output shapes, each its own
- *     tightest hull (`num_shapes` == C; C may be 0, an empty sequence);
- *   - `count_varies` == 1 (SplitToSequence only, when the element count differs between
- *     consistent inputs): `count` is the interval of possible counts and there is one shape, the
- *     hull over every element of every consistent input (`num_shapes` == 1).
- * Every output shape has rank `output_rank` (CLEAVE_RANK_DYNAMIC when the data's rank is).
- */
-typedef struct cleave_partial_info {
-  cleave_dim count;    /* the number of outputs, as an interval */
-  int count_varies;    /* 1 when `count` is not a point (then num_shapes is 1) */
-  int64_t num_shapes;  /* the number of output shapes described */
-  int64_t output_rank; /* rank of every output shape, or CLEAVE_RANK_DYNAMIC */
-  int64_t axis;        /* the normalised axis, or -1 when it is unknown (or the rank dynamic) */
-  int axis_removed;    /* 1 when the outputs drop the axis (keepdims 0) */
-  int64_t dims_needed; /* num_shapes * max(output_rank, 0): the entries `dims` must hold */
-} cleave_partial_info;
-
-/**
- * Infers the outputs of `op` on data of type `type` and partial shape `*shape`, with the values
- * named in `unknown` (`cleave_unknown` flags, or-ed) unknown. The rules are those of
- * `cleave_infer` (same checks, same order, same statuses; for a static shape and known values
- * the same messages), applied to every consistent input (SEMANTICS.md section 6).
- *
- * Fills `*info`. When `dims` is not NULL it receives the output shapes one after the other:
- * shape i is dims[i * output_rank .. (i + 1) * output_rank) (nothing for a dynamic rank). It must
- * hold `capacity` entries: if fewer than `info->dims_needed`, the call fails with
- * CLEAVE_ERROR_CAPACITY (with `info` filled and `dims` untouched). Pass `dims` NULL to learn the
- * size first.
- *
- * Returns CLEAVE_OK or the status of the first rule broken; CLEAVE_ERROR_INVALID_SHAPE for a
- * malformed partial shape (lo < 0, hi < lo, a rank below -1). Allocates nothing. Thread-safe.
- */
-CLEAVE_API cleave_status cleave_infer_partial(const cleave_op *op, unsigned unknown,
-                                              cleave_type type, const cleave_partial_shape *shape,
-                                              cleave_partial_info *info, cleave_dim *dims,
-                                              size_t capacity, cleave_error *err);
-
-/**
- * Parses the text form of a partial shape (SEMANTICS.md section 6): `[6,12,10,24]`, `[]` (a
- * scalar), `[...]` (dynamic rank); a dimension is `N`, `?` or `-1` (any size), `L..H` or `L..` (no
- * upper bound). Spaces and tabs are allowed around brackets, commas and dimensions.
- *
- * Stores the rank (or CLEAVE_RANK_DYNAMIC) in `*rank` and the dimensions in `dims`, which holds
- * `capacity` entries; pass `dims` NULL to learn the rank first. Returns CLEAVE_OK,
- * CLEAVE_ERROR_INVALID_SHAPE (malformed text, a number above INT64_MAX, `L..H` with L > H: the
- * message names the offending character or dimension and its position),
- * CLEAVE_ERROR_CAPACITY (rank above `capacity`; `*rank` is set, `dims` untouched) or
- * CLEAVE_ERROR_INVALID_ARGUMENT (`text` or `rank` NULL). Allocates nothing. Thread-safe.
- */
-CLEAVE_API cleave_status cleave_partial_shape_parse(const char *text, cleave_dim *dims,
-                                                    size_t capacity, int64_t *rank,
-                                                    cleave_error *err);
-
-/**
- * Writes the canonical text form of `*shape` to `buf` (`size` bytes, NUL included): `[...]` for a
- * dynamic rank, otherwise `[d0,d1,...]` with no spaces, each dimension as `cleave_dim_format`
- * writes it. `*length` (when not NULL) receives the text's length without the NUL, even when it
- * does not fit. Returns CLEAVE_OK, CLEAVE_ERROR_CAPACITY (buf too small: buf receives "" when
- * size > 0), CLEAVE_ERROR_INVALID_SHAPE (a malformed dimension or rank) or
- * CLEAVE_ERROR_INVALID_ARGUMENT (shape NULL, or dims NULL with rank > 0). Thread-safe.
- */
-CLEAVE_API cleave_status cleave_partial_shape_format(const cleave_partial_shape *shape, char *buf,
-                                                     size_t size, size_t *length,
-                                                     cleave_error *err);
-
-/** The size of a buffer that holds any dimension's text form, NUL included. */
-#define CLEAVE_DIM_TEXT_SIZE 48
-
-/**
- * Writes the canonical text form of one dimension (or of `cleave_partial_info.count`) to `buf`:
- * `N` for a point, `?` for [0, unbounded], `L..` for [L, unbounded] with L > 0, `L..H` otherwise.
- * `*length` and the statuses are as for `cleave_partial_shape_format`; a buffer of
- * CLEAVE_DIM_TEXT_SIZE bytes always suffices. Thread-safe.
- */
-CLEAVE_API cleave_status cleave_dim_format(cleave_dim dim, char *buf, size_t size, size_t *length,
-                                           cleave_error *err);
+CLEAVE_API cleave_status cleave_plan_views(const cleave_plan *plan, const void *input,
+                                           cleave_view *views, size_t num_views, int64_t *dims,
+                                           size_t dims_capacity, cleave_error *err);
 
 #ifdef __cplusplus
 }

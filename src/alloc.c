@@ -150,15 +150,14 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
   }
   const cleave_geometry *g = &plan->geom;
   int64_t n = g->info.num_outputs;
-  if (n > 0 && outputs == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the outputs array is NULL but the operator has %" PRId64 " outputs", n);
+  cleave_status st = cleave_check_array(outputs, "outputs", g, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
   clear(outputs, n);
-  bool has_bytes = cleave_geometry_has_data(g);
-  if (has_bytes && input == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the input data is NULL but the input is not empty");
+  st = cleave_check_input(g, input, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
   if (n == 0) {
     return cleave_succeed(err);

@@ -119,4 +119,5 @@ const cleave_kernels cleave_kernels_portable = {
     .tiny = {NULL, transpose1_portable, transpose2_portable, transpose4_portable,
              transpose8_portable, gather_portable},
     .fence = fence_portable,
+    .tiny_streams = NULL, /* the portable tiny kernels use plain stores */
 };

@@ -386,10 +386,17 @@ static void fence_avx2(void) {
   _mm_sfence();
 }
 
+/* The transpositions stream aligned lines of a non-temporal run; the gather streams 16- and
+ * 32-byte units (gather_stream_avx2). */
+static bool tiny_streams_avx2(const cleave_seg *seg) {
+  return seg->kind != CLEAVE_SEG_GATHER || seg->unit == 16 || seg->unit == 32;
+}
+
 const cleave_kernels cleave_kernels_avx2 = {
     .name = "avx2",
     .walk = walk_avx2,
     .tiny = {NULL, transpose1_avx2, transpose2_avx2, transpose4_avx2, transpose8_avx2,
              gather_stream_avx2},
     .fence = fence_avx2,
+    .tiny_streams = tiny_streams_avx2,
 };

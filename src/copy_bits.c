@@ -263,20 +263,6 @@ static void copy_row(bit_writer *bw, const unsigned char *in, uint64_t input_byt
   }
 }
 
-void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int64_t rows,
-                      uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
-                      bool msb_first) {
-  bit_writer bw = {output, 0, 0};
-  if (rows <= 0 || row_bits == 0) {
-    return;
-  }
-  for (int64_t r = 0; r < rows; r++) {
-    copy_row(&bw, input, input_bytes, first_bit + (uint64_t)r * row_stride_bits, row_bits,
-             msb_first);
-  }
-  flush(&bw, msb_first);
-}
-
 /* Outputs written together, row by row (their writers live on the stack). */
 #define PACKED_GROUP 64
 
@@ -302,8 +288,11 @@ static void copy_packed_rows(const cleave_geometry *geom, const void *input, voi
       /* Every bit count below is at most the input's, which fits (bits_fit). */
       width[i - g0] = (uint64_t)length * (uint64_t)geom->inner_bits;
       col[i - g0] = (uint64_t)offset * (uint64_t)geom->inner_bits;
+      /* An empty output may be NULL (the header allows it): no offset is applied to it, as
+       * NULL + 0 is undefined. Its writer is never used (width 0). */
+      unsigned char *out = outputs[i];
       bw[i - g0] =
-          (bit_writer){(unsigned char *)outputs[i] + (uint64_t)r0 * width[i - g0] / 8, 0, 0};
+          (bit_writer){width[i - g0] > 0 ? out + (uint64_t)r0 * width[i - g0] / 8 : out, 0, 0};
       offset += length;
     }
     for (int64_t r = r0; r < r1; r++) {

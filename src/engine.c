@@ -38,7 +38,8 @@ cleave_status cleave_options_check(const cleave_plan_options *o, cleave_error *e
   return CLEAVE_OK;
 }
 
-cleave_status cleave_kernels_pick(int choice, const cleave_kernels **kernels, cleave_error *err) {
+cleave_status cleave_kernels_pick(cleave_kernels_choice choice, const cleave_kernels **kernels,
+                                  cleave_error *err) {
   switch (choice) {
   case CLEAVE_KERNELS_AUTO:
 #if defined(CLEAVE_HAVE_AVX2_KERNELS)
@@ -59,15 +60,17 @@ cleave_status cleave_kernels_pick(int choice, const cleave_kernels **kernels, cl
       return CLEAVE_OK;
     }
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "options.kernels is %d (AVX2) but this CPU does not run AVX2 code", choice);
+                       "options.kernels is %d (AVX2) but this CPU does not run AVX2 code",
+                       (int)choice);
 #else
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "options.kernels is %d (AVX2) but this build has no AVX2 kernels", choice);
+                       "options.kernels is %d (AVX2) but this build has no AVX2 kernels",
+                       (int)choice);
 #endif
   default:
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "options.kernels is %d but must be a cleave_kernels_choice (0 to 2)",
-                       choice);
+                       (int)choice);
   }
 }
 

@@ -74,6 +74,10 @@ struct cleave_kernels {
   cleave_tiny_fn tiny[CLEAVE_SEG_KINDS]; /* [CLEAVE_SEG_ROWS] unused */
   /** Orders this thread's non-temporal stores before what follows (a no-op without them). */
   void (*fence)(void);
+  /** Whether the tiny kernel of `seg` writes with streaming stores (where the destination is
+   * aligned) in a non-temporal run; NULL when no tiny kernel of the family does. For the plan's
+   * description. */
+  bool (*tiny_streams)(const cleave_seg *seg);
 };
 
 /** Portable C kernels (SSE2 streaming stores where the compiler targets x86-64). */
@@ -89,7 +93,8 @@ bool cleave_cpu_has_avx2(void);
 
 /** Picks the kernel family for a `cleave_kernels_choice`; fails (naming the choice) when the
  * family is unknown or this CPU cannot run it. */
-cleave_status cleave_kernels_pick(int choice, const cleave_kernels **kernels, cleave_error *err);
+cleave_status cleave_kernels_pick(cleave_kernels_choice choice, const cleave_kernels **kernels,
+                                  cleave_error *err);
 
 /** Checks the fields of plan options (each name in the message). */
 cleave_status cleave_options_check(const cleave_plan_options *options, cleave_error *err);
@@ -145,10 +150,11 @@ static inline int64_t cleave_engine_find(const cleave_engine *e, int64_t c) {
 
 /** A plan (the public opaque type): everything a run needs, immutable after creation. */
 struct cleave_plan {
-  cleave_geometry geom; /* in list mode, geom.list points at `list` below */
-  cleave_values list;   /* the resolved lengths (no -1 left), owned: `lengths` */
-  int64_t *lengths;     /* list mode only */
-  int64_t *shape;       /* the input shape, owned */
+  cleave_geometry geom;   /* in list mode, geom.list points at `list` below */
+  cleave_split_info info; /* geom.info in public form, for cleave_plan_info */
+  cleave_values list;     /* the resolved lengths (no -1 left), owned: `lengths` */
+  int64_t *lengths;       /* list mode only */
+  int64_t *shape;         /* the input shape, owned */
   size_t rank;
   cleave_plan_options options;
   cleave_engine engine; /* engine.segs points at `inline_segs` or `segs` */

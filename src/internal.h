@@ -50,21 +50,42 @@ bool cleave_is_integer(cleave_dtype dtype);
 /** True for the packed sub-byte types (CLEAVE_U1 .. CLEAVE_FLOAT4E2M1, u3 and u6 included). */
 bool cleave_is_packed(cleave_dtype dtype);
 
+/** Checks that `type` is valid (a known dtype, a width where one is needed and none elsewhere;
+ * u3 and u6 are refused) without computing its size. */
+cleave_status cleave_type_check(cleave_type type, cleave_error *err);
+
 /** Writes a type's display name ("f32", "S5", "U3") into buf. */
 void cleave_format_type(char *buf, size_t size, cleave_type type);
 
 /* ---- values.c ---------------------------------------------------------------------------- */
 
-/** One integer read from a `cleave_values`: its int64 value, or, when it does not fit (a u64
- * above INT64_MAX), `fits` false and the value in `unsigned_value`. */
+/** One integer read from a `cleave_values`: its int64 value, or, when it is not an int64,
+ * `fits` false and the value in `unsigned_value` (a u64 above INT64_MAX) or `real_value` (a
+ * float that is not a whole number in int64's range: ONNX Split-1's `split` input). */
 typedef struct cleave_int {
   int64_t value;
   uint64_t unsigned_value;
+  double real_value;
   bool fits;
+  bool real;
 } cleave_int;
 
-/** Reads entry i (no bounds check: the caller validated count) of an integer `cleave_values`. */
+/** True for the float types ONNX Split-1's `split` input may have (its data type T). */
+bool cleave_is_real_split_type(cleave_dtype dtype);
+
+/** Reads entry i (no bounds check: the caller validated count) of a `cleave_values` of an
+ * integer type, or of f16/f32/f64 (whole numbers). */
 cleave_int cleave_values_get(const cleave_values *values, int64_t i);
+
+/** The checks of `cleave_values_check` that do not involve the type: count, scalar count, data
+ * present (CLEAVE_ERROR_INVALID_ARGUMENT: API misuse). */
+cleave_status cleave_values_check_layout(const cleave_values *values, const char *name,
+                                         cleave_error *err);
+
+/** Whether `values` is absent (`cleave_values_none()`). */
+static inline bool cleave_values_absent(const cleave_values *values) {
+  return values->rank == CLEAVE_ABSENT;
+}
 
 /** Checks that `values` is a usable tensor of integers for parameter `name`: an integer dtype
  * (else `rule_status`, the operator rule's status), a non-negative count, data present when
@@ -72,7 +93,7 @@ cleave_int cleave_values_get(const cleave_values *values, int64_t i);
 cleave_status cleave_values_check(const cleave_values *values, const char *name,
                                   cleave_status rule_status, cleave_error *err);
 
-/* ---- infer.c ----------------------------------------------------------------------------- */
+/* ---- infer.c: static shapes and their geometry ------------------------------------------- */
 
 /**
  * The resolved geometry of one split, from which execution needs nothing else. The input is
@@ -81,8 +102,33 @@ cleave_status cleave_values_check(const cleave_values *values, const char *name,
  *   - uniform: every output has `chunk`, except the last, which has `last`;
  *   - list: entry i of `list` (whose -1, if any, at `minus_one` resolves to `resolved`).
  */
+/** The static inference outcome in the engine's arithmetic (int64 throughout, as the shapes);
+ * the public `cleave_split_info` is made from it by `cleave_split_info_of`. */
+typedef struct cleave_shape_info {
+  int64_t axis;
+  int64_t axis_dim;
+  int64_t num_outputs;
+  int64_t output_rank;
+  bool axis_removed;
+  int64_t element_size;
+  int64_t element_bits;
+} cleave_shape_info;
+
+/** The public form of `info`: its counts and indices are size_t (all are >= 0). */
+static inline cleave_split_info cleave_split_info_of(const cleave_shape_info *info) {
+  cleave_split_info out;
+  out.axis = (size_t)info->axis;
+  out.axis_dim = info->axis_dim;
+  out.num_outputs = (size_t)info->num_outputs;
+  out.output_rank = (size_t)info->output_rank;
+  out.axis_removed = info->axis_removed ? 1 : 0;
+  out.element_size = info->element_size;
+  out.element_bits = info->element_bits;
+  return out;
+}
+
 typedef struct cleave_geometry {
-  cleave_split_info info;
+  cleave_shape_info info;
   int64_t outer;       /* product of dims before axis (0 if the tensor is empty) */
   int64_t inner_bytes; /* product of dims after axis times the element size (0 if empty) */
   bool uniform;
@@ -136,7 +182,7 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
 /** Length of output i on the axis (i < num_outputs). */
 int64_t cleave_geometry_length(const cleave_geometry *geom, int64_t i);
 
-/* ---- partial shapes: the one set of rules (infer.c), text (shape_text.c) -------------------- */
+/* ---- the rules on intervals (prepare.c, split_*.c; see rules.h), text (shape_text.c) ------ */
 
 /** Writes a dimension's canonical text ("5", "?", "3..6", "4..") into buf (size >=
  * CLEAVE_DIM_TEXT_SIZE always suffices; shorter buffers truncate). */
@@ -147,14 +193,17 @@ static inline bool cleave_dim_bounded(cleave_dim dim) {
   return dim.hi != CLEAVE_DIM_UNBOUNDED;
 }
 
+/** The rank of a `cleave_shape_view` whose rank is dynamic (the public CLEAVE_RANK_DYNAMIC). */
+#define CLEAVE_VIEW_RANK_DYNAMIC ((int64_t)-1)
+
 /** A data shape as the rules see it: either static dims (`points`) or partial ones (`dims`),
  * so that a static shape needs no conversion (and no allocation). `rank` may be
- * CLEAVE_RANK_DYNAMIC (partial only). */
+ * CLEAVE_VIEW_RANK_DYNAMIC (partial only). */
 typedef struct cleave_shape_view {
   int64_t rank;
   const int64_t *points;  /* static shape, or NULL */
   const cleave_dim *dims; /* partial shape, used when points is NULL */
-  size_t static_rank;     /* with points: the caller's rank, for messages (it may exceed int64) */
+  size_t static_rank;     /* the caller's rank, for messages (it may exceed int64) */
 } cleave_shape_view;
 
 /** Dimension i of a view (i < rank). */
@@ -172,6 +221,7 @@ typedef struct cleave_prepared {
   const cleave_op *op;
   char op_name[32];
   int64_t version;
+  cleave_dtype data_dtype;
   int64_t element_size; /* 0 for packed types */
   int64_t element_bits;
   cleave_bit_order bit_order;
@@ -180,9 +230,10 @@ typedef struct cleave_prepared {
   bool lengths_unknown;
 } cleave_prepared;
 
-/** Checks `op` on (type, shape) up to and including the axis, in the order of SEMANTICS.md and
- * `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode` adds the byte-size
- * check of static shapes and execution (partial inference does not depend on the type's size). */
+/** prepare.c: checks `op` on (type, shape) up to and including the axis, in the order of
+ * SEMANTICS.md and `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode` adds the
+ * byte-size check of static shapes and execution (partial inference does not depend on the type's
+ * size). */
 cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type type,
                              const cleave_shape_view *shape, bool static_mode,
                              cleave_prepared *prep, cleave_error *err);
@@ -205,24 +256,16 @@ typedef struct cleave_split_hull {
   bool axis_removed;
 } cleave_split_hull;
 
-/** Applies the operator's split rules for the axis at position `axis` (-1 when the rank is
- * dynamic) whose dimension is `dim`. Fails with the operator's error when no value of `dim` (and
- * of unknown lengths) is valid. */
+/** split_common.c: applies the operator's split rules for the axis at position `axis` (-1 when the
+ * rank is dynamic) whose dimension is `dim`. Fails with the operator's error when no value of `dim`
+ * (and of unknown lengths) is valid. */
 cleave_status cleave_split_at(const cleave_prepared *prep, int64_t axis, cleave_dim dim,
                               cleave_split_hull *hull, cleave_error *err);
 
 /** The interval of output i's length on the axis (i < count.lo when count is a point). */
 cleave_dim cleave_split_hull_length(const cleave_split_hull *hull, int64_t i);
 
-/* ---- copy.c ------------------------------------------------------------------------------ */
-
-/** The bit-stream copy of packed splits (copy_bits.c): appends `rows` runs of `row_bits` bits,
- * the first at stream bit `first_bit` and each `row_stride_bits` after the previous, to `output`
- * from its bit 0, and zeroes the bits after the last run in its last byte. Reads no byte of the
- * input past `input_bytes`. */
-void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int64_t rows,
-                      uint64_t first_bit, uint64_t row_stride_bits, uint64_t row_bits,
-                      bool msb_first);
+/* ---- copy_bits.c ------------------------------------------------------------------------- */
 
 /** Copies every output of a packed split that is not byte-aligned: on the calling thread, or
  * through `exec` (NULL: this thread) in ranges of whole groups of 8 rows when the input has at
@@ -230,14 +273,28 @@ void cleave_copy_bits(const void *input, uint64_t input_bytes, void *output, int
 void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs,
                         const cleave_exec *exec, int64_t parallel_bytes);
 
-/* ---- run.c ------------------------------------------------------------------------------- */
+/* ---- buffers.c: the pointer checks of every execution entry point --------------------------- */
 
-/** Checks the pointers a run of `geom` needs: the input (unless it is empty), the outputs array
- * and every output that is not empty. */
+/** CLEAVE_ERROR_OUT_OF_MEMORY for a packed input of more than 2^60 bytes (its bit offsets do not
+ * fit in int64, and it cannot be in memory). */
+cleave_status cleave_check_in_memory(const cleave_geometry *geom, cleave_error *err);
+
+/** `cleave_check_in_memory`, then the input pointer: NULL only when the input is empty. */
+cleave_status cleave_check_input(const cleave_geometry *geom, const void *input, cleave_error *err);
+
+/** A caller's array of one entry per output (`name`: "outputs", "views"): NULL only when the
+ * operator has no outputs. */
+cleave_status cleave_check_array(const void *array, const char *name, const cleave_geometry *geom,
+                                 cleave_error *err);
+
+/** The pointers a run of `geom` needs: the input, the outputs array and every output that is not
+ * empty (`cleave_check_input`, `cleave_check_array`, then each entry). */
 cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
                                    void *const *outputs, cleave_error *err);
 
-/** Copies every output of `geom`, in order. No validation. */
+/* ---- run.c ------------------------------------------------------------------------------- */
+
+/** Copies every output of `geom`, in order, on the calling thread. No validation. */
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs);
 
 #endif /* CLEAVE_INTERNAL_H */

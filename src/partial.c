@@ -68,7 +68,7 @@ typedef struct survey {
 
 /* The dimension the rules see at `position`: the data's, or anything for a dynamic rank. */
 static cleave_dim axis_dim(const cleave_prepared *prep, int64_t position) {
-  if (prep->shape.rank == CLEAVE_RANK_DYNAMIC) {
+  if (prep->shape.rank == CLEAVE_VIEW_RANK_DYNAMIC) {
     return cleave_dim_any();
   }
   return cleave_view_dim(&prep->shape, position);
@@ -76,7 +76,7 @@ static cleave_dim axis_dim(const cleave_prepared *prep, int64_t position) {
 
 /* The axis positions to visit: the known one, every one, or one stand-in for a dynamic rank. */
 static void position_range(const cleave_prepared *prep, int64_t *begin, int64_t *end) {
-  if (prep->shape.rank == CLEAVE_RANK_DYNAMIC) {
+  if (prep->shape.rank == CLEAVE_VIEW_RANK_DYNAMIC) {
     *begin = -1;
     *end = 0;
   } else if (prep->axis >= 0) {
@@ -240,7 +240,13 @@ cleave_status cleave_infer_partial(const cleave_op *op, unsigned unknown, cleave
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "unknown flags 0x%x are not CLEAVE_UNKNOWN_* values", unknown);
   }
-  cleave_shape_view view = {shape->rank, NULL, shape->dims, 0};
+  /* The rules work in int64: a dynamic rank is CLEAVE_VIEW_RANK_DYNAMIC, and ranks above
+   * INT32_MAX are refused by them, so clamping keeps every rank they let through exact. */
+  bool dynamic = shape->rank == CLEAVE_RANK_DYNAMIC;
+  int64_t rank = dynamic                           ? CLEAVE_VIEW_RANK_DYNAMIC
+                 : shape->rank > (size_t)INT64_MAX ? INT64_MAX
+                                                   : (int64_t)shape->rank;
+  cleave_shape_view view = {rank, NULL, shape->dims, shape->rank};
   cleave_prepared prep;
   cleave_status st = cleave_prepare(op, unknown, type, &view, false, &prep, err);
   if (st != CLEAVE_OK) {
@@ -251,36 +257,34 @@ cleave_status cleave_infer_partial(const cleave_op *op, unsigned unknown, cleave
   if (st != CLEAVE_OK) {
     return st;
   }
+  /* Every count below is >= 0: a point count of outputs, a rank. */
+  int64_t num_shapes = sv.count_varies ? 1 : sv.count.dim.lo;
+  int64_t output_rank = dynamic ? 0 : rank - (sv.axis_removed ? 1 : 0);
+  int64_t dims_needed = 0;
+  bool too_many = cleave_mul_overflows(num_shapes, output_rank, &dims_needed) ||
+                  (uint64_t)dims_needed > (uint64_t)SIZE_MAX;
   cleave_partial_info out = {0};
   out.count = sv.count.dim;
   out.count_varies = sv.count_varies;
-  out.num_shapes = sv.count_varies ? 1 : sv.count.dim.lo;
-  out.axis = prep.axis;
+  out.num_shapes = (size_t)num_shapes;
+  out.axis = prep.axis < 0 ? CLEAVE_AXIS_UNKNOWN : (size_t)prep.axis;
   out.axis_removed = sv.axis_removed;
-  if (shape->rank == CLEAVE_RANK_DYNAMIC) {
-    out.output_rank = CLEAVE_RANK_DYNAMIC;
-  } else {
-    out.output_rank = shape->rank - (sv.axis_removed ? 1 : 0);
-  }
-  int64_t per_shape = out.output_rank > 0 ? out.output_rank : 0;
-  bool too_many = cleave_mul_overflows(out.num_shapes, per_shape, &out.dims_needed);
-  if (too_many) {
-    out.dims_needed = INT64_MAX;
-  }
+  out.output_rank = dynamic ? CLEAVE_RANK_DYNAMIC : (size_t)output_rank;
+  out.dims_needed = too_many ? SIZE_MAX : (size_t)dims_needed;
   *info = out;
   if (dims == NULL || out.dims_needed == 0) {
     return cleave_succeed(err);
   }
-  if (too_many || (uint64_t)capacity < (uint64_t)out.dims_needed) {
-    return cleave_fail(
-        err, CLEAVE_ERROR_CAPACITY,
-        "dims holds %zu entries but %" PRId64 " output shapes of rank %" PRId64 " need %s%" PRId64,
-        capacity, out.num_shapes, out.output_rank, too_many ? "more than " : "", out.dims_needed);
+  if (too_many || capacity < out.dims_needed) {
+    return cleave_fail(err, CLEAVE_ERROR_CAPACITY,
+                       "dims holds %zu entries but %zu output shapes of rank %zu need %s%zu",
+                       capacity, out.num_shapes, out.output_rank, too_many ? "more than " : "",
+                       out.dims_needed);
   }
   if (out.count_varies) {
-    write_element_hull(&prep, &sv, out.output_rank, dims);
+    write_element_hull(&prep, &sv, output_rank, dims);
   } else {
-    write_shapes(&prep, &sv, out.num_shapes, out.output_rank, dims);
+    write_shapes(&prep, &sv, num_shapes, output_rank, dims);
   }
   return cleave_succeed(err);
 }

@@ -39,8 +39,11 @@ static cleave_status plan_schedule(cleave_plan *p, const cleave_kernels *kernels
   static const char *const kind_names[CLEAVE_SEG_KINDS] = {"rows",       "transpose1", "transpose2",
                                                            "transpose4", "transpose8", "gather"};
   bool used[CLEAVE_SEG_KINDS] = {false};
+  bool streams = false;
   for (int64_t s = 0; s < count; s++) {
     used[segs[s].kind] = true;
+    streams = streams || segs[s].kind == CLEAVE_SEG_ROWS ||
+              (kernels->tiny_streams != NULL && kernels->tiny_streams(&segs[s]));
   }
   size_t at = (size_t)snprintf(p->description, sizeof p->description, "%s", kernels->name);
   for (int k = 0; k < CLEAVE_SEG_KINDS; k++) {
@@ -52,7 +55,7 @@ static cleave_status plan_schedule(cleave_plan *p, const cleave_kernels *kernels
     snprintf(p->description, sizeof p->description, "bits");
   } else if (count == 0) {
     snprintf(p->description + at, sizeof p->description - at, " empty");
-  } else if (p->engine.nontemporal && used[CLEAVE_SEG_ROWS]) {
+  } else if (p->engine.nontemporal && streams) {
     snprintf(p->description + at, sizeof p->description - at, " nt");
   }
   return CLEAVE_OK;
@@ -76,9 +79,9 @@ cleave_status cleave_plan_create_with(const cleave_op *op, cleave_type type, con
   if (st != CLEAVE_OK) {
     return st;
   }
-  if (!geom.bits_fit) {
-    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "a packed input of more than 2^60 bytes cannot be in memory");
+  st = cleave_check_in_memory(&geom, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
   cleave_plan_options opts = options != NULL ? *options : cleave_plan_options_default();
   const cleave_kernels *kernels = NULL;
@@ -117,11 +120,12 @@ cleave_status cleave_plan_create_with(const cleave_op *op, cleave_type type, con
     for (size_t i = 0; i < count; i++) {
       p->lengths[i] = cleave_geometry_length(&geom, (int64_t)i);
     }
-    p->list = cleave_values_list(p->lengths, geom.info.num_outputs);
+    p->list = cleave_values_list(p->lengths, count);
     geom.list = &p->list;
     geom.minus_one = -1;
   }
   p->geom = geom;
+  p->info = cleave_split_info_of(&geom.info);
   st = plan_schedule(p, kernels, err);
   if (st != CLEAVE_OK) {
     cleave_plan_destroy(p);
@@ -141,7 +145,7 @@ void cleave_plan_destroy(cleave_plan *plan) {
 }
 
 const cleave_split_info *cleave_plan_info(const cleave_plan *plan) {
-  return plan != NULL ? &plan->geom.info : NULL;
+  return plan != NULL ? &plan->info : NULL;
 }
 
 int64_t cleave_plan_output_length(const cleave_plan *plan, size_t i) {
@@ -165,7 +169,7 @@ cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_
   if (plan == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the plan is NULL");
   }
-  const cleave_split_info *info = &plan->geom.info;
+  const cleave_shape_info *info = &plan->geom.info;
   if ((uint64_t)i >= (uint64_t)info->num_outputs) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "output %zu does not exist: the plan has %" PRId64 " outputs", i,
@@ -186,8 +190,8 @@ cleave_status cleave_plan_output_shape(const cleave_plan *plan, size_t i, int64_
   return cleave_succeed(err);
 }
 
-const char *cleave_plan_kernels(const cleave_plan *plan) {
-  return plan != NULL ? plan->description : "";
+const char *cleave_plan_description(const cleave_plan *plan) {
+  return plan != NULL ? plan->description : NULL;
 }
 
 cleave_status cleave_plan_run(const cleave_plan *plan, const void *input, void *const *outputs,

@@ -3,34 +3,6 @@
 
 #include <inttypes.h>
 
-cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
-                                   void *const *outputs, cleave_error *err) {
-  int64_t n = geom->info.num_outputs;
-  if (!geom->bits_fit) {
-    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "a packed input of more than 2^60 bytes cannot be in memory");
-  }
-  bool has_bytes = cleave_geometry_has_data(geom);
-  if (has_bytes && input == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the input data is NULL but the input is not empty");
-  }
-  if (n > 0 && outputs == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the outputs array is NULL but the operator has %" PRId64 " outputs", n);
-  }
-  if (!has_bytes) {
-    return CLEAVE_OK;
-  }
-  for (int64_t i = 0; i < n; i++) {
-    if (outputs[i] == NULL && cleave_geometry_length(geom, i) > 0) {
-      return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                         "outputs[%" PRId64 "] is NULL but that output is not empty", i);
-    }
-  }
-  return CLEAVE_OK;
-}
-
 void cleave_copy_all(const cleave_geometry *geom, const void *input, void *const *outputs) {
   /* One-shot runs use the same engine as plans, with the default tuning, on this thread. */
   if (!geom->bytes_aligned) {
@@ -74,41 +46,40 @@ cleave_status cleave_split(const cleave_tensor *input, int64_t axis, int64_t num
 }
 
 cleave_status cleave_variadic_split(const cleave_tensor *input, int64_t axis,
-                                    const int64_t *lengths, size_t num_lengths,
-                                    void *const *outputs, size_t num_outputs, cleave_error *err) {
-  if (num_lengths > (size_t)INT64_MAX) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_lengths %zu is too large",
-                       num_lengths);
-  }
-  cleave_op op = cleave_op_variadic_split(&axis, lengths, (int64_t)num_lengths);
+                                    cleave_values split_lengths, void *const *outputs,
+                                    size_t num_outputs, cleave_error *err) {
+  cleave_op op = cleave_op_split(&axis, 0);
+  op.kind = CLEAVE_OP_VARIADIC_SPLIT;
+  op.lengths = split_lengths;
   return cleave_run(&op, input, outputs, num_outputs, err);
 }
 
 cleave_status cleave_split_to_sequence(const cleave_tensor *input, int64_t opset, int64_t axis,
-                                       const cleave_values *split, int64_t keepdims,
-                                       void *const *outputs, size_t num_outputs,
-                                       cleave_error *err) {
+                                       cleave_values split, int64_t keepdims, void *const *outputs,
+                                       size_t num_outputs, cleave_error *err) {
   cleave_op op = cleave_op_split_to_sequence(opset);
   op.axis = cleave_values_scalar(&axis);
-  if (split != NULL) {
-    op.lengths = *split;
-  }
+  op.lengths = split;
   op.keepdims = keepdims;
   return cleave_run(&op, input, outputs, num_outputs, err);
 }
 
 cleave_status cleave_onnx_split(const cleave_tensor *input, int64_t opset, int64_t axis,
-                                const int64_t *split, size_t num_split, int64_t num_splits,
-                                void *const *outputs, size_t num_outputs, cleave_error *err) {
-  if (num_split > (size_t)INT64_MAX) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_split %zu is too large", num_split);
+                                cleave_values split, void *const *outputs, size_t num_outputs,
+                                cleave_error *err) {
+  if (num_outputs > (size_t)INT64_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "num_outputs %zu is too large",
+                       num_outputs);
   }
+  /* The node has num_outputs outputs. Without split that is the output count (below 18) or
+   * the num_outputs attribute (18); with split, below 18 it is checked against the lengths,
+   * and at 18 the attribute is absent (exactly one of the two is given). */
+  int64_t n = (int64_t)num_outputs;
   cleave_op op = cleave_op_onnx_split(opset);
   op.axis = cleave_values_scalar(&axis);
-  if (split != NULL) {
-    op.lengths = cleave_values_list(split, (int64_t)num_split);
+  op.lengths = split;
+  if (cleave_values_absent(&split) || opset < 18) {
+    op.num_outputs = cleave_values_scalar(&n);
   }
-  op.num_splits = num_splits;
-  op.has_num_splits = num_splits >= 0;
   return cleave_run(&op, input, outputs, num_outputs, err);
 }

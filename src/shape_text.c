@@ -90,29 +90,27 @@ cleave_status cleave_partial_shape_format(const cleave_partial_shape *shape, cha
   if (buf == NULL && size > 0) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "buf is NULL but size is %zu", size);
   }
-  if (shape->rank < 0 && shape->rank != CLEAVE_RANK_DYNAMIC) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
-                       "rank %" PRId64 " is neither >= 0 nor CLEAVE_RANK_DYNAMIC", shape->rank);
-  }
-  if (shape->rank > 0 && shape->dims == NULL) {
+  bool dynamic = shape->rank == CLEAVE_RANK_DYNAMIC;
+  size_t rank = dynamic ? 0 : shape->rank;
+  if (rank > 0 && shape->dims == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the shape's dims are NULL but its rank is %" PRId64, shape->rank);
+                       "the shape's dims are NULL but its rank is %zu", rank);
   }
-  for (int64_t i = 0; i < shape->rank; i++) {
+  for (size_t i = 0; i < rank; i++) {
     if (!dim_valid(shape->dims[i])) {
       char what[48];
-      snprintf(what, sizeof what, "dimension %" PRId64, i);
+      snprintf(what, sizeof what, "dimension %zu", i);
       return invalid_dim(shape->dims[i], what, err);
     }
   }
   size_t used = 0;
   bool fits = size > 0;
-  if (shape->rank == CLEAVE_RANK_DYNAMIC) {
+  if (dynamic) {
     append(buf, size, &used, &fits, "[...]");
     return finish(buf, size, used, fits, length, err);
   }
   append(buf, size, &used, &fits, "[");
-  for (int64_t i = 0; i < shape->rank; i++) {
+  for (size_t i = 0; i < rank; i++) {
     char text[CLEAVE_DIM_TEXT_SIZE];
     cleave_dim_text(text, sizeof text, shape->dims[i]);
     if (i > 0) {
@@ -238,7 +236,7 @@ static cleave_status parse_dim(parser *p, cleave_dim *dim) {
 }
 
 cleave_status cleave_partial_shape_parse(const char *text, cleave_dim *dims, size_t capacity,
-                                         int64_t *rank, cleave_error *err) {
+                                         size_t *rank, cleave_error *err) {
   if (text == NULL || rank == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "cleave_partial_shape_parse needs a text and a place for the rank");
@@ -250,7 +248,7 @@ cleave_status cleave_partial_shape_parse(const char *text, cleave_dim *dims, siz
   }
   p.at++;
   skip_blanks(&p);
-  int64_t count = 0;
+  size_t count = 0;
   bool dynamic = false;
   if (strncmp(text + p.at, "...", 3) == 0) {
     p.at += 3;
@@ -290,16 +288,16 @@ cleave_status cleave_partial_shape_parse(const char *text, cleave_dim *dims, siz
   if (dims == NULL || dynamic || count == 0) {
     return cleave_succeed(err);
   }
-  if ((uint64_t)capacity < (uint64_t)count) {
+  if (capacity < count) {
     return cleave_fail(err, CLEAVE_ERROR_CAPACITY,
-                       "shape \"%.200s\" has %" PRId64 " dimensions but dims holds %zu", text,
-                       count, capacity);
+                       "shape \"%.200s\" has %zu dimensions but dims holds %zu", text, count,
+                       capacity);
   }
   /* Second pass over text already known to be valid. */
   parser again = {text, 0, NULL};
   skip_blanks(&again);
   again.at++;
-  for (int64_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < count; i++) {
     skip_blanks(&again);
     parse_dim(&again, &dims[i]);
     skip_blanks(&again);

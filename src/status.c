@@ -45,7 +45,7 @@ const char *cleave_status_name(cleave_status status) {
   case CLEAVE_ERROR_COPY_REQUIRED:
     return "copy required";
   }
-  return "unknown status";
+  return NULL;
 }
 
 cleave_status cleave_fail(cleave_error *err, cleave_status status, const char *fmt, ...) {

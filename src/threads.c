@@ -14,6 +14,10 @@
  * that was not yet published: that task ran twice and the caller, counting one return too many,
  * waited forever (tests/kernels/test_pool.c).
  *
+ * A parallel-for that finds the pool busy (a nested call from one of the job's tasks, or a call
+ * from another thread) runs its tasks inline on its own thread: nested and concurrent use never
+ * waits on the pool, so it cannot deadlock (tests/kernels/test_nested_pool.c).
+ *
  * Workers spin briefly after a job before sleeping, so that back-to-back runs do not each pay a
  * wake-up; the caller also spins briefly before sleeping on the job's completion.
  */
@@ -42,7 +46,7 @@ struct cleave_threadpool {
   size_t num_threads;
   size_t num_workers;
   pthread_t *workers;
-  pthread_mutex_t run_lock; /* one job at a time */
+  pthread_mutex_t run_lock; /* one job at a time (taken with trylock only) */
   pthread_mutex_t lock;     /* guards sleeping on `wake` and `finished` */
   pthread_cond_t wake;
   pthread_cond_t finished;
@@ -254,7 +258,17 @@ void cleave_threadpool_parallel_for(void *pool_context, cleave_task_fn task, voi
     }
     return;
   }
-  pthread_mutex_lock(&pool->run_lock);
+  /* One job at a time. A call made while a job runs, whether from one of that job's tasks (on a
+   * worker, or on the thread that started it) or from another thread, runs its tasks here, on
+   * the calling thread: waiting for the job instead would never end when the caller is one of
+   * its tasks, directly or through another pool's task, and holding `run_lock` again from the
+   * thread that holds it is undefined. trylock fails for every such caller and never blocks. */
+  if (pthread_mutex_trylock(&pool->run_lock) != 0) {
+    for (size_t i = 0; i < count; i++) {
+      task(task_context, i);
+    }
+    return;
+  }
   run_job(pool, task, task_context, count);
   pthread_mutex_unlock(&pool->run_lock);
 }

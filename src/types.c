@@ -94,6 +94,29 @@ void cleave_format_type(char *buf, size_t size, cleave_type type) {
   }
 }
 
+cleave_status cleave_type_check(cleave_type type, cleave_error *err) {
+  if (!dtype_known(type.dtype)) {
+    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE, "element type %d is not a cleave_dtype",
+                       (int)type.dtype);
+  }
+  if (cleave_is_packed(type.dtype)) {
+    int64_t bits = 0;
+    return cleave_type_bits(type, &bits, NULL, err);
+  }
+  bool has_width = type.dtype == CLEAVE_BYTES || type.dtype == CLEAVE_UNICODE;
+  if (!has_width && type.width != 0) {
+    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
+                       "width is %" PRId64 " but %s takes no width (it must be 0)", type.width,
+                       type_table[type.dtype].name);
+  }
+  if (has_width && type.width < 1) {
+    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
+                       "width is %" PRId64 " but %s elements need a width >= 1", type.width,
+                       type_table[type.dtype].name);
+  }
+  return CLEAVE_OK;
+}
+
 cleave_status cleave_type_size(cleave_type type, int64_t *bytes, cleave_error *err) {
   if (bytes == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "cleave_type_size needs a result");
@@ -110,20 +133,13 @@ cleave_status cleave_type_size(cleave_type type, int64_t *bytes, cleave_error *e
                                          "size per element (see cleave_type_bits)",
                                          type_table[type.dtype].name, *bytes);
   }
-  bool has_width = type.dtype == CLEAVE_BYTES || type.dtype == CLEAVE_UNICODE;
-  if (!has_width) {
-    if (type.width != 0) {
-      return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
-                         "width is %" PRId64 " but %s takes no width (it must be 0)", type.width,
-                         type_table[type.dtype].name);
-    }
+  cleave_status st = cleave_type_check(type, err);
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  if (type.dtype != CLEAVE_BYTES && type.dtype != CLEAVE_UNICODE) {
     *bytes = type_table[type.dtype].size;
     return cleave_succeed(err);
-  }
-  if (type.width < 1) {
-    return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE,
-                       "width is %" PRId64 " but %s elements need a width >= 1", type.width,
-                       type_table[type.dtype].name);
   }
   int64_t size = type.width;
   if (type.dtype == CLEAVE_UNICODE && cleave_mul_overflows(type.width, 4, &size)) {

@@ -33,16 +33,16 @@ static cleave_status check_packed_views(const cleave_geometry *geom, cleave_erro
 cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shape, size_t rank,
                                 const void *input, cleave_view *views, size_t num_views,
                                 int64_t *dims, size_t dims_capacity, cleave_error *err) {
-  const cleave_split_info *info = &geom->info;
+  const cleave_shape_info *info = &geom->info;
   int64_t n = info->num_outputs;
   if ((uint64_t)num_views != (uint64_t)n) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "num_views is %zu but the operator produces %" PRId64 " outputs", num_views,
                        n);
   }
-  if (n > 0 && views == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "views is NULL but the operator has %" PRId64 " outputs", n);
+  cleave_status st = cleave_check_array(views, "views", geom, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
   size_t out_rank = (size_t)info->output_rank, need = 0;
   if (__builtin_mul_overflow((size_t)n, out_rank, &need) ||
@@ -61,18 +61,13 @@ cleave_status cleave_fill_views(const cleave_geometry *geom, const int64_t *shap
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "dims is NULL but the views need %zu entries", need);
   }
-  if (!geom->bits_fit) {
-    /* Such an input cannot be in memory; its bit offsets do not fit in int64 either. */
-    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "a packed input of more than 2^60 bytes cannot be in memory");
+  st = cleave_check_input(geom, input, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
   bool has_bytes = cleave_geometry_has_data(geom);
-  if (has_bytes && input == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "the input data is NULL but the input is not empty");
-  }
   if (has_bytes && geom->packed) {
-    cleave_status st = check_packed_views(geom, err);
+    st = check_packed_views(geom, err);
     if (st != CLEAVE_OK) {
       return st;
     }

@@ -27,7 +27,7 @@ typedef struct demo_case {
  * lengths alone, independently of the library's copy plan. */
 static int round_trip_ok(const demo_case *c, const split_result *res, const unsigned char *input,
                          unsigned char *const *outputs, int64_t item) {
-  size_t axis = (size_t)res->info.axis;
+  size_t axis = res->info.axis;
   int64_t outer = 1, inner = item;
   for (size_t d = 0; d < c->rank; d++) {
     if (d < axis) {
@@ -39,7 +39,7 @@ static int round_trip_ok(const demo_case *c, const split_result *res, const unsi
   int64_t row = c->shape[axis] * inner;
   for (int64_t o = 0; o < outer; o++) {
     int64_t offset = 0;
-    for (int64_t i = 0; i < res->info.num_outputs; i++) {
+    for (size_t i = 0; i < res->info.num_outputs; i++) {
       int64_t piece = res->lengths[i] * inner;
       if (memcmp(outputs[i] + o * piece, input + o * row + offset, (size_t)piece) != 0) {
         return 0;
@@ -69,7 +69,7 @@ static int run_case(const demo_case *c) {
   }
   float *input = cli_calloc((size_t)count, sizeof *input);
   unsigned char *outputs[DEMO_MAX_OUTPUTS] = {NULL};
-  size_t n = (size_t)res.info.num_outputs;
+  size_t n = res.info.num_outputs;
   if (input == NULL || n > DEMO_MAX_OUTPUTS) {
     free(input);
     split_result_free(&res);
@@ -82,7 +82,7 @@ static int run_case(const demo_case *c) {
   for (size_t i = 0; i < n && rc == 0; i++) {
     split_output_dims(&res, c->shape, c->rank, i, dims);
     int64_t elements = 1;
-    for (size_t d = 0; d < (size_t)res.info.output_rank; d++) {
+    for (size_t d = 0; d < res.info.output_rank; d++) {
       elements *= dims[d];
     }
     outputs[i] = cli_calloc((size_t)elements, (size_t)item);
@@ -90,7 +90,7 @@ static int run_case(const demo_case *c) {
       rc = CLI_EXIT_SOFTWARE;
     }
     printf("  output %zu: ", i);
-    cli_print_shape(stdout, dims, (size_t)res.info.output_rank);
+    cli_print_shape(stdout, dims, res.info.output_rank);
     putchar('\n');
   }
   if (rc == 0) {
@@ -102,7 +102,7 @@ static int run_case(const demo_case *c) {
   }
   if (rc == 0) {
     int ok = round_trip_ok(c, &res, (const unsigned char *)input, outputs, item);
-    printf("  round trip: %s the %zu outputs along axis %" PRId64 " %s\n",
+    printf("  round trip: %s the %zu outputs along axis %zu %s\n",
            res.info.axis_removed ? "stacking" : "concatenating", n, res.info.axis,
            ok ? "gives the input back" : "does NOT give the input back");
     if (!ok) {

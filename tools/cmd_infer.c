@@ -10,7 +10,7 @@
 
 /* Every value known and every dim a point: static inference, which also checks byte sizes. */
 static int infer_static(const op_options *o, const cli_shape *shape) {
-  size_t rank = (size_t)shape->rank;
+  size_t rank = shape->rank;
   int64_t *in = cli_calloc(rank, sizeof *in);
   int64_t *dims = cli_calloc(rank, sizeof *dims);
   int rc = in == NULL || dims == NULL ? CLI_EXIT_SOFTWARE : 0;
@@ -25,9 +25,9 @@ static int infer_static(const op_options *o, const cli_shape *shape) {
   if (rc == 0) {
     report r;
     report_begin(&r, o->command->name, o->json, 0);
-    for (size_t i = 0; i < (size_t)res.info.num_outputs; i++) {
+    for (size_t i = 0; i < res.info.num_outputs; i++) {
       split_output_dims(&res, in, rank, i, dims);
-      report_output(&r, dims, (size_t)res.info.output_rank, NULL);
+      report_output(&r, dims, res.info.output_rank, NULL);
     }
     rc = report_end(&r);
   }
@@ -67,23 +67,22 @@ static int infer_partial(const op_options *o, const cli_shape *shape) {
   if (st != CLEAVE_OK) {
     return cli_library_error(&err, NULL);
   }
-  cleave_dim *dims = cli_calloc((size_t)info.dims_needed, sizeof *dims);
+  cleave_dim *dims = cli_calloc(info.dims_needed, sizeof *dims);
   if (dims == NULL) {
     return CLI_EXIT_SOFTWARE;
   }
-  st = cleave_infer_partial(&op, unknown, o->dtype, &in, &info, dims, (size_t)info.dims_needed,
-                            &err);
+  st = cleave_infer_partial(&op, unknown, o->dtype, &in, &info, dims, info.dims_needed, &err);
   if (st != CLEAVE_OK) {
     free(dims);
     return cli_library_error(&err, NULL);
   }
-  int64_t rank = info.output_rank;
-  size_t step = rank > 0 ? (size_t)rank : 0;
+  size_t rank = info.output_rank;
+  size_t step = rank == CLEAVE_RANK_DYNAMIC ? 0 : rank;
   report r;
   report_begin(&r, o->command->name, o->json, 0);
   int rc = 0;
-  for (int64_t i = 0; i < info.num_shapes && rc == 0; i++) {
-    cleave_partial_shape out = {rank, dims + (size_t)i * step};
+  for (size_t i = 0; i < info.num_shapes && rc == 0; i++) {
+    cleave_partial_shape out = {rank, dims + i * step};
     char *text = format_partial(&out);
     if (text == NULL) {
       rc = CLI_EXIT_SOFTWARE;

@@ -35,7 +35,7 @@ static int write_header(void *vctx, size_t i, int fd, uint64_t *header_size) {
     ctx->dims[0] = ctx->packed_bytes[i];
   } else {
     split_output_dims(ctx->result, ctx->input->shape, ctx->input->rank, i, ctx->dims);
-    rank = (size_t)ctx->result->info.output_rank;
+    rank = ctx->result->info.output_rank;
   }
   unsigned char *bytes = NULL;
   size_t size = 0;
@@ -119,10 +119,10 @@ static int report_outputs(const op_options *o, const split_input *in, const spli
   int64_t dims[NPY_MAX_RANK];
   char path[PATH_MAX + 96];
   report_begin(&r, o->command->name, o->json, o->quiet);
-  for (size_t i = 0; i < (size_t)res->info.num_outputs; i++) {
+  for (size_t i = 0; i < res->info.num_outputs; i++) {
     split_output_dims(res, in->shape, in->rank, i, dims);
     out_set_final_path(set, i, path, sizeof path);
-    report_output(&r, dims, (size_t)res->info.output_rank, path);
+    report_output(&r, dims, res->info.output_rank, path);
   }
   return report_end(&r);
 }
@@ -133,7 +133,7 @@ static int stream_bytes(const split_input *in, const split_result *res, stream_j
   /* Fortran-order data is the C-order data of the reversed shape: split it along the mirrored
    * axis, and the outputs, written with fortran_order True, load as the slices of the input. */
   size_t rank = h->rank;
-  size_t axis = (size_t)res->info.axis;
+  size_t axis = res->info.axis;
   size_t physical_axis = h->fortran_order ? rank - 1 - axis : axis;
   uint64_t rows = 1;
   uint64_t unit = (uint64_t)in->dt.item_size;
@@ -169,7 +169,7 @@ static uint64_t gcd(uint64_t a, uint64_t b) {
  * stream of stream_bits.h. */
 static int stream_packed(const split_input *in, const split_result *res, stream_job *job) {
   const packed_input *pk = in->packed;
-  size_t axis = (size_t)res->info.axis;
+  size_t axis = res->info.axis;
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < pk->rank; d++) {
     if (d < axis) {
@@ -178,7 +178,7 @@ static int stream_packed(const split_input *in, const split_result *res, stream_
       inner *= pk->shape[d];
     }
   }
-  size_t count = (size_t)res->info.num_outputs;
+  size_t count = res->info.num_outputs;
   if (in->data_bytes == 0) {
     outer = inner = 0;
   }
@@ -246,7 +246,7 @@ static int write_outputs(const op_options *o, split_input *in, const split_resul
   job.in_fd = in->fd;
   job.in_path = o->input;
   job.data_offset = in->h.data_offset;
-  job.count = (size_t)res->info.num_outputs;
+  job.count = res->info.num_outputs;
   job.outputs = set;
   job.write_header = write_header;
   job.header_ctx = &hctx;
@@ -268,7 +268,7 @@ static int write_outputs(const op_options *o, split_input *in, const split_resul
 /* Packed data: each output's byte count (bits rounded up), from the library's plan for the
  * logical shape. */
 static int packed_output_bytes(const op_options *o, split_input *in, const split_result *res) {
-  size_t count = (size_t)res->info.num_outputs;
+  size_t count = res->info.num_outputs;
   in->packed_bytes = cli_calloc(count, sizeof *in->packed_bytes);
   if (in->packed_bytes == NULL) {
     return CLI_EXIT_SOFTWARE;
@@ -314,7 +314,7 @@ static int prepare(const op_options *o, split_input *in, split_result *res) {
   }
   if (rc == 0) {
     int64_t sum = 0;
-    for (int64_t i = 0; i < res->info.num_outputs; i++) {
+    for (size_t i = 0; i < res->info.num_outputs; i++) {
       sum += res->lengths[i];
     }
     if (sum != res->info.axis_dim) {
@@ -361,8 +361,8 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
     }
   }
   if (rc == 0) {
-    rc = out_set_init(&set, o.prefix != NULL ? o.prefix : prefix, (size_t)res.info.num_outputs,
-                      o.force, o.sync);
+    rc = out_set_init(&set, o.prefix != NULL ? o.prefix : prefix, res.info.num_outputs, o.force,
+                      o.sync);
   }
   if (rc == 0) {
     rc = write_outputs(&o, &in, &res, &set);

@@ -398,7 +398,7 @@ cleave_op op_options_build(const op_options *o) {
     op = cleave_op_split(&o->axis, o->num);
     break;
   case CLEAVE_OP_VARIADIC_SPLIT:
-    op = cleave_op_variadic_split(&o->axis, o->lengths, o->length_count);
+    op = cleave_op_variadic_split(&o->axis, o->lengths, (size_t)o->length_count);
     break;
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
     op = cleave_op_split_to_sequence(o->opset);
@@ -411,8 +411,7 @@ cleave_op op_options_build(const op_options *o) {
   default:
     op = cleave_op_onnx_split(o->opset);
     if (o->has_num) {
-      op.num_splits = o->num;
-      op.has_num_splits = 1;
+      op.num_outputs = cleave_values_scalar(&o->num);
     }
     break;
   }
@@ -421,7 +420,7 @@ cleave_op op_options_build(const op_options *o) {
       op.axis = cleave_values_scalar(&o->axis);
     }
     if (o->has_lengths) {
-      op.lengths = cleave_values_list(o->lengths, o->length_count);
+      op.lengths = cleave_values_list(o->lengths, (size_t)o->length_count);
     }
   }
   return op;

@@ -30,10 +30,10 @@ int packed_parse_shape(const char *shape_text, cleave_type type, const char *typ
                    "needs every dimension (no ?, -1, L..H or [...])",
                    shape_text);
   } else if (shape.rank > NPY_MAX_RANK) {
-    rc = cli_error(CLI_EXIT_USAGE, "--shape: '%s' has rank %" PRId64 ", above the limit of %d",
-                   shape_text, shape.rank, NPY_MAX_RANK);
+    rc = cli_error(CLI_EXIT_USAGE, "--shape: '%s' has rank %zu, above the limit of %d", shape_text,
+                   shape.rank, NPY_MAX_RANK);
   } else {
-    p->rank = (size_t)shape.rank;
+    p->rank = shape.rank;
     for (size_t i = 0; i < p->rank; i++) {
       p->shape[i] = shape.dims[i].lo;
     }

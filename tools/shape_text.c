@@ -11,12 +11,12 @@ int cli_shape_parse(const char *text, const char *what, cli_shape *shape) {
   shape->dims = NULL;
   cleave_error err;
   cleave_status st = cleave_partial_shape_parse(text, NULL, 0, &shape->rank, &err);
-  if (st == CLEAVE_OK && shape->rank > 0) {
-    shape->dims = cli_calloc((size_t)shape->rank, sizeof *shape->dims);
+  if (st == CLEAVE_OK && shape->rank > 0 && shape->rank != CLEAVE_RANK_DYNAMIC) {
+    shape->dims = cli_calloc(shape->rank, sizeof *shape->dims);
     if (shape->dims == NULL) {
       return CLI_EXIT_SOFTWARE;
     }
-    st = cleave_partial_shape_parse(text, shape->dims, (size_t)shape->rank, &shape->rank, &err);
+    st = cleave_partial_shape_parse(text, shape->dims, shape->rank, &shape->rank, &err);
   }
   if (st != CLEAVE_OK) {
     cli_shape_free(shape);
@@ -37,7 +37,7 @@ int cli_shape_is_static(const cli_shape *shape) {
   if (shape->rank == CLEAVE_RANK_DYNAMIC) {
     return 0;
   }
-  for (int64_t i = 0; i < shape->rank; i++) {
+  for (size_t i = 0; i < shape->rank; i++) {
     if (shape->dims[i].lo != shape->dims[i].hi) {
       return 0;
     }

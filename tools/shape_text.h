@@ -14,7 +14,7 @@
 
 /** A parsed shape: `rank` (or CLEAVE_RANK_DYNAMIC) and its dims (malloc'd, owned). */
 typedef struct cli_shape {
-  int64_t rank;
+  size_t rank;
   cleave_dim *dims;
 } cli_shape;
 

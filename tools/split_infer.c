@@ -13,7 +13,7 @@ int split_infer(const cleave_op *op, cleave_type type, const int64_t *shape, siz
   if (st != CLEAVE_OK) {
     return cli_library_error(&err, NULL);
   }
-  size_t n = (size_t)result->info.num_outputs;
+  size_t n = result->info.num_outputs;
   result->lengths = cli_calloc(n, sizeof *result->lengths);
   if (result->lengths == NULL) {
     return CLI_EXIT_SOFTWARE;
@@ -33,7 +33,7 @@ void split_result_free(split_result *result) {
 
 void split_output_dims(const split_result *result, const int64_t *shape, size_t rank, size_t i,
                        int64_t *dims) {
-  size_t axis = (size_t)result->info.axis;
+  size_t axis = result->info.axis;
   size_t k = 0;
   for (size_t d = 0; d < rank; d++) {
     if (d != axis) {

@@ -183,7 +183,7 @@ static int batch_plan(const stream_ctx *c, size_t g0, size_t g1, size_t rows, cl
   const stream_job *job = c->job;
   int64_t shape[2] = {(int64_t)rows, (int64_t)((c->col[g1] - c->col[g0]) / job->unit)};
   static const int64_t axis = 1;
-  cleave_op op = cleave_op_variadic_split(&axis, job->lengths + g0, (int64_t)(g1 - g0));
+  cleave_op op = cleave_op_variadic_split(&axis, job->lengths + g0, g1 - g0);
   cleave_type type = {CLEAVE_BYTES, (int64_t)job->unit};
   cleave_plan_options options = cleave_plan_options_default();
   /* write() reads the gathered bytes right after: keep them in the cache. */

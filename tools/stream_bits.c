@@ -76,7 +76,7 @@ static int rows_plan(const bits_ctx *c, int64_t rows, cleave_plan **plan) {
   const stream_bits_job *job = c->job;
   int64_t shape[3] = {rows, job->axis_dim, job->inner};
   static const int64_t axis = 1;
-  cleave_op op = cleave_op_variadic_split(&axis, job->lengths, (int64_t)job->count);
+  cleave_op op = cleave_op_variadic_split(&axis, job->lengths, job->count);
   cleave_error err;
   if (cleave_plan_create(&op, job->type, shape, 3, plan, &err) != CLEAVE_OK) {
     return cli_library_error(&err, "internal error: planning a packed batch");
@@ -147,7 +147,7 @@ static int copy_window(bits_ctx *c, size_t i, uint64_t start, uint64_t count) {
   void *outs[3] = {&before, c->staging, &after};
   cleave_tensor t = {in, job->type, 1, &elements};
   cleave_error err;
-  if (cleave_variadic_split(&t, 0, lengths, 3, outs, 3, &err) != CLEAVE_OK) {
+  if (cleave_variadic_split(&t, 0, cleave_values_list(lengths, 3), outs, 3, &err) != CLEAVE_OK) {
     return cli_library_error(&err, "internal error: copying a packed piece");
   }
   return emit(c, i, c->staging, count);

@@ -5,15 +5,16 @@
 #      cleave::cleave_static),
 #   2. builds and runs the consumer with `pkg-config --cflags --libs cleave`,
 #   3. checks that the installed libcleave.so exports only cleave_ symbols, that its SONAME is
-#      libcleave.so.0, that the static library defines only cleave_ globals, and that only the
-#      public header is installed.
-# Usage: run_install_test.sh BUILD_DIR CONSUMER_SOURCE_DIR CMAKE C_COMPILER
+#      SONAME (libcleave.so.0.2 for 0.2.x), that the static library defines only cleave_ globals,
+#      and that only the public header is installed.
+# Usage: run_install_test.sh BUILD_DIR CONSUMER_SOURCE_DIR CMAKE C_COMPILER SONAME
 set -eu
 
 build_dir=$1
 consumer_dir=$2
 cmake=$3
 cc=$4
+expected_soname=$5
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cleave-install-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -65,8 +66,8 @@ if "$cmake" -S "$consumer_dir" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$pref
   done
   # The shared consumer must really use the installed shared library.
   if ! LD_LIBRARY_PATH="$libdir" ldd "$work/cmake-build/consumer_shared" |
-    grep -q "libcleave.so.0 => $libdir/"; then
-    fail "consumer_shared does not load libcleave.so.0 from $libdir"
+    grep -q "$expected_soname => $libdir/"; then
+    fail "consumer_shared does not load $expected_soname from $libdir"
     LD_LIBRARY_PATH="$libdir" ldd "$work/cmake-build/consumer_shared" >&2 || true
   fi
   if ldd "$work/cmake-build/consumer_static" | grep -q libcleave; then
@@ -127,8 +128,8 @@ done
 
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 echo "SONAME: $soname"
-[ "$soname" = "libcleave.so.0" ] || fail "SONAME is '$soname', expected libcleave.so.0"
-[ -e "$libdir/libcleave.so.0" ] || fail "$libdir/libcleave.so.0 (the SONAME link) is missing"
+[ "$soname" = "$expected_soname" ] || fail "SONAME is '$soname', expected $expected_soname"
+[ -e "$libdir/$expected_soname" ] || fail "$libdir/$expected_soname (the SONAME link) is missing"
 
 # The static library must not put unprefixed global names into its users' programs.
 echo "== global symbols defined by libcleave.a"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const int kc_families[] = {CLEAVE_KERNELS_PORTABLE, CLEAVE_KERNELS_AVX2};
+const cleave_kernels_choice kc_families[] = {CLEAVE_KERNELS_PORTABLE, CLEAVE_KERNELS_AVX2};
 
 size_t kc_num_families(void) {
   /* AVX2 is listed only where a plan with it can be created. */
@@ -68,8 +68,8 @@ void kc_reference(const kc_case *c, const unsigned char *in, size_t i, unsigned 
   }
 }
 
-cleave_plan_options kc_options(int family, int64_t nontemporal_bytes, int64_t parallel_bytes,
-                               int64_t tiny_bytes) {
+cleave_plan_options kc_options(cleave_kernels_choice family, int64_t nontemporal_bytes,
+                               int64_t parallel_bytes, int64_t tiny_bytes) {
   cleave_plan_options o = cleave_plan_options_default();
   o.kernels = family;
   o.nontemporal_bytes = nontemporal_bytes;
@@ -160,7 +160,7 @@ int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads th
   cleave_error err;
   assert_int_equal(
       cleave_plan_create_with(&c->op, c->type, c->shape, c->rank, options, &plan, &err), CLEAVE_OK);
-  const char *desc = cleave_plan_kernels(plan);
+  const char *desc = cleave_plan_description(plan);
   for (size_t w = 0; words != NULL && words[w] != NULL; w++) {
     if (strstr(desc, words[w]) == NULL) {
       fail_msg("plan kernels \"%s\" lack \"%s\"", desc, words[w]);

@@ -51,7 +51,7 @@ typedef struct kc_case {
 } kc_case;
 
 /** The kernel families to run every case with: portable, and AVX2 when this CPU has it. */
-extern const int kc_families[];
+extern const cleave_kernels_choice kc_families[];
 /** How many of `kc_families` this CPU runs. */
 size_t kc_num_families(void);
 
@@ -74,8 +74,8 @@ int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads th
              const char *const *words);
 
 /** Options with the given kernel family and thresholds. */
-cleave_plan_options kc_options(int family, int64_t nontemporal_bytes, int64_t parallel_bytes,
-                               int64_t tiny_bytes);
+cleave_plan_options kc_options(cleave_kernels_choice family, int64_t nontemporal_bytes,
+                               int64_t parallel_bytes, int64_t tiny_bytes);
 
 /** A case running `op` on `shape` (rank `rank`, elements of `esize` bytes), whose outputs take
  * `lengths[0..n)` along `axis` (as the test states them); no misalignment. */

@@ -21,8 +21,8 @@ static const int64_t NEVER = INT64_MAX;
 static kc_case variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
                              size_t axis, const int64_t *lengths, size_t n,
                              const int64_t *axis_value) {
-  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, (int64_t)n), type, esize, shape,
-                      rank, axis, lengths, n);
+  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, n), type, esize, shape, rank,
+                      axis, lengths, n);
 }
 
 /* ---- block copies ------------------------------------------------------------------------ */
@@ -132,7 +132,7 @@ static void test_rows_in_cache_description(void **state) {
   assert_int_equal(
       cleave_plan_create_with(&op, cleave_type_of(CLEAVE_U8), shape, 2, &o, &plan, NULL),
       CLEAVE_OK);
-  assert_string_equal(cleave_plan_kernels(plan), "portable rows");
+  assert_string_equal(cleave_plan_description(plan), "portable rows");
   cleave_plan_destroy(plan);
 }
 
@@ -147,6 +147,57 @@ typedef struct tiny_type {
 static cleave_type bytes_type(int64_t width) {
   cleave_type t = {CLEAVE_BYTES, width};
   return t;
+}
+
+/* Whether a plan's description holds `word` as a whole word. */
+static int has_word(const char *description, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(description, word); p != NULL; p = strstr(p + 1, word)) {
+    if ((p == description || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The description is complete: "nt" whenever some copy streams, the tiny kernels included (the
+ * AVX2 transpositions and its 16- and 32-byte gathers stream in a non-temporal run; the portable
+ * tiny kernels never do; the generic gather never does). */
+static void test_description_says_nt(void **state) {
+  (void)state;
+  const struct {
+    cleave_type type;
+    const char *word;
+    int avx2_streams;
+  } cases[] = {
+      {cleave_type_of(CLEAVE_U8), "transpose1", 1},
+      {cleave_type_of(CLEAVE_F32), "transpose4", 1},
+      {cleave_type_of(CLEAVE_F64), "transpose8", 1},
+      {cleave_type_of(CLEAVE_C128), "gather", 1},
+      {{CLEAVE_BYTES, 32}, "gather", 1},
+      {{CLEAVE_BYTES, 24}, "gather", 0},
+  };
+  int64_t axis = 1, shape[2] = {300, 8};
+  cleave_op op = cleave_op_split(&axis, 8);
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (int nt = 0; nt < 2; nt++) {
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+      for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cleave_plan *plan = NULL;
+        cleave_error err;
+        assert_int_equal(cleave_plan_create_with(&op, cases[k].type, shape, 2, &o, &plan, &err),
+                         CLEAVE_OK);
+        const char *d = cleave_plan_description(plan);
+        int want = nt && kc_families[f] == CLEAVE_KERNELS_AVX2 && cases[k].avx2_streams;
+        if (!has_word(d, cases[k].word) || has_word(d, "nt") != want) {
+          print_error("case %zu, family %d, nt %d: \"%s\"\n", k, (int)kc_families[f], nt, d);
+        }
+        assert_true(has_word(d, cases[k].word));
+        assert_int_equal(has_word(d, "nt"), want);
+        cleave_plan_destroy(plan);
+      }
+    }
+  }
 }
 
 /* One element per output per row, for every unit size class, with rows and output counts
@@ -604,7 +655,7 @@ static void test_options(void **state) {
   bad[0].o.nontemporal_bytes = -1;
   bad[1].o.parallel_bytes = -5;
   bad[2].o.tiny_bytes = 0;
-  bad[3].o.kernels = 7;
+  bad[3].o.kernels = (cleave_kernels_choice)7;
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cleave_error err;
     cleave_plan *plan = (cleave_plan *)&err;
@@ -625,17 +676,17 @@ static void test_options(void **state) {
   assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, NULL, &plan, &err), CLEAVE_OK);
   cleave_plan *plain = NULL;
   assert_int_equal(cleave_plan_create(&op, f32, shape, 2, &plain, &err), CLEAVE_OK);
-  assert_string_equal(cleave_plan_kernels(plan), cleave_plan_kernels(plain));
+  assert_string_equal(cleave_plan_description(plan), cleave_plan_description(plain));
   cleave_plan_destroy(plan);
   cleave_plan_destroy(plain);
-  assert_string_equal(cleave_plan_kernels(NULL), "");
+  assert_null(cleave_plan_description(NULL));
   /* AVX2 on request: created exactly when the CPU has it; portable always. */
   cleave_plan_options avx2 = d;
   avx2.kernels = CLEAVE_KERNELS_AVX2;
   cleave_status st = cleave_plan_create_with(&op, f32, shape, 2, &avx2, &plan, &err);
   if (kc_num_families() == 2) {
     assert_int_equal(st, CLEAVE_OK);
-    assert_non_null(strstr(cleave_plan_kernels(plan), "avx2"));
+    assert_non_null(strstr(cleave_plan_description(plan), "avx2"));
     cleave_plan_destroy(plan);
   } else {
     assert_int_equal(st, CLEAVE_ERROR_INVALID_ARGUMENT);
@@ -644,7 +695,7 @@ static void test_options(void **state) {
   cleave_plan_options portable = d;
   portable.kernels = CLEAVE_KERNELS_PORTABLE;
   assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, &portable, &plan, &err), CLEAVE_OK);
-  assert_non_null(strstr(cleave_plan_kernels(plan), "portable"));
+  assert_non_null(strstr(cleave_plan_description(plan), "portable"));
   cleave_plan_destroy(plan);
 }
 
@@ -694,6 +745,7 @@ int main(void) {
       cmocka_unit_test(test_threadpool_concurrent_callers),
       cmocka_unit_test(test_threadpool_waits_for_claimed_tasks),
       cmocka_unit_test(test_options),
+      cmocka_unit_test(test_description_says_nt),
       cmocka_unit_test(test_run_exec_errors),
   };
   return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);

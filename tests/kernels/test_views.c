@@ -141,8 +141,8 @@ static void test_views_every_operator(void **state) {
   /* ONNX Split-18 with num_outputs: uneven last output. */
   cleave_op onnx = cleave_op_onnx_split(18);
   onnx.axis = cleave_values_scalar(&axis2);
-  onnx.num_splits = 3;
-  onnx.has_num_splits = 1;
+  static const int64_t three = 3;
+  onnx.num_outputs = cleave_values_scalar(&three);
   static const int64_t l3[3] = {3, 3, 2};
   kc_case h = kc_make_case(onnx, cleave_type_of(CLEAVE_C64), 8, s, 3, 2, l3, 3);
   check_views(&h);

@@ -220,12 +220,20 @@ def outs(n, prefix="y"):
 
 
 def write_split(w, name, opset, x, lengths, axis, *, attr_split=False, split_from=None,
-                num_outputs=None, give_axis=True, encoding="raw"):
+                num_outputs=None, give_axis=True, encoding="raw", split_dtype=np.int64,
+                node_outputs=None):
     """A single Split node on graph input x. split_from: 'input', 'initializer', 'constant',
-    'constant_ints' or None."""
+    'constant_ints' or None. split_dtype: the split tensor's type (Split-1's input has the
+    data's type T). node_outputs: the node's output names, when not one per length; an empty
+    name omits that output, and only the listed, named outputs are graph outputs."""
     r = x.arr.ndim
     expected = split_t(x, lengths, axis)
     names = outs(len(expected))
+    if node_outputs is not None:
+        expected = [e for e, n in zip(expected, node_outputs) if n]
+        names, node_names = [n for n in node_outputs if n], node_outputs
+    else:
+        node_names = names
     attrs = {}
     if give_axis:
         attrs["axis"] = axis
@@ -234,10 +242,10 @@ def write_split(w, name, opset, x, lengths, axis, *, attr_split=False, split_fro
     if num_outputs is not None:
         attrs["num_outputs"] = num_outputs
     nodes, inputs, feeds, inits = [], [tinfo("x", x.code, list(x.arr.shape))], [x], []
-    split_t_ = Tensor(np.array(lengths, dtype=np.int64))
+    split_t_ = Tensor(np.array(lengths, dtype=split_dtype))
     node_inputs = ["x"]
     if split_from == "input":
-        inputs.append(tinfo("split", TP.INT64, [len(lengths)]))
+        inputs.append(tinfo("split", split_t_.code, [len(lengths)]))
         feeds.append(split_t_)
         node_inputs.append("split")
     elif split_from == "initializer":
@@ -250,7 +258,7 @@ def write_split(w, name, opset, x, lengths, axis, *, attr_split=False, split_fro
     elif split_from == "constant_ints":
         nodes.append(helper.make_node("Constant", [], ["split"], value_ints=list(lengths)))
         node_inputs.append("split")
-    nodes.append(split_node(node_inputs, names, **attrs))
+    nodes.append(split_node(node_inputs, node_names, **attrs))
     outputs = [tinfo(n, x.code, list(e.arr.shape)) for n, e in zip(names, expected)]
     assert r >= 1
     return w.case("pass", name, opset, nodes, inputs, outputs, feeds, expected, inits=inits,
@@ -285,8 +293,26 @@ def pass_cases(w):
     # Split at every operator version, and opsets between them.
     write_split(w, "split1_f16_split_attribute", 1, sample(TP.FLOAT16, [2, 4]), [1, 3], 1,
                 attr_split=True)
+    # Split-1's split input has the data's type T, with whole-number values (SEMANTICS.md 5).
     write_split(w, "split1_f64_split_input", 1, sample(TP.DOUBLE, [3, 2]), [2, 1], 0,
-                split_from="initializer")
+                split_from="initializer", split_dtype=np.float64)
+    write_split(w, "split1_f16_split_input_fed", 1, sample(TP.FLOAT16, [2, 5]), [0, 2, 3], 1,
+                split_from="input", split_dtype=np.float16)
+    write_split(w, "split1_f32_split_input_constant", 1, sample(TP.FLOAT, [4, 2]), [3, 1], 0,
+                split_from="constant", split_dtype=np.float32)
+    # Split-18 may list fewer outputs than num_outputs; empty output names are omitted.
+    write_split(w, "split18_fewer_outputs_than_num_outputs", 18, sample(TP.INT32, [7, 2]),
+                uneven_lengths(7, 3), 0, num_outputs=3, node_outputs=["y0", "y1"])
+    write_split(w, "split18_one_of_four_outputs", 18, sample(TP.FLOAT, [6, 3]),
+                uneven_lengths(6, 4), 0, num_outputs=4, node_outputs=["y0"])
+    write_split(w, "split18_empty_output_names", 18, sample(TP.UINT8, [2, 9]),
+                uneven_lengths(9, 3), 1, num_outputs=3, node_outputs=["", "y1", ""])
+    write_split(w, "split13_empty_output_name", 13, sample(TP.INT64, [6]), [1, 2, 3], 0,
+                split_from="initializer", node_outputs=["y0", "", "y2"])
+    write_split(w, "split2_empty_output_name_equal_parts", 2, sample(TP.FLOAT, [4, 2]), [2, 2],
+                0, node_outputs=["", "y1"])
+    write_split(w, "split1_empty_output_name", 1, sample(TP.DOUBLE, [3]), [1, 1, 1], 0,
+                node_outputs=["y0", "y1", ""])
     write_split(w, "split2_u8_equal_parts", 2, sample(TP.UINT8, [4, 3]), [2, 2], 0)
     write_split(w, "split11_negative_axis_zero_length", 11, sample(TP.INT16, [2, 3]), [2, 0, 1],
                 -1, attr_split=True)
@@ -493,6 +519,23 @@ def reject_cases(w):
            [tinfo("x", TP.INT32, [6])], [tinfo("a", TP.INT32), tinfo("b", TP.INT32)],
            [sample(TP.INT32, [6])], [placeholder(TP.INT32)] * 2,
            (1, "Split-1", "unsupported type", "i32"))
+    reject(w, "split1_int64_split_input", 1, [split_node(["x", "split"], ["a", "b"])],
+           [tinfo("x", TP.FLOAT, [6])], [tinfo("a", TP.FLOAT), tinfo("b", TP.FLOAT)],
+           [x6], [ph, ph], (1, "Split-1", "invalid split", "data's type T", "got i64"),
+           inits=[("split", Tensor(np.array([3, 3], dtype=np.int64)))])
+    reject(w, "split1_split_input_not_whole", 1, [split_node(["x", "split"], ["a", "b"])],
+           [tinfo("x", TP.FLOAT, [6])], [tinfo("a", TP.FLOAT), tinfo("b", TP.FLOAT)],
+           [x6], [ph, ph], (1, "Split-1", "invalid split", "split[0]", "2.5", "whole number"),
+           inits=[("split", Tensor(np.array([2.5, 3.5], dtype=np.float32)))])
+    reject(w, "split1_split_input_other_float_type", 1, [split_node(["x", "split"], ["a", "b"])],
+           [tinfo("x", TP.FLOAT, [6])], [tinfo("a", TP.FLOAT), tinfo("b", TP.FLOAT)],
+           [x6], [ph, ph], (1, "ONNX Split-1", "invalid split", "data's type T", "got f64"),
+           inits=[("split", Tensor(np.array([3, 3], dtype=np.float64)))])
+    reject(w, "split18_more_outputs_than_num_outputs", 18,
+           [split_node(["x"], outs(3), num_outputs=2)],
+           [tinfo("x", TP.FLOAT, [6])], [tinfo(n, TP.FLOAT) for n in outs(3)],
+           [x6], [ph] * 3, (1, "Split-18", "invalid split", "lists 3 outputs",
+                            "num_outputs is 2"))
     reject(w, "split13_int32_split_input", 13, [split_node(["x", "split"], ["a", "b"])],
            [tinfo("x", TP.FLOAT, [6]), tinfo("split", TP.INT32, [2])],
            [tinfo("a", TP.FLOAT), tinfo("b", TP.FLOAT)],

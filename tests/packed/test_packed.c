@@ -117,7 +117,7 @@ static void check_split(const packed_case *t, const int64_t *shape, size_t rank,
     outs[o] = malloc(in_bytes + 16);
     ptrs[o] = outs[o];
   }
-  cleave_op op = cleave_op_variadic_split(&axis, lengths, n);
+  cleave_op op = cleave_op_variadic_split(&axis, lengths, (size_t)n);
   cleave_tensor tensor = {in, cleave_type_of(t->dtype), rank, shape};
   for (int pass = 0; pass < 2; pass++) {
     for (int64_t o = 0; o < n; o++) {
@@ -226,7 +226,7 @@ static void test_threaded(void **state) {
       assert_int_equal(
           cleave_plan_create_with(&op, cleave_type_of(t->dtype), shape, 2, &options, &plan, NULL),
           CLEAVE_OK);
-      assert_string_equal(cleave_plan_kernels(plan), "bits");
+      assert_string_equal(cleave_plan_description(plan), "bits");
       for (size_t e = 0; e < 2; e++) {
         unsigned char *outs[3], *expected = malloc(in_bytes + 16);
         void *ptrs[3];
@@ -290,7 +290,8 @@ static void test_bit_order_vectors(void **state) {
    * tail [0,1,2] repacks from the high bits: 0b00'01'10'00; the head [3]: 0b11'000000. */
   unsigned char u2[1] = {0xC6};
   cleave_tensor t = {u2, cleave_type_of(CLEAVE_U2), 1, shape};
-  assert_int_equal(cleave_variadic_split(&t, axis, lengths, 2, outs, 2, &err), CLEAVE_OK);
+  assert_int_equal(cleave_variadic_split(&t, axis, cleave_values_list(lengths, 2), outs, 2, &err),
+                   CLEAVE_OK);
   assert_int_equal(out0[0], 0xC0);
   assert_int_equal(out1[0], 0x18);
   /* uint2 (ONNX): the same elements 3,0,1,2 from the low bits: 0b10'01'00'11 = 0x93. Tail
@@ -298,7 +299,8 @@ static void test_bit_order_vectors(void **state) {
   unsigned char uint2[1] = {0x93};
   t.data = uint2;
   t.type = cleave_type_of(CLEAVE_UINT2);
-  assert_int_equal(cleave_variadic_split(&t, axis, lengths, 2, outs, 2, &err), CLEAVE_OK);
+  assert_int_equal(cleave_variadic_split(&t, axis, cleave_values_list(lengths, 2), outs, 2, &err),
+                   CLEAVE_OK);
   assert_int_equal(out0[0], 0x03);
   assert_int_equal(out1[0], 0x24);
   /* u1: 8 elements 1,0,1,1,0,0,1,0 = 0b10110010 (first in bit 7). Split [3,5]: [1,0,1] ->
@@ -308,7 +310,8 @@ static void test_bit_order_vectors(void **state) {
   t.data = u1;
   t.type = cleave_type_of(CLEAVE_U1);
   t.shape = shape8;
-  assert_int_equal(cleave_variadic_split(&t, axis, l35, 2, outs, 2, &err), CLEAVE_OK);
+  assert_int_equal(cleave_variadic_split(&t, axis, cleave_values_list(l35, 2), outs, 2, &err),
+                   CLEAVE_OK);
   assert_int_equal(out0[0], 0xA0);
   assert_int_equal(out1[0], 0x90);
   /* Every 4-bit type: elements 1,2,3 stored low nibble first: 0x21, 0x03 (high nibble of the
@@ -323,7 +326,8 @@ static void test_bit_order_vectors(void **state) {
     t.data = nibbles;
     t.type = cleave_type_of(nibble_types[i]);
     t.shape = shape3;
-    assert_int_equal(cleave_variadic_split(&t, axis, l12, 2, outs, 2, &err), CLEAVE_OK);
+    assert_int_equal(cleave_variadic_split(&t, axis, cleave_values_list(l12, 2), outs, 2, &err),
+                     CLEAVE_OK);
     assert_int_equal(out0[0], 0x01);
     assert_int_equal(out1[0], 0x32);
   }
@@ -385,8 +389,8 @@ static void test_unsupported(void **state) {
   for (size_t ti = 0; ti < NUM_PACKED; ti++) {
     int64_t shape[1] = {4};
     cleave_op split = cleave_op_onnx_split(18);
-    split.num_splits = 2;
-    split.has_num_splits = 1;
+    static const int64_t two = 2;
+    split.num_outputs = cleave_values_scalar(&two);
     cleave_op seq = cleave_op_split_to_sequence(24);
     cleave_split_info info;
     cleave_error err;
@@ -432,12 +436,12 @@ static void test_plan_kernels(void **state) {
   cleave_op op = cleave_op_variadic_split(&axis, odd, 2);
   assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_U4), shape, 2, &plan, NULL),
                    CLEAVE_OK);
-  assert_string_equal(cleave_plan_kernels(plan), "bits");
+  assert_string_equal(cleave_plan_description(plan), "bits");
   cleave_plan_destroy(plan);
   op = cleave_op_variadic_split(&axis, aligned, 2);
   assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_U4), shape, 2, &plan, NULL),
                    CLEAVE_OK);
-  assert_null(strstr(cleave_plan_kernels(plan), "bits"));
+  assert_null(strstr(cleave_plan_description(plan), "bits"));
   cleave_plan_destroy(plan);
 }
 

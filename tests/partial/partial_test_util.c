@@ -42,7 +42,7 @@ cleave_op pt_op(const pt_case *c) {
     op = cleave_op_split(&c->axis, c->num_splits);
     break;
   case CLEAVE_OP_VARIADIC_SPLIT:
-    op = cleave_op_variadic_split(&c->axis, c->lengths, c->num_lengths);
+    op = cleave_op_variadic_split(&c->axis, c->lengths, (size_t)c->num_lengths);
     break;
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
     op = cleave_op_split_to_sequence(c->opset);
@@ -56,7 +56,9 @@ cleave_op pt_op(const pt_case *c) {
   op.kind = c->kind;
   op.opset = c->opset;
   op.num_splits = c->num_splits;
-  op.has_num_splits = c->kind == CLEAVE_OP_SPLIT ? 1 : c->has_num_splits;
+  if (c->kind == CLEAVE_OP_ONNX_SPLIT && c->has_num_outputs) {
+    op.num_outputs = cleave_values_scalar(&c->num_splits);
+  }
   op.keepdims = c->keepdims;
   if (c->axis_1d) {
     op.axis = cleave_values_list(&c->axis, 1);
@@ -73,7 +75,7 @@ cleave_op pt_op(const pt_case *c) {
       op.lengths = cleave_values_scalar(&c->lengths[0]);
       break;
     case PT_LENGTHS_LIST:
-      op.lengths = cleave_values_list(c->lengths, c->num_lengths);
+      op.lengths = cleave_values_list(c->lengths, (size_t)c->num_lengths);
       break;
     }
     if (c->lengths_unknown) {
@@ -119,14 +121,14 @@ static void dim_text(char *buf, size_t size, cleave_dim d) {
   }
 }
 
-static void shape_text(char *buf, size_t size, const cleave_dim *dims, int64_t rank) {
+static void shape_text(char *buf, size_t size, const cleave_dim *dims, size_t rank) {
   if (rank == CLEAVE_RANK_DYNAMIC) {
     snprintf(buf, size, "[...]");
     return;
   }
   size_t used = 0;
   used += (size_t)snprintf(buf + used, size - used, "[");
-  for (int64_t i = 0; i < rank && used < size; i++) {
+  for (size_t i = 0; i < rank && used < size; i++) {
     char d[48];
     dim_text(d, sizeof d, dims[i]);
     used += (size_t)snprintf(buf + used, size - used, "%s%s", i > 0 ? "," : "", d);
@@ -170,7 +172,7 @@ void pt_describe(const pt_case *c, char *buf, size_t size) {
            "%s opset %" PRId64 " type %s shape %s axis %s lengths %s num_splits %" PRId64
            " (given %d) keepdims %" PRId64,
            kind_name(c->kind), c->opset, type, shape, axis, lengths, c->num_splits,
-           c->has_num_splits, c->keepdims);
+           c->has_num_outputs, c->keepdims);
 }
 
 /* ---- the library ------------------------------------------------------------------------- */
@@ -201,15 +203,14 @@ bool pt_library(const pt_case *c, pt_result *out, char *why, size_t why_size) {
     snprintf(out->message, sizeof out->message, "%s", err.message);
     return true;
   }
-  int64_t per = info.output_rank > 0 ? info.output_rank : 0;
+  size_t per = info.output_rank == CLEAVE_RANK_DYNAMIC ? 0 : info.output_rank;
   if (info.dims_needed != info.num_shapes * per) {
-    snprintf(why, why_size, "dims_needed %" PRId64 " is not %" PRId64 " shapes x rank %" PRId64,
-             info.dims_needed, info.num_shapes, per);
+    snprintf(why, why_size, "dims_needed %zu is not %zu shapes x rank %zu", info.dims_needed,
+             info.num_shapes, per);
     return false;
   }
   if (info.num_shapes > PT_MAX_OUTPUTS) {
-    snprintf(why, why_size, "%" PRId64 " output shapes: more than the test handles",
-             info.num_shapes);
+    snprintf(why, why_size, "%zu output shapes: more than the test handles", info.num_shapes);
     return false;
   }
   enum { CAP = PT_MAX_OUTPUTS * PT_MAX_RANK + 4 };
@@ -221,9 +222,9 @@ bool pt_library(const pt_case *c, pt_result *out, char *why, size_t why_size) {
     }
     cleave_partial_info short_info;
     st = cleave_infer_partial(&op, pt_unknown(c), c->type, &shape, &short_info, dims,
-                              (size_t)info.dims_needed - 1, &err);
+                              info.dims_needed - 1, &err);
     if (st != CLEAVE_ERROR_CAPACITY || short_info.dims_needed != info.dims_needed) {
-      snprintf(why, why_size, "capacity %" PRId64 " gave status %d, not CLEAVE_ERROR_CAPACITY",
+      snprintf(why, why_size, "capacity %zu gave status %d, not CLEAVE_ERROR_CAPACITY",
                info.dims_needed - 1, (int)st);
       return false;
     }
@@ -241,7 +242,7 @@ bool pt_library(const pt_case *c, pt_result *out, char *why, size_t why_size) {
     return false;
   }
   if (info.count_varies != (info.count.lo != info.count.hi) ||
-      info.num_shapes != (info.count_varies ? 1 : info.count.lo)) {
+      info.num_shapes != (size_t)(info.count_varies ? 1 : info.count.lo)) {
     snprintf(why, why_size, "count, count_varies and num_shapes disagree");
     return false;
   }
@@ -249,8 +250,8 @@ bool pt_library(const pt_case *c, pt_result *out, char *why, size_t why_size) {
   out->count = info.count;
   out->output_rank = info.output_rank;
   out->num_shapes = info.num_shapes;
-  for (int64_t i = 0; i < info.num_shapes; i++) {
-    for (int64_t p = 0; p < per; p++) {
+  for (size_t i = 0; i < info.num_shapes; i++) {
+    for (size_t p = 0; p < per; p++) {
       out->shapes[i][p] = dims[i * per + p];
     }
   }
@@ -260,10 +261,10 @@ bool pt_library(const pt_case *c, pt_result *out, char *why, size_t why_size) {
 /* ---- the reference ----------------------------------------------------------------------- */
 
 static bool enumerable(const pt_case *c) {
-  if (c->rank == CLEAVE_RANK_DYNAMIC || c->rank < 0 || c->rank > PT_MAX_RANK) {
+  if (c->rank == CLEAVE_RANK_DYNAMIC || c->rank > PT_MAX_RANK) {
     return false;
   }
-  for (int64_t i = 0; i < c->rank; i++) {
+  for (size_t i = 0; i < c->rank; i++) {
     if (c->dims[i].hi == CLEAVE_DIM_UNBOUNDED) {
       return false;
     }
@@ -273,7 +274,7 @@ static bool enumerable(const pt_case *c) {
 
 static int64_t largest_dim(const pt_case *c) {
   int64_t m = 0;
-  for (int64_t i = 0; i < c->rank; i++) {
+  for (size_t i = 0; i < c->rank; i++) {
     m = c->dims[i].hi > m ? c->dims[i].hi : m;
   }
   return m;
@@ -315,11 +316,11 @@ int64_t pt_instance_count(const pt_case *c) {
     return INT64_MAX;
   }
   int64_t n = 1;
-  for (int64_t i = 0; i < c->rank; i++) {
+  for (size_t i = 0; i < c->rank; i++) {
     n = sat_mul(n, c->dims[i].hi - c->dims[i].lo + 1);
   }
   if (c->axis_unknown && c->rank > 0) {
-    n = sat_mul(n, c->rank);
+    n = sat_mul(n, (int64_t)c->rank);
   }
   return sat_mul(n, tuple_count(c));
 }
@@ -339,7 +340,7 @@ bool pt_reference(const pt_case *c, pt_result *out, int64_t *instances) {
   if (!enumerable(c)) {
     return false;
   }
-  int64_t rank = c->rank;
+  int64_t rank = (int64_t)c->rank;
   int64_t shape[PT_MAX_RANK];
   for (int64_t i = 0; i < rank; i++) {
     shape[i] = c->dims[i].lo;
@@ -398,7 +399,7 @@ bool pt_reference(const pt_case *c, pt_result *out, int64_t *instances) {
           }
         } else {
           any_valid = true;
-          int64_t n = info.num_outputs;
+          int64_t n = (int64_t)info.num_outputs;
           cmin = first_count || n < cmin ? n : cmin;
           cmax = first_count || n > cmax ? n : cmax;
           first_count = false;
@@ -448,10 +449,10 @@ bool pt_reference(const pt_case *c, pt_result *out, int64_t *instances) {
   out->status = CLEAVE_OK;
   out->count_varies = cmin != cmax;
   out->count = cleave_dim_range(cmin, cmax);
-  out->num_shapes = out->count_varies ? 1 : cmin;
-  int64_t per_rank = out->output_rank > 0 ? out->output_rank : 0;
-  for (int64_t i = 0; i < out->num_shapes; i++) {
-    for (int64_t p = 0; p < per_rank; p++) {
+  out->num_shapes = (size_t)(out->count_varies ? 1 : cmin);
+  size_t per_rank = out->output_rank == CLEAVE_RANK_DYNAMIC ? 0 : out->output_rank;
+  for (size_t i = 0; i < out->num_shapes; i++) {
+    for (size_t p = 0; p < per_rank; p++) {
       out->shapes[i][p] = out->count_varies ? elem[p] : per[i][p];
     }
   }
@@ -498,11 +499,11 @@ void pt_format(const pt_result *r, char *buf, size_t size) {
   }
   size_t used = 0;
   buf[0] = '\0';
-  int64_t per = r->output_rank > 0 ? r->output_rank : 0;
-  for (int64_t i = 0; i < r->num_shapes && used < size; i++) {
+  size_t per = r->output_rank == CLEAVE_RANK_DYNAMIC ? 0 : r->output_rank;
+  for (size_t i = 0; i < r->num_shapes && used < size; i++) {
     char shape[512];
     cleave_dim dims[PT_MAX_RANK];
-    for (int64_t p = 0; p < per; p++) {
+    for (size_t p = 0; p < per; p++) {
       dims[p] = r->shapes[i][p];
     }
     shape_text(shape, sizeof shape, dims, r->output_rank);

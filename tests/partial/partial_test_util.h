@@ -46,7 +46,7 @@ typedef struct pt_case {
   cleave_op_kind kind;
   int64_t opset;
   cleave_type type;
-  int64_t rank; /* CLEAVE_RANK_DYNAMIC allowed only in hand-made cases */
+  size_t rank; /* CLEAVE_RANK_DYNAMIC allowed only in hand-made cases */
   cleave_dim dims[PT_MAX_RANK];
   bool axis_unknown;
   int64_t axis;
@@ -55,8 +55,8 @@ typedef struct pt_case {
   bool lengths_unknown;
   int64_t lengths[PT_MAX_LENGTHS]; /* the values, or the scalar in lengths[0] */
   int64_t num_lengths;
-  int64_t num_splits;
-  int has_num_splits;
+  int64_t num_splits;  /* Split-1's num_splits; ONNX Split's num_outputs when has_num_outputs */
+  int has_num_outputs; /* ONNX Split only */
   int64_t keepdims;
 } pt_case;
 
@@ -76,8 +76,8 @@ typedef struct pt_result {
   unsigned status_mask; /* reference only: every status a concrete instance gave (bit = status) */
   bool count_varies;
   cleave_dim count;
-  int64_t output_rank;
-  int64_t num_shapes;
+  size_t output_rank;
+  size_t num_shapes;
   cleave_dim shapes[PT_MAX_OUTPUTS][PT_MAX_RANK];
   char message[CLEAVE_MESSAGE_SIZE];
 } pt_result;

@@ -82,9 +82,11 @@ static void gen_list(pt_rng *r, pt_case *c, bool variadic) {
   if (k == 0) {
     return;
   }
-  cleave_dim d = c->rank > 0 ? c->dims[c->axis_unknown ? pt_below(r, c->rank)
-                                                       : (c->axis % c->rank + c->rank) % c->rank]
-                             : cleave_dim_point(0);
+  cleave_dim d = (int64_t)c->rank > 0
+                     ? c->dims[c->axis_unknown ? pt_below(r, (int64_t)c->rank)
+                                               : (c->axis % (int64_t)c->rank + (int64_t)c->rank) %
+                                                     (int64_t)c->rank]
+                     : cleave_dim_point(0);
   if (pt_below(r, 2) == 0) {
     split_total(r, pt_between(r, d.lo, d.hi), c->lengths, k);
   } else {
@@ -115,21 +117,21 @@ static void gen_small(pt_rng *r, pt_case *c) {
   static const cleave_dtype others[] = {CLEAVE_BF16, CLEAVE_I8, CLEAVE_F16, CLEAVE_STRING,
                                         CLEAVE_U64};
   c->type = cleave_type_of(pt_below(r, 10) < 8 ? CLEAVE_F32 : others[pt_below(r, 5)]);
-  c->rank = pt_below(r, 12) == 0 ? 0 : pt_between(r, 1, PT_MAX_RANK);
-  for (int64_t i = 0; i < c->rank; i++) {
+  c->rank = pt_below(r, 12) == 0 ? 0 : (size_t)pt_between(r, 1, PT_MAX_RANK);
+  for (int64_t i = 0; i < (int64_t)c->rank; i++) {
     c->dims[i] = small_dim(r);
   }
   c->axis_unknown = pt_below(r, 3) == 0;
   if (c->rank == 0) {
     c->axis = pt_between(r, -1, 1);
   } else if (pt_below(r, 12) == 0) {
-    c->axis = pt_below(r, 2) ? c->rank : -c->rank - 1;
+    c->axis = pt_below(r, 2) ? (int64_t)c->rank : -(int64_t)c->rank - 1;
   } else {
-    c->axis = pt_between(r, -c->rank, c->rank - 1);
+    c->axis = pt_between(r, -(int64_t)c->rank, (int64_t)c->rank - 1);
   }
   c->axis_1d = pt_below(r, 10) == 0;
   c->keepdims = 1;
-  c->has_num_splits = 0;
+  c->has_num_outputs = 0;
   switch (c->kind) {
   case CLEAVE_OP_SPLIT:
     c->num_splits = pt_below(r, 15) == 0 ? pt_between(r, -1, 0) : pt_between(r, 1, 6);
@@ -160,9 +162,9 @@ static void gen_small(pt_rng *r, pt_case *c) {
     if (pt_below(r, 2) == 0) {
       gen_list(r, c, false);
     }
-    c->has_num_splits = (int)pt_below(r, 2);
+    c->has_num_outputs = (int)pt_below(r, 2);
     c->num_splits = pt_below(r, 12) == 0 ? 0 : pt_between(r, 1, 5);
-    if (c->has_num_splits && c->lengths_form == PT_LENGTHS_LIST && pt_below(r, 2) == 0) {
+    if (c->has_num_outputs && c->lengths_form == PT_LENGTHS_LIST && pt_below(r, 2) == 0) {
       c->num_splits = c->num_lengths;
     }
     break;
@@ -197,7 +199,7 @@ static bool check_case(const pt_case *c, uint64_t seed, int64_t index, const cha
   }
   /* Static is the point case: one concrete input gives the very same status and message. */
   bool points = !c->axis_unknown && !c->lengths_unknown;
-  for (int64_t i = 0; i < c->rank; i++) {
+  for (int64_t i = 0; i < (int64_t)c->rank; i++) {
     points = points && c->dims[i].lo == c->dims[i].hi;
   }
   if (points && lib.status != CLEAVE_OK &&
@@ -261,7 +263,7 @@ static void test_exhaustive_rank_1(void **state) {
         /* Split-18 with num_outputs = p. */
         c.kind = CLEAVE_OP_ONNX_SPLIT;
         c.opset = 18;
-        c.has_num_splits = 1;
+        c.has_num_outputs = 1;
         t.failures += !check_case(&c, 0, index++, "exhaustive", &t);
         /* Split-13 with p equal outputs. */
         c.opset = 13;
@@ -269,7 +271,7 @@ static void test_exhaustive_rank_1(void **state) {
         /* SplitToSequence with scalar split p, known and unknown, and without split. */
         c.kind = CLEAVE_OP_SPLIT_TO_SEQUENCE;
         c.opset = 24;
-        c.has_num_splits = 0;
+        c.has_num_outputs = 0;
         c.lengths_form = PT_LENGTHS_SCALAR;
         c.num_lengths = 1;
         c.lengths[0] = p;
@@ -311,7 +313,7 @@ static void gen_large(pt_rng *r, pt_case *c) {
              : c->kind == CLEAVE_OP_ONNX_SPLIT      ? onnx_opsets[pt_between(r, 1, 7)]
                                                     : 1;
   c->type = cleave_type_of(CLEAVE_I8);
-  c->rank = pt_between(r, 1, 2);
+  c->rank = (size_t)pt_between(r, 1, 2);
   int64_t width = pt_below(r, 3) == 0 ? 0 : pt_between(r, 1, 12);
   int64_t base;
   switch (pt_below(r, 3)) {
@@ -348,7 +350,7 @@ static void gen_large(pt_rng *r, pt_case *c) {
       break;
     }
     if (c->kind == CLEAVE_OP_ONNX_SPLIT && pt_below(r, 2) == 0) {
-      c->has_num_splits = 1;
+      c->has_num_outputs = 1;
       c->num_splits = pt_between(r, 1, 13);
       break;
     }
@@ -415,10 +417,12 @@ static void test_unbounded_against_bounded(void **state) {
     }
     b1 = u;
     b2 = u;
-    int64_t open = pt_below(&r, 3) == 0 ? u.rank : 1;
-    for (int64_t j = 0; j < u.rank; j++) {
+    int64_t open = pt_below(&r, 3) == 0 ? (int64_t)u.rank : 1;
+    for (int64_t j = 0; j < (int64_t)u.rank; j++) {
       bool make_open =
-          open == u.rank || j == (u.axis_unknown ? 0 : (u.axis % u.rank + u.rank) % u.rank);
+          open == (int64_t)u.rank ||
+          j ==
+              (u.axis_unknown ? 0 : (u.axis % (int64_t)u.rank + (int64_t)u.rank) % (int64_t)u.rank);
       if (make_open) {
         u.dims[j].hi = CLEAVE_DIM_UNBOUNDED;
         b1.dims[j].hi = u.dims[j].lo + 1000;
@@ -438,9 +442,9 @@ static void test_unbounded_against_bounded(void **state) {
       ok = ru.output_rank == r2.output_rank && ru.count_varies == r2.count_varies &&
            r1.count_varies == r2.count_varies && ru.num_shapes == r2.num_shapes &&
            r1.num_shapes == r2.num_shapes && bound_matches(ru.count, r1.count, r2.count);
-      int64_t per = ru.output_rank > 0 ? ru.output_rank : 0;
-      for (int64_t s = 0; ok && s < ru.num_shapes; s++) {
-        for (int64_t p = 0; ok && p < per; p++) {
+      size_t per = ru.output_rank == CLEAVE_RANK_DYNAMIC ? 0 : ru.output_rank;
+      for (size_t s = 0; ok && s < ru.num_shapes; s++) {
+        for (size_t p = 0; ok && p < per; p++) {
           ok = bound_matches(ru.shapes[s][p], r1.shapes[s][p], r2.shapes[s][p]);
         }
       }

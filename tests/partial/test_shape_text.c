@@ -14,7 +14,7 @@
 /* Parses `text` and prints it back in canonical form. */
 static void expect_canonical(const char *text, const char *want) {
   cleave_dim dims[16];
-  int64_t rank = -5;
+  size_t rank = 99;
   cleave_error err;
   cleave_status st = cleave_partial_shape_parse(text, dims, 16, &rank, &err);
   if (st != CLEAVE_OK) {
@@ -55,7 +55,7 @@ static void test_parse_and_print(void **state) {
 static void test_parsed_values(void **state) {
   (void)state;
   cleave_dim dims[8];
-  int64_t rank = 0;
+  size_t rank = 0;
   assert_int_equal(cleave_partial_shape_parse("[2,?,3..6,4..,-1]", dims, 8, &rank, NULL),
                    CLEAVE_OK);
   assert_int_equal(rank, 5);
@@ -83,7 +83,7 @@ static void expect_parse_error(const char *text, const char *const *needles) {
   for (int i = 0; i < 4; i++) {
     dims[i] = cleave_dim_range(-3, -3);
   }
-  int64_t rank = 77;
+  size_t rank = 77;
   cleave_error err;
   cleave_status st = cleave_partial_shape_parse(text, dims, 4, &rank, &err);
   if (st != CLEAVE_ERROR_INVALID_SHAPE) {
@@ -136,7 +136,7 @@ static void test_parse_errors(void **state) {
 static void test_parse_capacity_and_arguments(void **state) {
   (void)state;
   cleave_dim dims[3] = {{-3, -3}, {-3, -3}, {-3, -3}};
-  int64_t rank = 0;
+  size_t rank = 0;
   cleave_error err;
   assert_int_equal(cleave_partial_shape_parse("[1,2,3]", dims, 2, &rank, &err),
                    CLEAVE_ERROR_CAPACITY);
@@ -225,9 +225,6 @@ static void test_format_dims_and_buffers(void **state) {
   shape.rank = 2;
   assert_int_equal(cleave_partial_shape_format(&shape, text, sizeof text, &length, &err),
                    CLEAVE_ERROR_INVALID_ARGUMENT);
-  shape.rank = -3;
-  assert_int_equal(cleave_partial_shape_format(&shape, text, sizeof text, &length, &err),
-                   CLEAVE_ERROR_INVALID_SHAPE);
   dims[1] = cleave_dim_range(7, 6);
   shape.rank = 3;
   shape.dims = dims;

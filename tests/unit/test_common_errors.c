@@ -35,8 +35,7 @@ static size_t every_op(const int64_t *axis, op_variant *out) {
   out[n++] = (op_variant){"SplitToSequence-24 split=1", seq, 24, 1};
   cleave_op onnx = cleave_op_onnx_split(13);
   onnx.axis = cleave_values_scalar(axis);
-  onnx.num_splits = 1;
-  onnx.has_num_splits = 1;
+  onnx.num_outputs = tu_count_value(1);
   out[n++] = (op_variant){"Split-13 n=1", onnx, 13, 0};
   onnx.opset = 18;
   out[n++] = (op_variant){"Split-18 num_outputs=1", onnx, 18, 0};
@@ -75,8 +74,7 @@ static void test_rank0_fails_every_op(void **state) {
   /* The ONNX ops with their default axis (0) too. */
   cleave_op seq = cleave_op_split_to_sequence(11);
   cleave_op onnx = cleave_op_onnx_split(18);
-  onnx.num_splits = 1;
-  onnx.has_num_splits = 1;
+  onnx.num_outputs = tu_count_value(1);
   const char *needles[] = {"axis", "0", NULL};
   tu_check_error(&seq, cleave_type_of(CLEAVE_F32), NULL, 0, 1, CLEAVE_ERROR_INVALID_AXIS, needles);
   tu_check_error(&onnx, cleave_type_of(CLEAVE_F32), NULL, 0, 1, CLEAVE_ERROR_INVALID_AXIS, needles);
@@ -255,8 +253,7 @@ static size_t ops_for_four(const int64_t *axis, op_variant *out, size_t *counts)
   out[n++] = (op_variant){"SplitToSequence-11", seq, 11, 1};
   cleave_op onnx = cleave_op_onnx_split(13);
   onnx.axis = cleave_values_scalar(axis);
-  onnx.num_splits = 2;
-  onnx.has_num_splits = 1;
+  onnx.num_outputs = tu_count_value(2);
   counts[n] = 2;
   out[n++] = (op_variant){"Split-13 n=2", onnx, 13, 0};
   onnx.opset = 18;
@@ -433,8 +430,7 @@ static void test_wrong_output_count(void **state) {
   ops[2] = cleave_op_split_to_sequence(11);
   ops[2].lengths = cleave_values_scalar(&shape[1]); /* split 2 on 6: 3 outputs */
   ops[3] = cleave_op_onnx_split(13);
-  ops[3].num_splits = 3;
-  ops[3].has_num_splits = 1;
+  ops[3].num_outputs = tu_count_value(3);
   ops[4] = cleave_op_onnx_split(18);
   ops[4].lengths = cleave_values_list(lens, 3);
   for (size_t i = 0; i < 5; ++i) {
@@ -549,7 +545,7 @@ static void test_null_arguments(void **state) {
 }
 
 /* cleave_values misuse (cleave.h: API misuse is INVALID_ARGUMENT): a NULL data pointer with
- * values to read, a negative count, a scalar holding other than one value. */
+ * values to read, a count beyond any array, a scalar holding other than one value. */
 static void test_values_misuse(void **state) {
   (void)state;
   const int64_t shape[1] = {6};
@@ -560,8 +556,8 @@ static void test_values_misuse(void **state) {
   const char *nl[] = {"split_lengths", NULL};
   tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT, nl);
   op = cleave_op_variadic_split(&axis, lens, 2);
-  op.lengths.count = -1;
-  const char *nc[] = {"split_lengths", "-1", NULL};
+  op.lengths.count = SIZE_MAX - 1; /* more values than any array holds */
+  const char *nc[] = {"split_lengths", "18446744073709551614", NULL};
   tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT, nc);
   op = cleave_op_variadic_split(&axis, lens, 2);
   op.axis.data = NULL;
@@ -571,18 +567,20 @@ static void test_values_misuse(void **state) {
   split.axis.count = 2;
   tu_check_error(&split, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
                  na);
-  /* -1 is the only rank meaning "absent": a rank below is a mistake, not an absent input. */
+  /* CLEAVE_ABSENT is the only rank meaning "absent": any other rank is present and checked by
+   * the operator's rules (a rank of 7 is not an absent input). */
   cleave_op seq = cleave_op_split_to_sequence(24);
-  seq.lengths.rank = -7;
-  const char *nr[] = {"lengths", "-7", NULL};
-  tu_check_error(&seq, cleave_type_of(CLEAVE_F32), shape, 1, 6, CLEAVE_ERROR_INVALID_ARGUMENT, nr);
+  seq.lengths.rank = 7;
+  seq.lengths.count = 2;
+  seq.lengths.data = lens;
+  const char *nr[] = {"split", "rank 7", NULL};
+  tu_check_error(&seq, cleave_type_of(CLEAVE_F32), shape, 1, 6, CLEAVE_ERROR_INVALID_SPLIT, nr);
   cleave_op onnx = cleave_op_onnx_split(13);
-  onnx.num_splits = 2;
-  onnx.has_num_splits = 1;
-  onnx.axis.rank = -2;
-  const char *nra[] = {"axis", "-2", NULL};
-  tu_check_error(&onnx, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
-                 nra);
+  onnx.num_outputs = tu_count_value(2);
+  onnx.axis = cleave_values_list(lens, 2);
+  onnx.axis.rank = 7;
+  const char *nra[] = {"axis", "rank 7", NULL};
+  tu_check_error(&onnx, cleave_type_of(CLEAVE_F32), shape, 1, 2, CLEAVE_ERROR_INVALID_AXIS, nra);
 }
 
 /* Unknown enumerators: an op kind is INVALID_ARGUMENT, a data type UNSUPPORTED_TYPE. */

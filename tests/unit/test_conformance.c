@@ -154,8 +154,8 @@ static void make_values(const cJSON *input, const int64_t *vals, int64_t count, 
     tu_store_int(dtype, vals[i], (unsigned char *)storage + (size_t)i * tu_int_size(dtype));
   }
   out->dtype = dtype;
-  out->rank = rank;
-  out->count = count;
+  out->rank = (size_t)rank;
+  out->count = (size_t)count;
   out->data = storage;
 }
 
@@ -217,7 +217,6 @@ static void run_instance(const cJSON *c, cleave_dtype dtype) {
     op.kind = CLEAVE_OP_SPLIT;
     op.opset = 1;
     op.num_splits = (int64_t)cJSON_GetObjectItemCaseSensitive(c, "num_splits")->valuedouble;
-    op.has_num_splits = 1;
     op.lengths = cleave_values_none();
   } else {
     TU_CHECK(strcmp(opname->valuestring, "VariadicSplit-1") == 0);
@@ -241,7 +240,7 @@ static void run_instance(const cJSON *c, cleave_dtype dtype) {
     print_error("cleave_infer: %d \"%s\"\n", (int)st, err.message);
   }
   TU_CHECK(st == CLEAVE_OK);
-  TU_CHECK(info.num_outputs == (int64_t)n);
+  TU_CHECK(info.num_outputs == n);
   cleave_plan *plan = NULL;
   TU_CHECK(cleave_plan_create(&op, type, shape, rank, &plan, &err) == CLEAVE_OK);
 

@@ -57,8 +57,8 @@ static cleave_values make_values(values_box *box, cleave_dtype dtype, int32_t ra
   }
   cleave_values v;
   v.dtype = dtype;
-  v.rank = rank;
-  v.count = count;
+  v.rank = (size_t)rank;
+  v.count = (size_t)count;
   v.data = box->storage;
   return v;
 }
@@ -198,7 +198,7 @@ static void copy_variadic_split(void **state) {
         tu_check_success(&op, &in, &ex);
         /* The same through plain int64 values, which the one-shot call can express. */
         if (at != CLEAVE_I64 || lt != CLEAVE_I64 || arank != 0) {
-          cleave_op op64 = cleave_op_variadic_split(&axis, cases[c].v, (int64_t)cases[c].k);
+          cleave_op op64 = cleave_op_variadic_split(&axis, cases[c].v, cases[c].k);
           tu_check_success(&op64, &in, &ex);
         }
       }
@@ -362,8 +362,7 @@ static void copy_onnx_split(void **state) {
               lens[i] = d / n;
             }
             op.lengths = cleave_values_none();
-            op.num_splits = n;
-            op.has_num_splits = 1;
+            op.num_outputs = tu_count_value(n);
             snprintf(detail, sizeof detail, "opset %lld, %lld equal parts", (long long)opset,
                      (long long)n);
             set_context("ONNX Split", tc, sc, axis, detail);
@@ -384,8 +383,7 @@ static void copy_onnx_split(void **state) {
             }
             lens[n - 1] = last;
             op.lengths = cleave_values_none();
-            op.num_splits = n;
-            op.has_num_splits = 1;
+            op.num_outputs = tu_count_value(n);
             snprintf(detail, sizeof detail, "opset %lld, num_outputs %lld", (long long)opset,
                      (long long)n);
             set_context("ONNX Split", tc, sc, axis, detail);
@@ -399,11 +397,11 @@ static void copy_onnx_split(void **state) {
         len_case cases[16];
         size_t nc = length_cases(d, 0, cases);
         for (size_t c = 0; c < nc; ++c) {
-          op.lengths = cleave_values_list(cases[c].v, (int64_t)cases[c].k);
-          op.has_num_splits = version < 18 && (c % 2) == 1;
-          op.num_splits = op.has_num_splits ? (int64_t)cases[c].k : 0;
+          op.lengths = cleave_values_list(cases[c].v, cases[c].k);
+          int count_given = version < 18 && (c % 2) == 1;
+          op.num_outputs = count_given ? tu_count_value((int64_t)cases[c].k) : cleave_values_none();
           snprintf(detail, sizeof detail, "opset %lld, %zu lengths, count given %d",
-                   (long long)opset, cases[c].k, op.has_num_splits);
+                   (long long)opset, cases[c].k, count_given);
           set_context("ONNX Split", tc, sc, axis, detail);
           tu_expect ex = {a, cases[c].k, cases[c].v, 0};
           tu_check_success(&op, &in, &ex);

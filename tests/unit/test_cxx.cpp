@@ -42,6 +42,33 @@ int main() {
     std::fprintf(stderr, "version mismatch\n");
     return 1;
   }
+  // The 0.2 vocabulary from C++: size_t counts, absent values, a typed kernels enum.
+  cleave_op onnx = cleave_op_onnx_split(13);
+  const int64_t two = 2;
+  onnx.num_outputs = cleave_values_scalar(&two);
+  if (onnx.lengths.rank != CLEAVE_ABSENT || cleave_values_none().rank != CLEAVE_ABSENT) {
+    std::fprintf(stderr, "absent values are not CLEAVE_ABSENT\n");
+    return 1;
+  }
+  cleave_plan_options options = cleave_plan_options_default();
+  options.kernels = CLEAVE_KERNELS_PORTABLE;
+  cleave_plan *plan = nullptr;
+  const int64_t shape2[1] = {4};
+  st = cleave_plan_create_with(&onnx, cleave_type_of(CLEAVE_I16), shape2, 1, &options, &plan, &err);
+  if (st != CLEAVE_OK || cleave_plan_info(plan)->num_outputs != 2 ||
+      std::strncmp(cleave_plan_description(plan), "portable", 8) != 0) {
+    std::fprintf(stderr, "ONNX Split plan: %s\n", err.message);
+    cleave_plan_destroy(plan);
+    return 1;
+  }
+  cleave_plan_destroy(plan);
+  cleave_dim dims[2];
+  size_t rank = 0;
+  if (cleave_partial_shape_parse("[...]", dims, 2, &rank, &err) != CLEAVE_OK ||
+      rank != CLEAVE_RANK_DYNAMIC) {
+    std::fprintf(stderr, "dynamic rank\n");
+    return 1;
+  }
   std::printf("C++ consumer OK: %s\n", cleave_version_string());
   return 0;
 }

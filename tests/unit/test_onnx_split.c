@@ -10,14 +10,13 @@
 
 static const int64_t shape6[2] = {6, 2};
 
-static cleave_op onnx_op(int64_t opset, const int64_t *split, int64_t count, int64_t n) {
+static cleave_op onnx_op(int64_t opset, const int64_t *split, size_t count, int64_t n) {
   cleave_op op = cleave_op_onnx_split(opset);
   if (split) {
     op.lengths = cleave_values_list(split, count);
   }
   if (n >= 0) {
-    op.num_splits = n;
-    op.has_num_splits = 1;
+    op.num_outputs = tu_count_value(n);
   }
   return op;
 }
@@ -201,7 +200,7 @@ static void test_equal_parts(void **state) {
     const char *n72[] = {"7", "2", NULL};
     tu_check_error(&op, cleave_type_of(CLEAVE_F64), shape7, 1, 2, CLEAVE_ERROR_INVALID_SPLIT, n72);
     op = onnx_op(opsets[o], NULL, 0, 0);
-    const char *n0[] = {"num_splits", "0", NULL};
+    const char *n0[] = {"num_outputs", "0", NULL};
     tu_check_error(&op, cleave_type_of(CLEAVE_F64), shape6, 2, 1, CLEAVE_ERROR_INVALID_SPLIT, n0);
   }
 }
@@ -212,9 +211,42 @@ static void test_missing_output_count(void **state) {
   const int64_t opsets[] = {1, 2, 11, 13, 17};
   for (size_t o = 0; o < 5; ++o) {
     cleave_op op = onnx_op(opsets[o], NULL, 0, -1);
-    const char *needles[] = {"num_splits", NULL};
+    const char *needles[] = {"num_outputs", NULL};
     tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
                    needles);
+  }
+}
+
+/* num_outputs is a scalar of an integer type whose value fits in int64, at every version. */
+static void test_num_outputs_values(void **state) {
+  (void)state;
+  const int64_t opsets[] = {13, 18};
+  const int64_t two_twice[2] = {2, 2};
+  const uint64_t huge = UINT64_MAX;
+  const int32_t three32 = 3;
+  const float two_f = 2.0f;
+  for (size_t o = 0; o < 2; ++o) {
+    cleave_op op = onnx_op(opsets[o], NULL, 0, -1);
+    op.num_outputs = cleave_values_list(two_twice, 2);
+    const char *nrank[] = {"num_outputs", "scalar", "rank 1", NULL};
+    tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 2, CLEAVE_ERROR_INVALID_SPLIT,
+                   nrank);
+    op.num_outputs = cleave_values_scalar(two_twice);
+    op.num_outputs.dtype = CLEAVE_F32;
+    op.num_outputs.data = &two_f;
+    const char *ntype[] = {"num_outputs", "integer type", "f32", NULL};
+    tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 2, CLEAVE_ERROR_INVALID_SPLIT,
+                   ntype);
+    op.num_outputs.dtype = CLEAVE_U64;
+    op.num_outputs.data = &huge;
+    const char *nhuge[] = {"num_outputs", "18446744073709551615", NULL};
+    tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 2, CLEAVE_ERROR_INVALID_SPLIT,
+                   nhuge);
+    /* Any integer type is read. */
+    op.num_outputs.dtype = CLEAVE_I32;
+    op.num_outputs.data = &three32;
+    const int64_t l222[3] = {2, 2, 2};
+    expect_ok(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 0, l222, 3, "num_outputs as int32");
   }
 }
 
@@ -238,8 +270,7 @@ static void test_v18_num_outputs_below_one(void **state) {
   const char *texts[] = {"0", "-3"};
   for (size_t i = 0; i < 2; ++i) {
     cleave_op op = onnx_op(18, NULL, 0, -1);
-    op.num_splits = ns[i];
-    op.has_num_splits = 1;
+    op.num_outputs = tu_count_value(ns[i]);
     const char *needles[] = {"num_outputs", texts[i], NULL};
     tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 1, CLEAVE_ERROR_INVALID_SPLIT,
                    needles);
@@ -259,7 +290,7 @@ static void test_v18_ceil_rule(void **state) {
   memset(c, 0, sizeof c);
   void *outs[3] = {a, b, c};
   cleave_error err;
-  assert_int_equal(cleave_onnx_split(&t, 18, 0, NULL, 0, 3, outs, 3, &err), CLEAVE_OK);
+  assert_int_equal(cleave_onnx_split(&t, 18, 0, cleave_values_none(), outs, 3, &err), CLEAVE_OK);
   assert_int_equal(a[0], 1);
   assert_int_equal(a[2], 3);
   assert_int_equal(b[0], 4);
@@ -273,7 +304,7 @@ static void test_v18_ceil_rule(void **state) {
   int32_t o[4][2];
   memset(o, 0x7F, sizeof o);
   void *outs4[4] = {o[0], o[1], o[2], o[3]};
-  assert_int_equal(cleave_onnx_split(&t6, 18, 0, NULL, 0, 4, outs4, 4, &err), CLEAVE_OK);
+  assert_int_equal(cleave_onnx_split(&t6, 18, 0, cleave_values_none(), outs4, 4, &err), CLEAVE_OK);
   for (int i = 0; i < 3; ++i) {
     assert_int_equal(o[i][0], 1 + 2 * i);
     assert_int_equal(o[i][1], 2 + 2 * i);
@@ -330,19 +361,13 @@ static void test_axis_attribute(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_types_by_version),
-      cmocka_unit_test(test_type_table_spot_checks),
-      cmocka_unit_test(test_opset_below_first),
-      cmocka_unit_test(test_opset_12_is_split_11),
-      cmocka_unit_test(test_opset_17_is_split_13),
-      cmocka_unit_test(test_explicit_lengths_rules),
-      cmocka_unit_test(test_split_tensor_form),
-      cmocka_unit_test(test_equal_parts),
-      cmocka_unit_test(test_missing_output_count),
-      cmocka_unit_test(test_v18_both_or_neither),
-      cmocka_unit_test(test_v18_num_outputs_below_one),
-      cmocka_unit_test(test_v18_ceil_rule),
-      cmocka_unit_test(test_axis_attribute),
+      cmocka_unit_test(test_types_by_version),     cmocka_unit_test(test_type_table_spot_checks),
+      cmocka_unit_test(test_opset_below_first),    cmocka_unit_test(test_opset_12_is_split_11),
+      cmocka_unit_test(test_opset_17_is_split_13), cmocka_unit_test(test_explicit_lengths_rules),
+      cmocka_unit_test(test_split_tensor_form),    cmocka_unit_test(test_equal_parts),
+      cmocka_unit_test(test_missing_output_count), cmocka_unit_test(test_num_outputs_values),
+      cmocka_unit_test(test_v18_both_or_neither),  cmocka_unit_test(test_v18_num_outputs_below_one),
+      cmocka_unit_test(test_v18_ceil_rule),        cmocka_unit_test(test_axis_attribute),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

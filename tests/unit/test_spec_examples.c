@@ -97,7 +97,9 @@ static void test_variadic_example_1(void **state) {
     assert_non_null(outs[k]);
   }
   cleave_error err;
-  assert_int_equal(cleave_variadic_split(&t, 0, lens, 3, (void *const *)outs, 3, &err), CLEAVE_OK);
+  assert_int_equal(
+      cleave_variadic_split(&t, 0, cleave_values_list(lens, 3), (void *const *)outs, 3, &err),
+      CLEAVE_OK);
 
   const int64_t axis = 0;
   cleave_op op = cleave_op_variadic_split(&axis, lens, 3);
@@ -130,7 +132,9 @@ static void test_variadic_example_2(void **state) {
   assert_non_null(outs[0]);
   assert_non_null(outs[1]);
   cleave_error err;
-  assert_int_equal(cleave_variadic_split(&t, 0, lens, 2, (void *const *)outs, 2, &err), CLEAVE_OK);
+  assert_int_equal(
+      cleave_variadic_split(&t, 0, cleave_values_list(lens, 2), (void *const *)outs, 2, &err),
+      CLEAVE_OK);
 
   const int64_t axis = 0;
   cleave_op op = cleave_op_variadic_split(&axis, lens, 2);

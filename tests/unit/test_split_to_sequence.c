@@ -30,7 +30,8 @@ static void test_no_split(void **state) {
     memset(out, 0, sizeof out);
     void *outs[3] = {out[0], out[1], out[2]};
     cleave_error err;
-    assert_int_equal(cleave_split_to_sequence(&t, 11, 1, NULL, keep, outs, 3, &err), CLEAVE_OK);
+    assert_int_equal(cleave_split_to_sequence(&t, 11, 1, cleave_values_none(), keep, outs, 3, &err),
+                     CLEAVE_OK);
     for (int j = 0; j < 3; ++j) {
       assert_int_equal(out[j][0], 10 + j);
       assert_int_equal(out[j][1], 20 + j);
@@ -120,7 +121,7 @@ static void test_scalar_split_remainder(void **state) {
   memset(c, 0, sizeof c);
   void *outs[3] = {a, b, c};
   cleave_error err;
-  assert_int_equal(cleave_split_to_sequence(&t, 11, 0, &split, 0, outs, 3, &err), CLEAVE_OK);
+  assert_int_equal(cleave_split_to_sequence(&t, 11, 0, split, 0, outs, 3, &err), CLEAVE_OK);
   assert_int_equal(a[0], 1);
   assert_int_equal(a[2], 3);
   assert_int_equal(b[0], 4);
@@ -217,7 +218,7 @@ static void test_list_with_zeros(void **state) {
   const int64_t z[2] = {0, 0};
   tu_input_make(&in, cleave_type_of(CLEAVE_BOOLEAN), empty, 1, 1);
   for (int64_t k = 1; k <= 2; ++k) {
-    cleave_values zs = cleave_values_list(z, k);
+    cleave_values zs = cleave_values_list(z, (size_t)k);
     cleave_op zop = seq_op(11, &zs, 1);
     tu_context("SplitToSequence %lld zeros on [0]", (long long)k);
     tu_expect zex = {0, (size_t)k, z, 0};

@@ -191,7 +191,6 @@ static void test_status_names(void **state) {
     tu_context("status %d", s);
     TU_CHECK(name != NULL);
     TU_CHECK(name[0] != '\0');
-    TU_CHECK(strcmp(name, "unknown status") != 0);
     for (int t = 0; t < s; ++t) {
       TU_CHECK(strcmp(seen[t], name) != 0);
     }
@@ -199,9 +198,10 @@ static void test_status_names(void **state) {
   }
   /* The one name the header spells out. */
   assert_string_equal(cleave_status_name(CLEAVE_ERROR_INVALID_AXIS), "invalid axis");
-  assert_string_equal(cleave_status_name((cleave_status)12), "unknown status");
-  assert_string_equal(cleave_status_name((cleave_status)-1), "unknown status");
-  assert_string_equal(cleave_status_name((cleave_status)12345), "unknown status");
+  /* Outside the enum: NULL, as cleave_dtype_name says of an unknown dtype. */
+  assert_null(cleave_status_name((cleave_status)12));
+  assert_null(cleave_status_name((cleave_status)-1));
+  assert_null(cleave_status_name((cleave_status)12345));
 }
 
 static void test_status_values_fixed(void **state) {

@@ -367,18 +367,8 @@ static int is_i64_scalar(const cleave_values *v) {
   return v->rank == 0 && v->count == 1 && v->dtype == CLEAVE_I64 && v->data != NULL;
 }
 
-/* The one-shot calls take a pointer for "present": an empty list gets a real (unused) address,
- * while a NULL pointer with values to read stays NULL, as the misuse it is. */
-static const int64_t *lengths_pointer(const cleave_values *v, const int64_t *empty) {
-  if (v->data == NULL && v->count == 0) {
-    return empty;
-  }
-  return (const int64_t *)v->data;
-}
-
 cleave_status tu_run_oneshot(const cleave_op *op, const cleave_tensor *input, void *const *outputs,
                              size_t num_outputs, cleave_error *err, int *ran) {
-  static const int64_t no_values[1] = {0};
   *ran = 0;
   switch (op->kind) {
   case CLEAVE_OP_SPLIT:
@@ -389,53 +379,58 @@ cleave_status tu_run_oneshot(const cleave_op *op, const cleave_tensor *input, vo
     return cleave_split(input, *(const int64_t *)op->axis.data, op->num_splits, outputs,
                         num_outputs, err);
   case CLEAVE_OP_VARIADIC_SPLIT:
-    if (!is_i64_scalar(&op->axis) || op->lengths.rank != 1 || op->lengths.dtype != CLEAVE_I64 ||
-        op->lengths.count < 0) {
+    if (!is_i64_scalar(&op->axis)) {
       return CLEAVE_OK;
     }
     *ran = 1;
-    return cleave_variadic_split(input, *(const int64_t *)op->axis.data,
-                                 lengths_pointer(&op->lengths, no_values),
-                                 (size_t)op->lengths.count, outputs, num_outputs, err);
+    return cleave_variadic_split(input, *(const int64_t *)op->axis.data, op->lengths, outputs,
+                                 num_outputs, err);
   case CLEAVE_OP_SPLIT_TO_SEQUENCE: {
     int64_t axis = 0;
-    if (op->axis.rank != -1) {
+    if (op->axis.rank != CLEAVE_ABSENT) {
       if (!is_i64_scalar(&op->axis)) {
         return CLEAVE_OK;
       }
       axis = *(const int64_t *)op->axis.data;
     }
     *ran = 1;
-    return cleave_split_to_sequence(input, op->opset, axis,
-                                    op->lengths.rank == -1 ? NULL : &op->lengths, op->keepdims,
-                                    outputs, num_outputs, err);
+    return cleave_split_to_sequence(input, op->opset, axis, op->lengths, op->keepdims, outputs,
+                                    num_outputs, err);
   }
   case CLEAVE_OP_ONNX_SPLIT: {
     int64_t axis = 0;
-    if (op->axis.rank != -1) {
+    if (op->axis.rank != CLEAVE_ABSENT) {
       if (!is_i64_scalar(&op->axis)) {
         return CLEAVE_OK;
       }
       axis = *(const int64_t *)op->axis.data;
     }
-    const int64_t *split = NULL;
-    size_t num_split = 0;
-    if (op->lengths.rank != -1) {
-      if (op->lengths.rank != 1 || op->lengths.dtype != CLEAVE_I64 || op->lengths.count < 0) {
-        return CLEAVE_OK;
-      }
-      split = lengths_pointer(&op->lengths, no_values);
-      num_split = (size_t)op->lengths.count;
-    }
-    if (op->has_num_splits && op->num_splits < 0) {
+    /* The one-shot call gives the node num_outputs outputs: as the output count when split is
+     * absent or the opset below 18, else not at all. It expresses `op` only when that is what
+     * `op` says. */
+    int counted = op->lengths.rank == CLEAVE_ABSENT || op->opset < 18;
+    int has_count = op->num_outputs.rank != CLEAVE_ABSENT;
+    if (counted != has_count ||
+        (has_count && (!is_i64_scalar(&op->num_outputs) ||
+                       *(const int64_t *)op->num_outputs.data != (int64_t)num_outputs))) {
       return CLEAVE_OK;
     }
     *ran = 1;
-    return cleave_onnx_split(input, op->opset, axis, split, num_split,
-                             op->has_num_splits ? op->num_splits : -1, outputs, num_outputs, err);
+    return cleave_onnx_split(input, op->opset, axis, op->lengths, outputs, num_outputs, err);
   }
   }
   return CLEAVE_OK;
+}
+
+cleave_values tu_count_value(int64_t n) {
+  enum { LOW = -64, HIGH = 4096 };
+  static int64_t table[HIGH - LOW + 1];
+  if (n < LOW || n > HIGH) {
+    tu_fail("tu_count_value: n out of range", __FILE__, __LINE__);
+    n = 0;
+  }
+  table[n - LOW] = n;
+  return cleave_values_scalar(&table[n - LOW]);
 }
 
 static void prefill_error(cleave_error *err) {
@@ -508,10 +503,10 @@ static void compare_outputs(const tu_input *in, const tu_outputs *out, unsigned 
 }
 
 static void check_info(const cleave_split_info *info, const tu_input *in, const tu_expect *ex) {
-  TU_CHECK(info->axis == (int64_t)ex->axis);
+  TU_CHECK(info->axis == ex->axis);
   TU_CHECK(info->axis_dim == in->shape[ex->axis]);
-  TU_CHECK(info->num_outputs == (int64_t)ex->num_outputs);
-  TU_CHECK(info->output_rank == (int64_t)in->tensor.rank - (ex->axis_removed ? 1 : 0));
+  TU_CHECK(info->num_outputs == ex->num_outputs);
+  TU_CHECK(info->output_rank == in->tensor.rank - (ex->axis_removed ? 1 : 0));
   TU_CHECK(info->axis_removed == ex->axis_removed);
   TU_CHECK(info->element_size == (int64_t)tu_elem_size(in->tensor.type));
 }

@@ -160,10 +160,15 @@ int tu_message_has(const char *message, const char *needle);
 /**
  * Runs the one-shot call matching `op` (cleave_split, cleave_variadic_split,
  * cleave_split_to_sequence, cleave_onnx_split). Sets `*ran` to 0, returning CLEAVE_OK, when the
- * op cannot be expressed with the one-shot signature (a non-int64 axis or lengths, a [1] axis).
+ * op cannot be expressed with the one-shot signature (a non-int64 axis, a [1] axis, or an ONNX
+ * Split output count other than the one the one-shot call derives from `num_outputs`).
  */
 cleave_status tu_run_oneshot(const cleave_op *op, const cleave_tensor *input, void *const *outputs,
                              size_t num_outputs, cleave_error *err, int *ran);
+
+/** An int64 scalar `cleave_values` holding `n` (-64 <= n <= 4096), in static storage that
+ * outlives every use: for `cleave_op.num_outputs` in ops that tests copy around. */
+cleave_values tu_count_value(int64_t n);
 
 /** Stores `value` in `*dst` as an integer of type `dtype` (I8..U64), native byte order. */
 void tu_store_int(cleave_dtype dtype, int64_t value, void *dst);

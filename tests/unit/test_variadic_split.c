@@ -13,7 +13,7 @@ static const int64_t axis0 = 0;
 
 static void expect_lengths_error(const int64_t *lens, int64_t count, const int64_t *shape,
                                  size_t rank, const char *const *needles) {
-  cleave_op op = cleave_op_variadic_split(&axis0, lens, count);
+  cleave_op op = cleave_op_variadic_split(&axis0, lens, (size_t)count);
   size_t n_out = count > 0 ? (size_t)count : 1;
   tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, rank, n_out, CLEAVE_ERROR_INVALID_SPLIT,
                  needles);
@@ -154,7 +154,7 @@ static void test_u64_too_big(void **state) {
     cleave_op op = cleave_op_variadic_split(&axis0, NULL, 0);
     op.lengths.dtype = CLEAVE_U64;
     op.lengths.rank = 1;
-    op.lengths.count = cases[i].n;
+    op.lengths.count = (size_t)cases[i].n;
     op.lengths.data = cases[i].v;
     const char *needles[] = {"split_lengths", cases[i].text, NULL};
     tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, (size_t)cases[i].n,

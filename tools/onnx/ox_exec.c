@@ -140,9 +140,12 @@ static int ox_run_node(const ox_model *m, ox_env *env, size_t index, ox_error *e
   }
   for (size_t i = 0; st == OX_OK && i < node->n_output; i++) {
     const char *name = ox_str(node->output[i]);
+    if (name[0] == '\0') {
+      continue; /* an omitted output: nothing is stored (nor need be produced) */
+    }
     if (outputs[i].kind == 0) {
       st = ox_fail(err, OX_INTERNAL, "%s produced no value for output %zu", label, i);
-    } else if (name[0] != '\0') {
+    } else {
       st = ox_env_put(env, name, &outputs[i], err);
     }
   }

@@ -118,8 +118,8 @@ static int ox_input_tensor(const ox_node_ctx *c, size_t i, const char *name, int
 static cleave_values ox_values_of(const ox_tensor *t) {
   cleave_values v;
   v.dtype = t->type.dtype;
-  v.rank = t->rank > INT32_MAX ? INT32_MAX : (int32_t)t->rank;
-  v.count = t->count;
+  v.rank = t->rank;
+  v.count = (size_t)t->count; /* a decoded tensor's element count: >= 0 */
   v.data = t->data;
   return v;
 }
@@ -145,13 +145,11 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
     return ox_fail(err, OX_FAIL, "%s: %s: %s", c->label, cleave_status_name(cerr.status),
                    cerr.message);
   }
-  if (info.num_outputs < 0 || (uint64_t)info.num_outputs > SIZE_MAX / sizeof(ox_tensor) ||
-      info.output_rank < 0 || (uint64_t)info.output_rank > data->rank) {
-    return ox_fail(err, OX_INTERNAL,
-                   "%s: cleave_infer returned %" PRId64 " outputs of rank %" PRId64, c->label,
+  if (info.num_outputs > SIZE_MAX / sizeof(ox_tensor) || info.output_rank > data->rank) {
+    return ox_fail(err, OX_INTERNAL, "%s: cleave_infer returned %zu outputs of rank %zu", c->label,
                    info.num_outputs, info.output_rank);
   }
-  n = (size_t)info.num_outputs;
+  n = info.num_outputs;
   lengths = calloc(n + 1, sizeof *lengths);
   dims = calloc(data->rank + 1, sizeof *dims);
   ptrs = calloc(n + 1, sizeof *ptrs);
@@ -168,7 +166,7 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
   for (size_t i = 0; st == OX_OK && i < n; i++) {
     size_t r = 0;
     for (size_t k = 0; k < data->rank; k++) {
-      if ((int64_t)k == info.axis) {
+      if (k == info.axis) {
         if (info.axis_removed) {
           continue;
         }
@@ -208,6 +206,12 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
   *outs = res;
   *n_outs = n;
   return st;
+}
+
+/* Whether node output i has a name (an empty name omits the output). */
+static int output_named(const ox_node_ctx *c, size_t i) {
+  const char *name = c->node->output[i];
+  return name != NULL && name[0] != '\0';
 }
 
 static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
@@ -260,27 +264,48 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
     if (st != OX_OK) {
       return st;
     }
-    op.lengths = cleave_values_list(split_attr->ints, (int64_t)split_attr->n_ints);
+    op.lengths = cleave_values_list(split_attr->ints, split_attr->n_ints);
   } else if (split_input != NULL) {
+    /* Split-1's schema types its `split` input T, the data's float type, with whole-number
+     * values (cleave checks those); integer lengths are the `split` attribute (SEMANTICS.md 5). */
+    if (v == 1 && split_input->type.dtype != CLEAVE_F16 && split_input->type.dtype != CLEAVE_F32 &&
+        split_input->type.dtype != CLEAVE_F64) {
+      const char *name = cleave_dtype_name(split_input->type.dtype);
+      return ox_fail(
+          err, OX_FAIL,
+          "%s: invalid split: the split input of ONNX Split-1 has the data's type T "
+          "(float16, float or double), got %s; integer lengths go in the split attribute",
+          c->label, name != NULL ? name : "a non-numeric type");
+    }
     op.lengths = ox_values_of(split_input);
   }
+  /* Split-18 with num_outputs may list fewer outputs (trailing ones omitted, onnx PR 8255): the
+   * sizes still come from num_outputs and only the listed outputs are kept. */
+  int trailing_omitted = v >= 18 && has_num;
+  int64_t node_outputs = (int64_t)c->n_outputs;
   if (v >= 18) {
-    op.has_num_splits = has_num;
-    op.num_splits = num_outputs;
+    if (has_num) {
+      op.num_outputs = cleave_values_scalar(&num_outputs);
+    }
+    if (has_num && num_outputs >= 1 && (uint64_t)c->n_outputs > (uint64_t)num_outputs) {
+      return ox_fail(err, OX_FAIL,
+                     "%s: invalid split: the node lists %zu outputs but num_outputs is %" PRId64,
+                     c->label, c->n_outputs, num_outputs);
+    }
   } else {
-    op.has_num_splits = 1;
-    op.num_splits = (int64_t)c->n_outputs;
+    op.num_outputs = cleave_values_scalar(&node_outputs);
   }
   st = ox_execute(c, &op, data, &outs, &n_outs, err);
   if (st != OX_OK) {
     return st;
   }
-  if (n_outs != c->n_outputs) {
+  if (trailing_omitted ? n_outs < c->n_outputs : n_outs != c->n_outputs) {
     st = ox_fail(err, OX_FAIL, "%s: the split gives %zu outputs but the node has %zu", c->label,
                  n_outs, c->n_outputs);
   }
+  /* Outputs with an empty name are omitted in every version: not produced. */
   for (size_t i = 0; i < n_outs; i++) {
-    if (st == OX_OK) {
+    if (st == OX_OK && i < c->n_outputs && output_named(c, i)) {
       c->outputs[i].kind = OX_KIND_TENSOR;
       c->outputs[i].tensor = outs[i];
     } else {

@@ -18,7 +18,8 @@ int main(void) {
   float right[3];
   void *outputs[2] = {left, right};
   cleave_error err;
-  cleave_status st = cleave_variadic_split(&input, axis, lengths, 2, outputs, 2, &err);
+  cleave_status st =
+      cleave_variadic_split(&input, axis, cleave_values_list(lengths, 2), outputs, 2, &err);
   if (st != CLEAVE_OK) {
     fprintf(stderr, "consumer: cleave_variadic_split failed: %s: %s\n", cleave_status_name(st),
             err.message);
