@@ -65,6 +65,9 @@ int main(int argc, char **argv) {
   if (strcmp(command, "demo") == 0) {
     return cmd_demo(argc, argv, 2);
   }
+  if (strcmp(command, "st") == 0) {
+    return cmd_st(argc, argv, 2);
+  }
   if (strcmp(command, "onnx-test") == 0) {
     /* The ONNX runner sees "onnx-test" as argv[0] and its own arguments after it. */
     return onnx_test(argc - 1, argv + 1);
