@@ -31,7 +31,7 @@ def hostile_headers(work):
         ("lying length", ok, bytes(8), 1 << 20, ["header size 1048576", "larger than"]),
         ("length beyond the limit", ok, bytes(8), 100_000_001, ["limit of 100000000"]),
         ("length of 2^64-1", ok, bytes(8), (1 << 64) - 1, ["header size"]),
-        ("not JSON", "{nope}", b"", None, ["byte ", "invalid header JSON"]),
+        ("not JSON", "{nope}", b"", None, ["byte 9", "not a string"]),
         ("not an object", "[1,2]", b"", None, ["does not start with '{'"]),
         ("leading space", " " + ok, bytes(8), None, ["does not start with '{'"]),
         ("NUL padding", ok + "\0\0\0", bytes(8), None, ["must end with '}'"]),
@@ -55,7 +55,7 @@ def hostile_headers(work):
         ("size mismatch", "{" + t("a", "F32", [3], 0, 8) + "}", bytes(8), None,
          ["tensor 'a'", "needs 12"]),
         ("overflowing offsets", "{" + t("a", "U8", [1], 18446744073709551615, 0) + "}", b"",
-         None, ["invalid header JSON"]),
+         None, ["byte 55: tensor 'a'", "not an integer from 0 to 2^63-1"]),
         ("offsets end before they begin", "{" + t("a", "U8", [0], 5, 4) + "}", b"", None,
          ["tensor 'a'", "ends before it begins"]),
         ("shape overflow", "{" + t("a", "F64", [4294967296, 4294967296], 0, 0) + "}", b"",
@@ -74,7 +74,7 @@ def hostile_headers(work):
         ("sub-byte size", "{" + t("a", "F4", [3], 0, 2) + "}", b"xy", None,
          ["tensor 'a'", "whole bytes"]),
         ("rank too large", "{" + t("a", "U8", [1] * 65, 0, 1) + "}", b"x", None,
-         ["65 dimensions"]),
+         ["more than 64 entries"]),
     ]
     for label, header, data, size, frags in cases:
         path = os.path.join(work, "bad.safetensors")

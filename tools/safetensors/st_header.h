@@ -2,9 +2,9 @@
  * The strict safetensors header reader (rules in tools/safetensors/README.md).
  *
  * A file is an 8-byte little-endian header size N, N bytes of JSON (UTF-8), then the data
- * section, which the tensors' data_offsets tile exactly. The JSON is parsed by jansson with
- * duplicate keys rejected; every error names the file, the byte offset in the file and, when
- * there is one, the tensor.
+ * section, which the tensors' data_offsets tile exactly. The JSON is parsed by st_json.c (a
+ * strict parser of the header's schema); every error names the file, the byte offset in the file
+ * and, when there is one, the tensor.
  */
 #ifndef CLEAVE_ST_HEADER_H
 #define CLEAVE_ST_HEADER_H
