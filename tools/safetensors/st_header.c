@@ -105,7 +105,9 @@ static int by_offset(const void *a, const void *b) {
 /* Data offsets must tile [0, data_size) exactly: sorted by begin, each starts where the previous
  * ended and the last ends at data_size. */
 static int check_tiling(const char *path, st_file *f, uint64_t data_size, st_error *err) {
-  qsort(f->tensors, f->count, sizeof *f->tensors, by_offset);
+  if (f->count > 1) {
+    qsort(f->tensors, f->count, sizeof *f->tensors, by_offset);
+  }
   uint64_t at = 0;
   for (size_t i = 0; i < f->count; i++) {
     const st_tensor *t = &f->tensors[i];

@@ -136,7 +136,9 @@ static void put_u64(text_buf *b, unsigned long long v) {
 }
 
 int st_layout(st_out_file *file, st_error *err) {
-  qsort(file->pieces, file->count, sizeof *file->pieces, canonical_order);
+  if (file->count > 1) {
+    qsort(file->pieces, file->count, sizeof *file->pieces, canonical_order);
+  }
   uint64_t at = 0;
   for (size_t i = 0; i < file->count; i++) {
     st_piece *p = &file->pieces[i];

@@ -204,7 +204,9 @@ static int load_index(st_model *m, const char *path, st_error *err) {
       names[n++] = (char *)json_string_value(value);
     }
   }
-  qsort(names, n, sizeof *names, name_cmp);
+  if (names != NULL && n > 1) {
+    qsort(names, n, sizeof *names, name_cmp);
+  }
   size_t distinct = 0;
   for (size_t i = 0; i < n; i++) {
     if (distinct == 0 || strcmp(names[distinct - 1], names[i]) != 0) {
