@@ -19,7 +19,7 @@ RNG = np.random.default_rng(16)
 HID, HEADS, KV, HD, INTER = 32, 4, 2, 8, 48
 
 
-def llama_phi3(layers=2):
+def llama_phi3(layers=2, kv=KV):
     """Phi-3 layout: fused qkv_proj [(HEADS+2*KV)*HD, HID] and gate_up_proj [2*INTER, HID]."""
     t = {"model.embed_tokens.weight": RNG.standard_normal((64, HID)).astype(np.float16),
          "model.norm.weight": RNG.standard_normal(HID).astype(np.float32),
@@ -27,7 +27,7 @@ def llama_phi3(layers=2):
     for i in range(layers):
         p = f"model.layers.{i}."
         t[p + "self_attn.qkv_proj.weight"] = RNG.standard_normal(
-            ((HEADS + 2 * KV) * HD, HID)).astype(np.float16)
+            ((HEADS + 2 * kv) * HD, HID)).astype(np.float16)
         t[p + "self_attn.o_proj.weight"] = RNG.standard_normal((HID, HEADS * HD)).astype(np.float16)
         t[p + "mlp.gate_up_proj.weight"] = RNG.standard_normal((2 * INTER, HID)).astype(np.float16)
         t[p + "mlp.down_proj.weight"] = RNG.standard_normal((HID, INTER)).astype(np.float16)
@@ -53,11 +53,11 @@ PHI3_RULES = [
     "--into", "model.layers.*.mlp.gate_proj.weight,model.layers.*.mlp.up_proj.weight"]
 
 
-def phi3_expected(src):
+def phi3_expected(src, kv=KV):
     out = {}
     for k, v in src.items():
         if k.endswith("qkv_proj.weight"):
-            q, kk, vv = np.split(v, [HEADS * HD, (HEADS + KV) * HD], axis=0)
+            q, kk, vv = np.split(v, [HEADS * HD, (HEADS + kv) * HD], axis=0)
             base = k[: -len("qkv_proj.weight")]
             out[base + "q_proj.weight"], out[base + "k_proj.weight"] = q, kk
             out[base + "v_proj.weight"] = vv
@@ -311,10 +311,44 @@ def test_errors(work):
     check(not [n for n in os.listdir(work) if ".cleave-tmp-" in n], "temporaries left")
 
 
+def test_readme(work):
+    """The README's `cleave st` examples run as written on small checkpoints of their layouts."""
+    import re
+    import shlex
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+    with open(readme) as f:
+        text = f.read()
+    section = text[text.index("## Checkpoints: safetensors"):]
+    section = section[: section.index("\n## ", 5)]
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", section, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("cleave st "):
+                commands.append(shlex.split(line)[1:])
+    check(len(commands) == 4, f"README: {len(commands)} st commands found")
+    phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
+    llama = phi3_expected(phi3, kv=HEADS)
+    for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):
+        os.makedirs(os.path.join(work, folder))
+        u.write_st(os.path.join(work, folder, "model.safetensors"), to_st(arrays))
+    for args in commands:
+        r = u.run(args, work)
+        check(r.returncode == 0, f"README: {' '.join(args)}: {r.stderr}")
+    _, got = arrays_of(os.path.join(work, "phi3-llama", "model.safetensors"))
+    check(sorted(got) == sorted(llama), "README: the Phi-3 split gives the Llama layout")
+    for rank in range(4):
+        _, part = arrays_of(os.path.join(work, "tp4", f"rank{rank}.safetensors"))
+        check(np.array_equal(part["model.layers.1.self_attn.o_proj.weight"],
+                             np.split(llama["model.layers.1.self_attn.o_proj.weight"], 4, axis=1)[rank]),
+              f"README: tp4 rank {rank}")
+
+
 def main():
     root = clitest.workdir("st_commands")
     for name, fn in [("phi3", test_phi3_split), ("sharded", test_sharded_input),
-                     ("dtypes", test_every_dtype), ("errors", test_errors)]:
+                     ("dtypes", test_every_dtype), ("errors", test_errors),
+                     ("readme", test_readme)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)
