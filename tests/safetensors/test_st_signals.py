@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Signals and failing writes during `cleave st shard` / `st split`: every output or none, no
-temporary file left, an OUTDIR the run created removed again, existing files unchanged.
+"""Signals and failing writes during `cleave st shard`: every output or none, no temporary file
+left, an OUTDIR the run created removed again, existing files unchanged; after kill -9 (no
+clean-up possible) only temporaries of the killed process, which a new run leaves alone.
 
 The runs gather inner-axis parts through 256-byte buffers (CLEAVE_CHUNK_BYTES) so that they last
 long enough to be interrupted while the temporaries hold data."""
@@ -123,11 +124,42 @@ def failing_write(work):
     check(u.snapshot(work) == before, "unwritable folder: files changed")
 
 
+def sigkill(work):
+    """kill -9 while writing (no clean-up possible): OUTDIR holds only temporaries named
+    .cleave-tmp-PID-RAND-i of the killed process, never a final name; a new run succeeds beside
+    them without touching them, and its outputs are right."""
+    import re
+    a = model(work, 1 << 15)
+    for attempt in range(4):
+        proc, caught = start_and_wait(work, "killed", shard_args("killed"))
+        if caught:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=120)
+        if caught and proc.returncode == -signal.SIGKILL:
+            break
+        subprocess.run(["rm", "-rf", os.path.join(work, "killed")])
+        a = model(work, (1 << 15) * 4 ** (attempt + 1))
+    else:
+        check(False, "SIGKILL: cleave always finished first")
+        return
+    pattern = re.compile(rf"^\.cleave-tmp-{proc.pid}-[0-9a-f]{{8}}-[0-9]+$")
+    left = os.listdir(os.path.join(work, "killed"))
+    check(left and all(pattern.match(n) for n in left), f"SIGKILL: leftovers {left}")
+    before = u.snapshot(os.path.join(work, "killed"))
+    r = subprocess.run([u.CLEAVE] + shard_args("killed"), cwd=work, capture_output=True, text=True)
+    check(r.returncode == 0, f"run after SIGKILL: {r.stderr}")
+    after = u.snapshot(os.path.join(work, "killed"))
+    check(all(after.get(k) == v for k, v in before.items()), "run after SIGKILL: leftovers touched")
+    for rank, want in enumerate(np.split(a, 4, axis=1)):
+        _, got = u.read_st(os.path.join(work, "killed", f"rank{rank}.safetensors"))
+        check(np.array_equal(u.as_array(got["w"]), want), f"run after SIGKILL: rank {rank}")
+
+
 def main():
     root = clitest.workdir("st_signals")
     os.chmod(root, 0o755)
     for name, fn in [("signals", signals_while_writing), ("ignored", ignored_signal),
-                     ("write", failing_write)]:
+                     ("write", failing_write), ("sigkill", sigkill)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         os.chmod(work, 0o777)
