@@ -42,6 +42,15 @@ int main(int argc, char **argv) {
     return fflush(stdout) == 0 ? 0 : CLI_EXIT_IOERR;
   }
   if (strcmp(command, "help") == 0) {
+    if (argc == 4 && strcmp(argv[2], "st") == 0) {
+      /* "cleave help st split": the st subcommands' help. */
+      char name[64];
+      snprintf(name, sizeof name, "st %s", argv[3]);
+      if (help_print(name, stdout) != 0) {
+        return cli_error(CLI_EXIT_USAGE, "help: unknown command 'st %s'", argv[3]);
+      }
+      return 0;
+    }
     if (argc > 3) {
       return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[3]);
     }

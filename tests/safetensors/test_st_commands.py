@@ -204,6 +204,12 @@ def test_shard_single(work, chunk):
     u.write_st(os.path.join(work, "m.safetensors"), to_st(src))
     args = ["st", "shard", "m.safetensors", "-o", f"tp{chunk}", "-n", "4", "--axis", "a.col=1",
             "--axis", "a.row=-2", "--axis", "c.wide=1", "-q"]
+    before = u.snapshot(work)
+    r = u.run(args[:-1] + ["--dry-run"], work)
+    check(r.returncode == 0 and u.snapshot(work) == before, f"shard --dry-run: {r.stderr}")
+    check(f"tp{chunk}/rank3.safetensors\t4 tensors" in r.stdout and
+          "  a.col\tF32\t[16,16]\t1024\t<- a.col (m.safetensors)" in r.stdout,
+          f"shard --dry-run plan: {r.stdout}")
     r = clitest.subprocess.run([u.CLEAVE] + args, cwd=work, capture_output=True, text=True, env=env)
     check(r.returncode == 0, f"shard -n 4 (chunk {chunk}): {r.stderr}")
     parts = [arrays_of(os.path.join(work, f"tp{chunk}", f"rank{i}.safetensors"))[1] for i in range(4)]
