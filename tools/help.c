@@ -202,7 +202,8 @@ static const char st_check_help[] =
 
 static const char st_write_options[] =
     "\n"
-    "  -o, --output OUTDIR  the output folder (created if missing, removed again on failure)\n"
+    "  -o, --output OUTDIR  the output folder (created if missing, its parent must exist;\n"
+    "                       removed again on failure)\n"
     "      --dry-run        print the plan (every output file and tensor, its size and source)\n"
     "                       from the headers alone; write nothing\n"
     "  -f, --force          replace existing outputs, inputs included (an input is replaced by\n"
