@@ -163,10 +163,34 @@ def large_header(work):
     check(r.returncode == 65, "large header: a rule matching nothing")
 
 
+def header_at_the_limit(work):
+    """A header of tiny tensors just under the 100,000,000-byte limit is read (bounded time and
+    memory: the header parser keeps only the tensor table); a duplicate name at its very end is
+    found, with its byte offset."""
+    parts, size, i = [], 2, 0
+    while True:
+        entry = t(f"t.{i:08d}", "U8", [1], i, i + 1)
+        if size + len(entry) + 1 > 99_999_000:
+            break
+        parts.append(entry)
+        size += len(entry) + 1
+        i += 1
+    header = "{" + ",".join(parts) + "}"
+    header += " " * ((8 - len(header) % 8) % 8)
+    raw_file(os.path.join(work, "limit.safetensors"), header, bytes(i))
+    r = u.run(["st", "check", "limit.safetensors"], work)
+    check(r.returncode == 0 and f"{i} tensors" in r.stdout, f"header at the limit: {r.stderr}")
+    dup = header.replace(f'"t.{i - 1:08d}"', '"t.00000000"')
+    raw_file(os.path.join(work, "limit.safetensors"), dup, bytes(i))
+    want = 8 + dup.rindex('"t.00000000"')
+    u.expect_failure("duplicate at the end of a 100 MB header", ["st", "check", "limit.safetensors"],
+                     work, 65, [f"byte {want}", "duplicate tensor name 't.00000000'"])
+
+
 def main():
     root = clitest.workdir("st_hostile")
     for name, fn in [("headers", hostile_headers), ("indexes", hostile_indexes),
-                     ("large", large_header)]:
+                     ("large", large_header), ("limit", header_at_the_limit)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)
