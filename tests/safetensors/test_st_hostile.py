@@ -185,6 +185,7 @@ def header_at_the_limit(work):
     want = 8 + dup.rindex('"t.00000000"')
     u.expect_failure("duplicate at the end of a 100 MB header", ["st", "check", "limit.safetensors"],
                      work, 65, [f"byte {want}", "duplicate tensor name 't.00000000'"])
+    os.unlink(os.path.join(work, "limit.safetensors"))
 
 
 def main():

@@ -127,6 +127,7 @@ def main():
                              cols[:, :4000].reshape(-1)), "split: part a")
         check(np.array_equal(np.asarray(part_bytes(path, "b", head, start)),
                              cols[:, 4000:].reshape(-1)), "split: part b")
+    subprocess.run(["rm", "-rf", work])  # a few hundred MB of outputs
     clitest.finish()
 
 
