@@ -220,6 +220,19 @@ def test_shard_single(work, chunk):
     check(np.array_equal(np.concatenate([p["c.wide"] for p in parts], axis=1), src["c.wide"]),
           f"shard: c.wide round trip (chunk {chunk})")
     check(all(np.array_equal(p["b.rep"], src["b.rep"]) for p in parts), "shard: replicated")
+    # More ranks than descriptors (a limit of 300): written in groups of 256 files.
+    if chunk == 64:
+        wide = np.arange(600 * 3, dtype=np.int16).reshape(3, 600)
+        u.write_st(os.path.join(work, "wide.safetensors"), to_st({"w": wide, "r": np.ones(2, np.int8)}))
+        import resource
+        r = u.run(["st", "shard", "wide.safetensors", "-o", "tp600", "-n", "600", "--axis", "w=1",
+                   "-q"], work,
+                  preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300)))
+        check(r.returncode == 0, f"shard -n 600: {r.stderr}")
+        if r.returncode == 0:
+            got = [u.as_array(u.read_st(os.path.join(work, "tp600", f"rank{i}.safetensors"))[1]["w"])
+                   for i in range(600)]
+            check(np.array_equal(np.concatenate(got, axis=1), wide), "shard -n 600: round trip")
 
 
 def test_every_dtype(work):

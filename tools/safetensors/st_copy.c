@@ -234,8 +234,14 @@ int st_copy_plan(const st_plan *plan, const st_model *model, const st_outdir *ou
     opened++;
     posix_fadvise(c.in_fds[i], 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  if (rc == 0 && plan->lockstep && plan->file_count > 0) {
-    rc = copy_group(&c, 0, plan->file_count);
+  if (rc == 0 && plan->lockstep) {
+    /* At most STREAM_GROUP_SIZE files open at once (the descriptor limit); more ranks are
+     * written in groups, each reading the input once. */
+    for (size_t g = 0; g < plan->file_count && rc == 0; g += STREAM_GROUP_SIZE) {
+      size_t n =
+          plan->file_count - g < STREAM_GROUP_SIZE ? plan->file_count - g : STREAM_GROUP_SIZE;
+      rc = copy_group(&c, g, n);
+    }
   } else {
     for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
       rc = copy_group(&c, i, 1);
