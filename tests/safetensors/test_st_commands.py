@@ -330,6 +330,23 @@ def test_errors(work):
     check(not [n for n in os.listdir(work) if ".cleave-tmp-" in n], "temporaries left")
 
 
+def test_hostile_names(work):
+    """Names with control characters and backslashes: `ls` shows them escaped (one line per
+    tensor, nothing for a terminal to act on), --json keeps them exact, and an error naming one
+    stays on one line."""
+    name = "evil\n\x1b[31mred\\x"
+    u.write_st(os.path.join(work, "n.safetensors"), {name: ("U8", (1,), b"a"), "ok": ("U8", (1,), b"b")})
+    r = u.run(["st", "ls", "n.safetensors"], work)
+    check(r.returncode == 0 and r.stdout.splitlines()[0] == "evil\\x0a\\x1b[31mred\\\\x\tU8\t[1]\t1\tn.safetensors",
+          f"ls of a hostile name: {r.stdout!r}")
+    r = u.run(["st", "ls", "--json", "n.safetensors"], work)
+    check(r.returncode == 0 and json.loads(r.stdout)["tensors"][0]["name"] == name, "ls --json name")
+    r = u.run(["st", "split", "n.safetensors", "-o", "o", "--tensor", "ev*", "-a", "0", "-n", "2",
+               "--into", "a*,b*"], work)
+    check(r.returncode == 65 and len(r.stderr.splitlines()) == 1 and "\x1b" not in r.stderr,
+          f"error naming a hostile tensor: {r.stderr!r}")
+
+
 def test_readme(work):
     """The README's `cleave st` examples run as written on small checkpoints of their layouts."""
     import re
@@ -367,7 +384,7 @@ def main():
     root = clitest.workdir("st_commands")
     for name, fn in [("phi3", test_phi3_split), ("sharded", test_sharded_input),
                      ("dtypes", test_every_dtype), ("errors", test_errors),
-                     ("readme", test_readme)]:
+                     ("readme", test_readme), ("names", test_hostile_names)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)

@@ -93,8 +93,9 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
     } else if (!quiet) {
       char shape[1024];
       st_shape_text(t->shape, t->ndim, shape, sizeof shape);
-      printf("%s\t%s\t%s\t%llu\t%s\n", t->name, t->dtype->name, shape,
-             (unsigned long long)st_tensor_bytes(t), file);
+      st_print_text(t->name);
+      printf("\t%s\t%s\t%llu\t%s\n", t->dtype->name, shape, (unsigned long long)st_tensor_bytes(t),
+             file);
     }
   }
   if (rc == 0 && json) {

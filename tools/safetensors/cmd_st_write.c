@@ -33,6 +33,18 @@ const cli_option st_write_options[] = {
 const size_t st_common_option_count = sizeof st_common_options / sizeof st_common_options[0];
 const size_t st_write_option_count = sizeof st_write_options / sizeof st_write_options[0];
 
+void st_print_text(const char *text) {
+  for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+    if (*c == '\\') {
+      fputs("\\\\", stdout);
+    } else if (*c < 0x20 || *c == 0x7f) {
+      printf("\\x%02x", *c);
+    } else {
+      putchar(*c);
+    }
+  }
+}
+
 int st_print_json(json_t *root) {
   int rc = 0;
   if (root == NULL || json_dumpf(root, stdout, JSON_COMPACT) != 0) {
@@ -124,8 +136,12 @@ static int report(const st_plan *plan, const st_model *m, const write_opts *o, c
       } else {
         char shape[1024];
         st_shape_text(p->shape, p->ndim, shape, sizeof shape);
-        printf("  %s\t%s\t%s\t%llu\t<- %s (%s)\n", p->name, p->dtype->name, shape,
-               (unsigned long long)(p->end - p->begin), p->source, m->file_names[p->src_file]);
+        fputs("  ", stdout);
+        st_print_text(p->name);
+        printf("\t%s\t%s\t%llu\t<- ", p->dtype->name, shape,
+               (unsigned long long)(p->end - p->begin));
+        st_print_text(p->source);
+        printf(" (%s)\n", m->file_names[p->src_file]);
       }
     }
     if (o->json) {

@@ -45,6 +45,11 @@ typedef struct write_opts {
   int json, quiet, force, sync, dry_run, progress;
 } write_opts;
 
+/** Prints `text` to stdout with each control character written as \xNN and each backslash as
+ * two, so that a hostile tensor name can neither break the one-line-per-tensor format nor drive the
+ * terminal. */
+void st_print_text(const char *text);
+
 /** Prints `root` (consumed) as one line of compact JSON; returns 0 or an exit status. */
 int st_print_json(json_t *root);
 

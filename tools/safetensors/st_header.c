@@ -19,6 +19,12 @@ int st_fail(st_error *err, int status, const char *format, ...) {
   va_start(args, format);
   vsnprintf(err->message, sizeof err->message, format, args);
   va_end(args);
+  /* One line, and nothing a terminal would act on, whatever the names in it hold. */
+  for (char *c = err->message; *c != '\0'; c++) {
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+      *c = '?';
+    }
+  }
   err->status = status;
   return status;
 }
