@@ -18,6 +18,9 @@ int cmd_infer(int argc, char **argv, int first);
 /** demo: the spec examples on built-in data, with a round-trip check. */
 int cmd_demo(int argc, char **argv, int first);
 
+/** st ls|check|split|shard: safetensors checkpoints (tools/safetensors). */
+int cmd_st(int argc, char **argv, int first);
+
 /** Prints the help of `command` (NULL: the tool's overview) to `out`. Returns 0 if known. */
 int help_print(const char *command, FILE *out);
 

@@ -20,6 +20,7 @@ static const char overview[] =
     "  onnx-test          runs ONNX node test folders (needs a build with CLEAVE_WITH_ONNX=ON)\n"
     "  ir-check           checks every Split/VariadicSplit layer of an OpenVINO IR model\n"
     "  ir-run             runs an OpenVINO IR graph of Parameter/Const/splits/Result layers\n"
+    "  st                 safetensors checkpoints: ls, check, split fused tensors, shard\n"
     "  help [COMMAND]     prints this text, or a command's help\n"
     "\n"
     "Options:\n"
@@ -201,6 +202,124 @@ static const char ir_run_help[] =
     "\n"
     "Exit status as for the split commands; 65 also for a model that is not valid IR or holds a\n"
     "layer ir-run does not run. On any failure no output is left behind.\n";
+static const char st_help[] =
+    "usage: cleave st ls MODEL [--glob PAT] [--json] [-q]\n"
+    "       cleave st check MODEL [--json] [-q]\n"
+    "       cleave st split MODEL -o OUTDIR RULE... [--rules FILE] [--dry-run] [-f] [--sync]\n"
+    "       cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "                       [--replicate GLOB] [--unmatched replicate|error] [--dry-run] [-f]\n"
+    "\n"
+    "Checkpoint surgery on safetensors files. MODEL is a .safetensors file, a\n"
+    "*.safetensors.index.json with its shards, or a folder holding either. Every header is read\n"
+    "and checked first (no data is read by ls, check or --dry-run); split and shard write each\n"
+    "output file in one pass, in memory that does not grow with the model, to temporary files in\n"
+    "OUTDIR renamed into place only when all are complete (the index last). Outputs are laid\n"
+    "out like the reference writer's (tensors by dtype, then name; header padded with spaces).\n"
+    "\n"
+    "Run 'cleave st SUBCOMMAND --help' for each subcommand; the format rules cleave enforces are\n"
+    "in 'man cleave' (stricter than the reference reader: duplicate keys, NUL padding, unknown\n"
+    "fields, non-integer numbers, holes and trailing bytes are errors).\n"
+    "\n"
+    "Exit status: 0 success; 64 malformed command line; 65 a file breaks a format rule, the index\n"
+    "does not match its shards, or a rule cannot apply; 66 MODEL cannot be opened; 73 an output\n"
+    "exists or cannot be created; 74 a read or write failed.\n";
+
+static const char st_ls_help[] =
+    "usage: cleave st ls MODEL [--glob PAT] [--json] [-q]\n"
+    "\n"
+    "Lists every tensor from the headers alone, sorted by name, one per line:\n"
+    "NAME<TAB>DTYPE<TAB>[SHAPE]<TAB>BYTES<TAB>FILE (control characters of a name are shown as\n"
+    "\\xNN, a backslash as two). The model is fully checked first.\n"
+    "\n"
+    "  --glob PAT   only tensors matching PAT ('*' any run of characters, '?' one); no match\n"
+    "               is an error (status 65)\n"
+    "  --json       print {\"tensors\": [{\"name\", \"dtype\", \"shape\", \"bytes\", \"file\"}]}\n"
+    "  -q, --quiet  print nothing (the status says whether the model is valid)\n"
+    "  -h, --help   print this help\n";
+
+static const char st_check_help[] =
+    "usage: cleave st check MODEL [--json] [-q]\n"
+    "\n"
+    "Checks every format rule of every file and, for an index, that each listed tensor is in its\n"
+    "shard, none is in two shards, none is unlisted, and metadata.total_size is the sum of the\n"
+    "tensors' bytes. Exit 0 (valid) or 65 with the file, byte offset and tensor; 66 when MODEL\n"
+    "cannot be opened. Reads headers only.\n"
+    "\n"
+    "  --json       print {\"ok\": true, \"files\", \"tensors\", \"bytes\"} or\n"
+    "               {\"ok\": false, \"status\", \"error\"}\n"
+    "  -q, --quiet  print nothing on success\n"
+    "  -h, --help   print this help\n";
+
+static const char st_write_options[] =
+    "\n"
+    "  -o, --output OUTDIR  the output folder (created if missing, its parent must exist;\n"
+    "                       removed again on failure)\n"
+    "      --dry-run        print the plan (every output file and tensor, its size and source)\n"
+    "                       from the headers alone; write nothing\n"
+    "  -f, --force          replace existing outputs, inputs included (an input is replaced by\n"
+    "                       a rename, never written in place; without -f: status 73)\n"
+    "      --sync           fsync the outputs and OUTDIR before finishing\n"
+    "      --json           print {\"command\", \"dry_run\", \"outputs\": [{\"path\", "
+    "\"tensors\",\n"
+    "                       \"bytes\"}]} (with --dry-run each output also has its \"plan\")\n"
+    "  -q, --quiet          print nothing on success\n"
+    "      --no-progress    no progress line on stderr (shown only on a terminal)\n"
+    "  -h, --help           print this help\n"
+    "\n"
+    "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers.\n";
+
+static const char st_split_help[] =
+    "usage: cleave st split MODEL -o OUTDIR --tensor GLOB [--view SHAPE] -a AXIS\n"
+    "                       (-n N | -l LENGTHS) --into NAME,NAME,... [RULE...] [--rules FILE]\n"
+    "\n"
+    "Replaces every tensor matching a rule's GLOB by its parts under the new names; every other\n"
+    "tensor is copied unchanged, metadata kept. The outputs have the input's file names (and\n"
+    "index, with the new weight_map and total_size); each part stays in its tensor's shard.\n"
+    "\n"
+    "  --tensor GLOB     starts a rule. '*' matches any run of characters and captures it; '?'\n"
+    "                    matches one character\n"
+    "  --view SHAPE      reshape the tensor (e.g. 8,18,-1; one -1 allowed) before the split;\n"
+    "                    each part is then folded back to the tensor's trailing dimensions\n"
+    "                    [elements/(d1*...*dn), d1, ..., dn] when they divide it\n"
+    "  -a, --axis AXIS   the axis to split (negative counts from the end)\n"
+    "  -n, --num-splits N  N equal parts (Split-1: an uneven split is an error)\n"
+    "  -l, --lengths L   parts of these lengths (VariadicSplit-1: one may be -1)\n"
+    "  --into NAMES      the parts' names; each '*' takes what the GLOB's '*' captured\n"
+    "  --rules FILE      more rules, one per line with the options above; '#' starts a comment\n"
+    "\n"
+    "A rule that matches nothing, a tensor two rules match, two outputs with one name, and a\n"
+    "part named like an untouched tensor are errors (status 65). Parts of sub-byte tensors (F4,\n"
+    "F6_*) must start and end on byte boundaries.\n"
+    "\n"
+    "Example (Phi-3 to Llama layout, 32 heads of 96, hidden size 3072):\n"
+    "  cleave st split phi3/ -o llama/ --tensor 'model.layers.*.self_attn.qkv_proj.weight'\n"
+    "    -a 0 -n 3 --into 'model.layers.*.self_attn.q_proj.weight,model.layers.*.self_attn.\n"
+    "    k_proj.weight,model.layers.*.self_attn.v_proj.weight'\n";
+
+static const char st_shard_help[] =
+    "usage: cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "                       [--replicate GLOB] [--unmatched replicate|error]\n"
+    "\n"
+    "Writes one checkpoint per tensor-parallel rank, OUTDIR/rank<R>.safetensors (R from 0):\n"
+    "every tensor matching an --axis rule is split into RANKS equal parts along AXIS (Split-1:\n"
+    "uneven is an error) and rank R gets part R under the same name; other tensors are copied\n"
+    "whole to every rank. Metadata is kept (the union of the shards'; a key with two values is\n"
+    "an error). The input is read once for all ranks.\n"
+    "\n"
+    "  -n RANKS                 the number of ranks (1 to 4096)\n"
+    "  --axis GLOB=AXIS         split the tensors matching GLOB along AXIS (the first matching\n"
+    "                           --axis rule applies)\n"
+    "  --view GLOB=SHAPE        reshape matching tensors before their split (as in st split)\n"
+    "  --replicate GLOB         copy matching tensors whole to every rank\n"
+    "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
+    "                           matches (default: replicate)\n"
+    "\n"
+    "A rule that matches no tensor is an error (status 65).\n"
+    "\n"
+    "Example (Megatron-style tensor parallelism over 4 ranks):\n"
+    "  cleave st shard llama/ -o tp4/ -n 4 --axis '*.q_proj.weight=0' --axis '*.k_proj.weight=0'\n"
+    "    --axis '*.v_proj.weight=0' --axis '*.o_proj.weight=1' --axis '*.gate_proj.weight=0'\n"
+    "    --axis '*.up_proj.weight=0' --axis '*.down_proj.weight=1' --unmatched replicate\n";
 
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
@@ -221,12 +340,19 @@ int help_print(const char *command, FILE *out) {
       {"onnx-test", onnx_test_help, 0},
       {"ir-check", ir_check_help, 0},
       {"ir-run", ir_run_help, 0},
+      {"st", st_help, 0},
+      {"st ls", st_ls_help, 0},
+      {"st check", st_check_help, 0},
+      {"st split", st_split_help, 2},
+      {"st shard", st_shard_help, 2},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     if (strcmp(texts[i].name, command) == 0) {
       fputs(texts[i].text, out);
-      if (texts[i].file_options) {
+      if (texts[i].file_options == 1) {
         fputs(file_options, out);
+      } else if (texts[i].file_options == 2) {
+        fputs(st_write_options, out);
       }
       return 0;
     }

@@ -60,6 +60,15 @@ int main(int argc, char **argv) {
     return fflush(stdout) == 0 ? 0 : CLI_EXIT_IOERR;
   }
   if (strcmp(command, "help") == 0) {
+    if (argc == 4 && strcmp(argv[2], "st") == 0) {
+      /* "cleave help st split": the st subcommands' help. */
+      char name[64];
+      snprintf(name, sizeof name, "st %s", argv[3]);
+      if (help_print(name, stdout) != 0) {
+        return cli_error(CLI_EXIT_USAGE, "help: unknown command 'st %s'", argv[3]);
+      }
+      return 0;
+    }
     if (argc > 3) {
       return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[3]);
     }
@@ -85,6 +94,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(command, "ir-check") == 0 || strcmp(command, "ir-run") == 0) {
     return ir_command(command, argc, argv);
+  }
+  if (strcmp(command, "st") == 0) {
+    return cmd_st(argc, argv, 2);
   }
   if (strcmp(command, "onnx-test") == 0) {
     /* The ONNX runner sees "onnx-test" as argv[0] and its own arguments after it. */

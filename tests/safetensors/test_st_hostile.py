@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Hostile safetensors files and indexes: `cleave st check` exits 65 (66 when nothing can be
+opened) with one error line naming the file, the byte offset and the tensor where there is one,
+and `st split` / `st shard` on the same input leave nothing behind."""
+import json
+import os
+import struct
+
+import clitest
+import st_util as u
+from clitest import check
+
+
+def raw_file(path, header, data=b"", size=None):
+    if isinstance(header, str):
+        header = header.encode()
+    n = len(header) if size is None else size
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", n) + header + data)
+
+
+def t(name, dtype, shape, b, e):
+    return f'"{name}":{{"dtype":"{dtype}","shape":{json.dumps(shape)},"data_offsets":[{b},{e}]}}'
+
+
+def hostile_headers(work):
+    ok = "{" + t("a", "F32", [2], 0, 8) + "}"
+    cases = [
+        # label, header, data, size override, fragments
+        ("empty file", None, b"", None, ["fewer than the 8"]),
+        ("lying length", ok, bytes(8), 1 << 20, ["header size 1048576", "larger than"]),
+        ("length beyond the limit", ok, bytes(8), 100_000_001, ["limit of 100000000"]),
+        ("length of 2^64-1", ok, bytes(8), (1 << 64) - 1, ["header size"]),
+        ("not JSON", "{nope}", b"", None, ["byte 9", "not a string"]),
+        ("not an object", "[1,2]", b"", None, ["does not start with '{'"]),
+        ("leading space", " " + ok, bytes(8), None, ["does not start with '{'"]),
+        ("NUL padding", ok + "\0\0\0", bytes(8), None, ["must end with '}'"]),
+        ("NUL inside", ok[:-1] + "\0}", bytes(8), None, ["invalid header JSON"]),
+        ("newline padding", ok + "\n", bytes(8), None, ["space padding"]),
+        ("bad UTF-8", b'{"\xff\xfe":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x", None,
+         ["invalid header JSON", "byte"]),
+        ("overlong UTF-8", b'{"\xc0\xaf":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x",
+         None, ["byte 10", "invalid UTF-8"]),
+        ("UTF-8 surrogate", b'{"\xed\xa0\x80":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}',
+         b"x", None, ["invalid UTF-8"]),
+        ("unpaired escaped surrogate",
+         '{"\\ud800x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x", None,
+         ["unpaired surrogate"]),
+        ("NUL in a name", '{"a\\u0000b":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x",
+         None, ["invalid header JSON"]),
+        ("duplicate tensor", "{" + t("a", "U8", [1], 0, 1) + "," + t("a", "U8", [1], 1, 2) + "}",
+         b"xy", None, ["duplicate", "'a'" if False else "a"]),
+        ("duplicate metadata key", '{"__metadata__":{"k":"1","k":"2"}}', b"", None,
+         ["duplicate"]),
+        ("metadata not strings", '{"__metadata__":{"k":1}}', b"", None, ["'k'", "not a string"]),
+        ("hole", "{" + t("a", "U8", [1], 0, 1) + "," + t("b", "U8", [1], 2, 3) + "}", b"xyz",
+         None, ["tensor 'b'", "hole"]),
+        ("overlap", "{" + t("a", "U8", [2], 0, 2) + "," + t("b", "U8", [2], 1, 3) + "}", b"xyz",
+         None, ["tensor 'b'", "overlaps"]),
+        ("trailing bytes", ok, bytes(9), None, ["trailing bytes"]),
+        ("truncated data", ok, bytes(7), None, ["truncated"]),
+        ("size mismatch", "{" + t("a", "F32", [3], 0, 8) + "}", bytes(8), None,
+         ["tensor 'a'", "needs 12"]),
+        ("overflowing offsets", "{" + t("a", "U8", [1], 18446744073709551615, 0) + "}", b"",
+         None, ["byte 55: tensor 'a'", "not an integer from 0 to 2^63-1"]),
+        ("offsets end before they begin", "{" + t("a", "U8", [0], 5, 4) + "}", b"", None,
+         ["tensor 'a'", "ends before it begins"]),
+        ("shape overflow", "{" + t("a", "F64", [4294967296, 4294967296], 0, 0) + "}", b"",
+         None, ["tensor 'a'", "overflows"]),
+        ("negative dimension", "{" + t("a", "U8", [-1], 0, 0) + "}", b"", None,
+         ["tensor 'a'", "shape[0]"]),
+        ("float dimension", '{"a":{"dtype":"U8","shape":[1.0],"data_offsets":[0,1]}}', b"x",
+         None, ["tensor 'a'", "not an integer"]),
+        ("exponent offset", '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1e0]}}', b"x",
+         None, ["tensor 'a'", "not an integer"]),
+        ("unknown dtype", "{" + t("a", "F128", [1], 0, 16) + "}", bytes(16), None,
+         ["unknown dtype 'F128'"]),
+        ("unknown field", '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":1}}', b"x",
+         None, ["unknown field 'x'"]),
+        ("missing field", '{"a":{"dtype":"U8","shape":[1]}}', b"x", None, ["'data_offsets'"]),
+        ("sub-byte size", "{" + t("a", "F4", [3], 0, 2) + "}", b"xy", None,
+         ["tensor 'a'", "whole bytes"]),
+        ("rank too large", "{" + t("a", "U8", [1] * 65, 0, 1) + "}", b"x", None,
+         ["more than 64 entries"]),
+    ]
+    for label, header, data, size, frags in cases:
+        path = os.path.join(work, "bad.safetensors")
+        if header is None:
+            open(path, "wb").close()
+        else:
+            raw_file(path, header, data, size)
+        r = u.expect_failure(label, ["st", "check", "bad.safetensors"], work, 65,
+                             ["bad.safetensors"] + frags)
+        u.expect_failure(label + " (split)", ["st", "shard", "bad.safetensors", "-o", "out",
+                                              "-n", "1", "--axis", "*=0"], work, 65, [])
+        check(r.stdout == "", f"{label}: stdout {r.stdout!r}")
+    # The byte offset of a semantic error points at the tensor's key in the file.
+    header = "{" + t("good", "U8", [1], 0, 1) + ',  "bad":{"dtype":"U8","shape":[2],"data_offsets":[1,2]}}'
+    raw_file(os.path.join(work, "off.safetensors"), header, b"xy")
+    want = 8 + header.index('"bad"')
+    u.expect_failure("offset of the key", ["st", "check", "off.safetensors"], work, 65,
+                     [f"byte {want}: tensor 'bad'"])
+    r = u.run(["st", "check", "--json", "off.safetensors"], work)
+    report = json.loads(r.stdout)
+    check(r.returncode == 65 and report["ok"] is False and report["status"] == 65 and
+          "tensor 'bad'" in report["error"], f"check --json failure: {r.stdout}")
+
+
+def hostile_indexes(work):
+    u.write_st(os.path.join(work, "s1.safetensors"), {"a": ("U8", (1,), b"x")})
+    u.write_st(os.path.join(work, "s2.safetensors"), {"b": ("U8", (2,), b"yz"),
+                                                      "a": ("U8", (1,), b"q")})
+    u.write_st(os.path.join(work, "s3.safetensors"), {"c": ("U8", (1,), b"c")})
+
+    def index(weight_map, total=None, name="m.safetensors.index.json"):
+        body = {"weight_map": weight_map}
+        if total is not None:
+            body["metadata"] = {"total_size": total}
+        with open(os.path.join(work, name), "w") as f:
+            json.dump(body, f)
+        return name
+
+    cases = [
+        ("escaping path", {"a": "../s1.safetensors"}, None, ["'../s1.safetensors'", "folder"]),
+        ("absolute path", {"a": "/etc/passwd"}, None, ["'/etc/passwd'"]),
+        ("missing shard", {"a": "nope.safetensors"}, None, ["missing", "nope.safetensors"]),
+        ("tensor in two shards", {"a": "s1.safetensors", "b": "s2.safetensors"}, None,
+         ["'a'", "s2.safetensors"]),
+        ("unlisted tensor", {"c": "s3.safetensors", "a": "s1.safetensors",
+                             "zz": "s1.safetensors"}, None, ["'zz'", "does not hold it"]),
+        ("wrong total_size", {"a": "s1.safetensors", "c": "s3.safetensors"}, 5,
+         ["total_size is 5", "2 bytes"]),
+    ]
+    for label, wm, total, frags in cases:
+        name = index(wm, total)
+        u.expect_failure(label, ["st", "check", name], work, 65, frags)
+    with open(os.path.join(work, "m.safetensors.index.json"), "w") as f:
+        f.write('{"weight_map":{"a":"s1.safetensors","a":"s1.safetensors"}}')
+    u.expect_failure("duplicate in the index", ["st", "check", "m.safetensors.index.json"], work,
+                     65, ["duplicate"])
+    os.unlink(os.path.join(work, "m.safetensors.index.json"))
+    u.expect_failure("folder of several files", ["st", "check", "."], work, 65,
+                     ["3 *.safetensors files"])
+    os.makedirs(os.path.join(work, "empty"))
+    u.expect_failure("empty folder", ["st", "check", "empty"], work, 66, ["no *.safetensors"])
+
+
+def large_header(work):
+    """A ~10 MB header of 100,000 one-byte tensors: checked and listed in bounded time."""
+    n = 100_000
+    parts = []
+    for i in range(n):
+        parts.append(t(f"model.layers.{i}.tiny_tensor_with_a_long_name", "U8", [1], i, i + 1))
+    header = ("{" + ",".join(parts) + "}").encode()
+    header += b" " * ((8 - len(header) % 8) % 8)
+    raw_file(os.path.join(work, "big.safetensors"), header, bytes(n))
+    r = u.run(["st", "check", "--json", "big.safetensors"], work)
+    check(r.returncode == 0 and json.loads(r.stdout)["tensors"] == n, f"large header: {r.stderr}")
+    r = u.run(["st", "ls", "big.safetensors"], work)
+    check(r.returncode == 0 and len(r.stdout.splitlines()) == n, "large header: ls")
+    r = u.run(["st", "shard", "big.safetensors", "-o", "tp", "-n", "2", "--axis", "nothing=0"],
+              work)
+    check(r.returncode == 65, "large header: a rule matching nothing")
+
+
+def header_at_the_limit(work):
+    """A header of tiny tensors just under the 100,000,000-byte limit is read (bounded time and
+    memory: the header parser keeps only the tensor table); a duplicate name at its very end is
+    found, with its byte offset."""
+    parts, size, i = [], 2, 0
+    while True:
+        entry = t(f"t.{i:08d}", "U8", [1], i, i + 1)
+        if size + len(entry) + 1 > 99_999_000:
+            break
+        parts.append(entry)
+        size += len(entry) + 1
+        i += 1
+    header = "{" + ",".join(parts) + "}"
+    header += " " * ((8 - len(header) % 8) % 8)
+    raw_file(os.path.join(work, "limit.safetensors"), header, bytes(i))
+    r = u.run(["st", "check", "limit.safetensors"], work)
+    check(r.returncode == 0 and f"{i} tensors" in r.stdout, f"header at the limit: {r.stderr}")
+    dup = header.replace(f'"t.{i - 1:08d}"', '"t.00000000"')
+    raw_file(os.path.join(work, "limit.safetensors"), dup, bytes(i))
+    want = 8 + dup.rindex('"t.00000000"')
+    u.expect_failure("duplicate at the end of a 100 MB header", ["st", "check", "limit.safetensors"],
+                     work, 65, [f"byte {want}", "duplicate tensor name 't.00000000'"])
+    os.unlink(os.path.join(work, "limit.safetensors"))
+
+
+def main():
+    root = clitest.workdir("st_hostile")
+    for name, fn in [("headers", hostile_headers), ("indexes", hostile_indexes),
+                     ("large", large_header), ("limit", header_at_the_limit)]:
+        work = os.path.join(root, name)
+        os.makedirs(work)
+        fn(work)
+    clitest.finish()
+
+
+if __name__ == "__main__":
+    main()

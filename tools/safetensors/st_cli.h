@@ -1,0 +1,76 @@
+/*
+ * Shared pieces of the `cleave st` commands (cmd_st*.c): option identifiers and tables, the
+ * options of the writing commands, and the helpers that print reports and write a plan.
+ */
+#ifndef CLEAVE_ST_CLI_H
+#define CLEAVE_ST_CLI_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "st_model.h"
+#include "st_plan.h"
+
+enum {
+  OPT_HELP = 1,
+  OPT_JSON,
+  OPT_QUIET,
+  OPT_GLOB,
+  OPT_OUTPUT,
+  OPT_FORCE,
+  OPT_SYNC,
+  OPT_DRY_RUN,
+  OPT_NO_PROGRESS,
+  OPT_TENSOR,
+  OPT_VIEW,
+  OPT_AXIS,
+  OPT_NUM,
+  OPT_LENGTHS,
+  OPT_INTO,
+  OPT_RULES,
+  OPT_RANKS,
+  OPT_REPLICATE,
+  OPT_UNMATCHED,
+};
+
+/** The options of st ls / st check, and of st split / st shard (and rules files). */
+extern const cli_option st_common_options[];
+extern const size_t st_common_option_count;
+extern const cli_option st_write_options[];
+extern const size_t st_write_option_count;
+
+typedef struct write_opts {
+  const char *model, *outdir;
+  int json, quiet, force, sync, dry_run, progress;
+} write_opts;
+
+/** Prints `text` to stdout with each control character written as \xNN and each backslash as
+ * two, so that a hostile tensor name can neither break the one-line-per-tensor format nor drive the
+ * terminal. */
+void st_print_text(const char *text);
+
+/** Prints `root` (consumed) as one line of compact JSON; returns 0 or an exit status. */
+int st_print_json(json_t *root);
+
+/** Flushes stdout; a failure turns a 0 status into CLI_EXIT_IOERR. */
+int st_finish_stdout(int rc);
+
+/** A JSON array of the dimensions. */
+json_t *st_shape_json(const int64_t *shape, int ndim);
+
+/** Loads MODEL, printing the error; returns 0 or an exit status. */
+int st_load(const char *path, st_model *m);
+
+/** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress; returns 1 if `id` was one. */
+int st_parse_write_common(int id, const char *value, write_opts *o);
+
+/** Prints the plan (--dry-run) or writes it all-or-nothing into OUTDIR, then reports. */
+int st_execute(const st_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
+
+/** The subcommands. */
+int cmd_st_inspect(int argc, char **argv, int first, int is_check);
+int cmd_st_split(int argc, char **argv, int first);
+int cmd_st_shard(int argc, char **argv, int first);
+
+#endif /* CLEAVE_ST_CLI_H */

@@ -1,0 +1,21 @@
+/*
+ * Writing the planned outputs: each output file in one sequential pass (header, then its
+ * tensors in order). Contiguous ranges are copied inside the kernel (copy_file_range, falling
+ * back to read and write); inner-axis parts are gathered from blocks of rows read once per
+ * group of files (the ranks of a shard, up to 256 files open at once), so memory is two buffers of
+ * CLEAVE_CHUNK_BYTES (default 1 MiB) whatever the model size.
+ */
+#ifndef CLEAVE_ST_COPY_H
+#define CLEAVE_ST_COPY_H
+
+#include "progress.h"
+#include "st_model.h"
+#include "st_outdir.h"
+#include "st_plan.h"
+
+/** Writes every file of `plan` into the temporaries of `out` (file i = output i). Returns 0 or
+ * prints an error and returns CLI_EXIT_IOERR / CLI_EXIT_SOFTWARE. */
+int st_copy_plan(const st_plan *plan, const st_model *model, const st_outdir *out,
+                 progress *report);
+
+#endif /* CLEAVE_ST_COPY_H */
