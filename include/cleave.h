@@ -2,7 +2,8 @@
  * cleave: the tensor-split operators of OpenVINO (Split-1, VariadicSplit-1) and ONNX
  * (SplitToSequence-11/-24, Split-1/2/11/13/18), with exact spec semantics.
  *
- * The normative behaviour is the project's SEMANTICS.md; this header is its C interface.
+ * What every operator does, rule by rule with its errors, is documented in docs/operators.md (and
+ * the command line in docs/cli.md); this header is the C interface.
  *
  * Life cycle (after XNNPACK): describe the operator once in a `cleave_op`, then either
  *   - infer the output shapes without allocating (`cleave_infer`, or `cleave_infer_partial` when
@@ -97,8 +98,9 @@ typedef enum cleave_status {
   /** A size computation (elements, bytes, offsets, sums) does not fit in int64. */
   CLEAVE_ERROR_OVERFLOW = 8,
   /** Memory could not be allocated (by functions that allocate), or an input is too large to be
-   * in memory (a packed input of more than 2^60 bytes: SEMANTICS.md 1 makes a representable but
-   * unallocatable size an out-of-memory error when executing, not a rule violation). */
+   * in memory (a packed input of more than 2^60 bytes: docs/operators.md section 1 makes a
+   * representable but unallocatable size an out-of-memory error when executing, not a rule
+   * violation). */
   CLEAVE_ERROR_OUT_OF_MEMORY = 9,
   /** A caller-provided array is too small; the needed size was reported. */
   CLEAVE_ERROR_CAPACITY = 10,
@@ -130,7 +132,7 @@ CLEAVE_API const char *cleave_status_name(cleave_status status);
  * ------------------------------------------------------------------------------------------- */
 
 /** Element types. The numeric values are fixed. Names (see `cleave_dtype_name`) are those of
- * SEMANTICS.md section 7. */
+ * docs/operators.md section 7. */
 typedef enum cleave_dtype {
   CLEAVE_BOOLEAN = 1, /* one byte per element */
   CLEAVE_I8 = 2,
@@ -158,7 +160,7 @@ typedef enum cleave_dtype {
   CLEAVE_UNICODE = 22,
   /** Variable-length strings (ONNX/OpenVINO `string`): each element is a `cleave_string`. */
   CLEAVE_STRING = 23,
-  /* Packed sub-byte types (SEMANTICS.md section 7). Each tensor is a stream of `bits`-wide
+  /* Packed sub-byte types (docs/operators.md section 7). Each tensor is a stream of `bits`-wide
    * elements packed into bytes and padded to a whole byte; see `cleave_type_bits` for the bit
    * order. OpenVINO's: */
   CLEAVE_U1 = 24,     /* 1 bit, first element in the most significant bit */
@@ -416,7 +418,7 @@ CLEAVE_API cleave_status cleave_infer(const cleave_op *op, cleave_type type, con
 
 /*
  * Shape inference when the data shape, the axis value or the split lengths are only partly known
- * (SEMANTICS.md section 6). The result is the tightest per-output, per-dimension interval hull
+ * (docs/operators.md section 6). The result is the tightest per-output, per-dimension interval hull
  * over every concrete input consistent with what is known for which the operator is valid; when
  * no such input exists the call fails with the error the operator would give. Static inference
  * (`cleave_infer`) is the special case where every interval is a point and every value is known:
@@ -520,7 +522,7 @@ typedef struct cleave_partial_info {
  * Infers the outputs of `op` on data of type `type` and partial shape `*shape`, with the values
  * named in `unknown` (`cleave_unknown` flags, or-ed) unknown. The rules are those of
  * `cleave_infer` (same checks, same order, same statuses; for a static shape and known values
- * the same messages), applied to every consistent input (SEMANTICS.md section 6).
+ * the same messages), applied to every consistent input (docs/operators.md section 6).
  *
  * Fills `*info`. When `dims` is not NULL it receives the output shapes one after the other:
  * shape i is dims[i * output_rank .. (i + 1) * output_rank) (nothing for a dynamic rank). It must
@@ -537,7 +539,7 @@ CLEAVE_API cleave_status cleave_infer_partial(const cleave_op *op, unsigned unkn
                                               size_t capacity, cleave_error *err);
 
 /**
- * Parses the text form of a partial shape (SEMANTICS.md section 6): `[6,12,10,24]`, `[]` (a
+ * Parses the text form of a partial shape (docs/operators.md section 6): `[6,12,10,24]`, `[]` (a
  * scalar), `[...]` (dynamic rank); a dimension is `N`, `?` or `-1` (any size), `L..H` or `L..` (no
  * upper bound). Spaces and tabs are allowed around brackets, commas and dimensions.
  *

@@ -231,9 +231,9 @@ typedef struct cleave_prepared {
 } cleave_prepared;
 
 /** prepare.c: checks `op` on (type, shape) up to and including the axis, in the order of
- * SEMANTICS.md and `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode` adds the
- * byte-size check of static shapes and execution (partial inference does not depend on the type's
- * size). */
+ * docs/operators.md and `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode`
+ * adds the byte-size check of static shapes and execution (partial inference does not depend on the
+ * type's size). */
 cleave_status cleave_prepare(const cleave_op *op, unsigned unknown, cleave_type type,
                              const cleave_shape_view *shape, bool static_mode,
                              cleave_prepared *prep, cleave_error *err);

@@ -1,5 +1,5 @@
 /*
- * Partial-shape inference (SEMANTICS.md section 6): the rules of infer.c applied to every axis
+ * Partial-shape inference (docs/operators.md section 6): the rules of infer.c applied to every axis
  * position the axis may take, then combined into the tightest hull per output and dimension.
  *
  * For one axis position the rules give each output's length on the axis as an interval

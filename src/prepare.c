@@ -1,5 +1,5 @@
 /*
- * The checks before the split description, in the order of SEMANTICS.md: the operator and its
+ * The checks before the split description, in the order of docs/operators.md: the operator and its
  * version, the element type, the data shape (and, for static shapes, its byte size), then the
  * axis. `cleave_prepare` runs them once per inference; `cleave_split_at` (split_common.c) then
  * applies the split rules to one axis dimension.
@@ -41,7 +41,8 @@ static cleave_status check_shape(cleave_type type, const cleave_shape_view *shap
                                  cleave_prepared *prep, cleave_error *err) {
   /* Byte-sized types are sized in bytes, packed ones in bits: a byte size in bits would refuse
    * elements of more than 2^60 bytes whose shapes' byte sizes fit. Partial inference does not
-   * depend on the size at all (SEMANTICS.md 1): it only checks that the type is valid. */
+   * depend on the size at all (docs/operators.md section 1): it only checks that the type is valid.
+   */
   bool packed = cleave_is_packed(type.dtype);
   cleave_status st =
       static_mode || packed ? element_size_of(type, prep, err) : cleave_type_check(type, err);
@@ -78,9 +79,9 @@ static cleave_status check_shape(cleave_type type, const cleave_shape_view *shap
     }
     empty = empty || cleave_view_dim(shape, i).hi == 0;
   }
-  /* Only static shapes have a byte size (SEMANTICS.md 1). An empty tensor has byte size 0
-   * whatever its other dims, so only a non-empty one can overflow; and then every partial product
-   * is bounded by the total. */
+  /* Only static shapes have a byte size (docs/operators.md section 1). An empty tensor has byte
+   * size 0 whatever its other dims, so only a non-empty one can overflow; and then every partial
+   * product is bounded by the total. */
   if (static_mode && !empty) {
     /* Packed types count elements first: their byte size is rounded up per tensor. */
     int64_t bytes = packed ? 1 : prep->element_size;

@@ -1,9 +1,8 @@
 /*
- * Internal declarations of the shape-inference rules (SEMANTICS.md 1-6), split by concern:
- *   versions.c        operator versions and the ONNX type lists
- *   prepare.c         the checks before the split: element type, data shape, axis
- *   split_common.c    lists of lengths, equal parts, and the dispatch to each operator's rules
- *   split_openvino.c  OpenVINO Split-1 and VariadicSplit-1
+ * Internal declarations of the shape-inference rules (docs/operators.md sections 1-6), split by
+ * concern: versions.c        operator versions and the ONNX type lists prepare.c         the checks
+ * before the split: element type, data shape, axis split_common.c    lists of lengths, equal parts,
+ * and the dispatch to each operator's rules split_openvino.c  OpenVINO Split-1 and VariadicSplit-1
  *   split_onnx.c      ONNX SplitToSequence and Split
  *   split18.c         Split-18's ceil(d/n) arithmetic on intervals
  *   infer.c           static shapes: the geometry execution needs, and `cleave_infer`
@@ -42,8 +41,8 @@ static inline int64_t cleave_ceil_div(int64_t a, int64_t b) {
 cleave_status cleave_resolve_version(const cleave_op *op, int64_t *version, char *name,
                                      size_t name_size, cleave_error *err);
 
-/** Checks the element type against an ONNX operator version's type list (SEMANTICS.md 4, 5);
- * the OpenVINO operators take every type. */
+/** Checks the element type against an ONNX operator version's type list (docs/operators.md section
+ * 4, 5); the OpenVINO operators take every type. */
 cleave_status cleave_check_op_type(const cleave_prepared *prep, cleave_type type,
                                    cleave_error *err);
 

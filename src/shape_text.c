@@ -1,5 +1,5 @@
 /*
- * The text form of partial shapes (SEMANTICS.md section 6): `[6,12,10,24]`, `[]`, `[...]`, and
+ * The text form of partial shapes (docs/operators.md section 6): `[6,12,10,24]`, `[]`, `[...]`, and
  * per dimension `N`, `?` (or `-1` on input), `L..H`, `L..`. Parsing accepts spaces and tabs
  * between tokens; printing is canonical (no spaces).
  */

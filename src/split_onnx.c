@@ -1,6 +1,6 @@
 /*
- * ONNX SplitToSequence-11/-24 and Split-1/2/11/13/18 (SEMANTICS.md 4 and 5), on an axis
- * dimension interval.
+ * ONNX SplitToSequence-11/-24 and Split-1/2/11/13/18 (docs/operators.md sections 4 and 5), on an
+ * axis dimension interval.
  */
 #include "rules.h"
 
@@ -123,7 +123,8 @@ cleave_status cleave_onnx_split_at(const cleave_prepared *prep, int64_t axis, cl
   }
   if (has_split) {
     /* Split-1's `split` is the int64 attribute or the input, which has the data's type T (a
-     * float type) and whole-number values (SEMANTICS.md 5); later versions take int64 only. */
+     * float type) and whole-number values (docs/operators.md section 5); later versions take int64
+     * only. */
     bool real = cleave_is_real_split_type(split->dtype);
     cleave_status st =
         real ? cleave_values_check_layout_known(split, "split", known, err)

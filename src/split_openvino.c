@@ -1,5 +1,6 @@
 /*
- * OpenVINO Split-1 and VariadicSplit-1 (SEMANTICS.md 2 and 3), on an axis dimension interval.
+ * OpenVINO Split-1 and VariadicSplit-1 (docs/operators.md section 2 and 3), on an axis dimension
+ * interval.
  */
 #include "rules.h"
 

@@ -1,7 +1,7 @@
 /*
  * Operator versions and element types: the ONNX operator version in force at an opset, and
- * the types each ONNX version accepts (SEMANTICS.md 4 and 5). The OpenVINO operators take every
- * type and have one version.
+ * the types each ONNX version accepts (docs/operators.md sections 4 and 5). The OpenVINO operators
+ * take every type and have one version.
  */
 #include "rules.h"
 
@@ -51,7 +51,8 @@ static bool onnx_common_type(cleave_dtype dtype) {
   }
 }
 
-/* Whether an ONNX operator version accepts the element type (SEMANTICS.md 4 and 5). */
+/* Whether an ONNX operator version accepts the element type (docs/operators.md sections 4 and 5).
+ */
 static bool onnx_accepts(cleave_op_kind kind, int64_t version, cleave_dtype dtype) {
   if (kind == CLEAVE_OP_ONNX_SPLIT && version == 1) {
     return dtype == CLEAVE_F16 || dtype == CLEAVE_F32 || dtype == CLEAVE_F64;

@@ -37,7 +37,7 @@ int cli_exit_for_status(cleave_status status) {
   case CLEAVE_ERROR_UNSUPPORTED_TYPE:
   case CLEAVE_ERROR_OVERFLOW:
     return CLI_EXIT_DATA;
-  /* CLI.md puts "-k 2" and "an opset below the operator's first version" among the usage
+  /* docs/cli.md puts "-k 2" and "an opset below the operator's first version" among the usage
    * errors: the command line itself holds a value outside the option's allowed set. */
   case CLEAVE_ERROR_INVALID_ATTRIBUTE:
   case CLEAVE_ERROR_UNSUPPORTED_VERSION:

@@ -1,6 +1,6 @@
 /*
- * Shared helpers of the cleave command: exit statuses (CLI.md, "Errors and exit status"), error
- * messages on stderr, and the mapping from library statuses to exit statuses. The onnx-test
+ * Shared helpers of the cleave command: exit statuses (docs/cli.md, "Errors and exit status"),
+ * error messages on stderr, and the mapping from library statuses to exit statuses. The onnx-test
  * command reuses them, so that every command reports errors the same way.
  */
 #ifndef CLEAVE_CLI_UTIL_H
@@ -10,13 +10,13 @@
 
 #include "cleave.h"
 
-/** Exit statuses of the cleave command (sysexits.h numbers, fixed by CLI.md). */
+/** Exit statuses of the cleave command (sysexits.h numbers, fixed by docs/cli.md). */
 enum {
   /** Success. */
   CLI_EXIT_OK = 0,
   /** The command line is malformed or incomplete. */
   CLI_EXIT_USAGE = 64,
-  /** The request breaks a rule of SEMANTICS.md, or the input is not a valid .npy file. */
+  /** The request breaks a rule of docs/operators.md, or the input is not a valid .npy file. */
   CLI_EXIT_DATA = 65,
   /** The input file cannot be opened. */
   CLI_EXIT_NOINPUT = 66,

@@ -56,7 +56,8 @@ static char *format_partial(const cleave_partial_shape *shape) {
   return text;
 }
 
-/* Partial shapes or unknown values: the library's partial inference (SEMANTICS.md section 6). */
+/* Partial shapes or unknown values: the library's partial inference (docs/operators.md section 6).
+ */
 static int infer_partial(const op_options *o, const cli_shape *shape) {
   cleave_op op = op_options_build(o);
   cleave_partial_shape in = {shape->rank, shape->dims};

@@ -1,6 +1,6 @@
 /*
  * The commands of the cleave executable. Each takes the whole argv and the index of its first
- * own argument, and returns the process exit status (CLI.md, "Errors and exit status").
+ * own argument, and returns the process exit status (docs/cli.md, "Errors and exit status").
  */
 #ifndef CLEAVE_CLI_COMMANDS_H
 #define CLEAVE_CLI_COMMANDS_H

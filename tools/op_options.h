@@ -1,7 +1,7 @@
 /*
  * The options of the operator commands (split, variadic-split, split-to-sequence, onnx-split) and
- * of `cleave infer OP`: parsing, the command-line checks of CLI.md (status 64), and the
- * translation into a cleave_op for the library, which owns every rule of SEMANTICS.md.
+ * of `cleave infer OP`: parsing, the command-line checks of docs/cli.md (status 64), and the
+ * translation into a cleave_op for the library, which owns every rule of docs/operators.md.
  */
 #ifndef CLEAVE_CLI_OP_OPTIONS_H
 #define CLEAVE_CLI_OP_OPTIONS_H

@@ -1,8 +1,8 @@
 /*
  * Packed sub-byte inputs of the operator commands (`--dtype u4 --shape [..]`): a .npy file holds
- * a 1-D uint8 array of the packed bytes (SEMANTICS.md section 7: elements from bit 0, the unused
- * bits of the last byte ignored), and --shape gives the logical shape the operator sees. Outputs
- * are written the same way: 1-D uint8 arrays of ceil(elements * bits / 8) bytes.
+ * a 1-D uint8 array of the packed bytes (docs/operators.md section 7: elements from bit 0, the
+ * unused bits of the last byte ignored), and --shape gives the logical shape the operator sees.
+ * Outputs are written the same way: 1-D uint8 arrays of ceil(elements * bits / 8) bytes.
  */
 #ifndef CLEAVE_CLI_PACKED_INPUT_H
 #define CLEAVE_CLI_PACKED_INPUT_H

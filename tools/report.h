@@ -1,6 +1,6 @@
 /*
  * What the commands print on stdout: the outputs' shapes (and paths), as text lines or as the
- * one JSON object of CLI.md's "--json" section.
+ * one JSON object of docs/cli.md's "--json" section.
  */
 #ifndef CLEAVE_CLI_REPORT_H
 #define CLEAVE_CLI_REPORT_H

@@ -1,5 +1,5 @@
 /*
- * Shapes in the text form of SEMANTICS.md section 6 for the cleave command: parsing `--shape`
+ * Shapes in the text form of docs/operators.md section 6 for the cleave command: parsing `--shape`
  * with the library's parser (so that the CLI accepts exactly what the library documents), and
  * printing static shapes in the canonical form ("[6,4,10,24]", "[]").
  */

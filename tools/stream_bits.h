@@ -1,6 +1,6 @@
 /*
- * Streaming split of packed sub-byte data (SEMANTICS.md section 7) whose pieces do not all fall
- * on byte boundaries, in bounded memory. (Byte-aligned packed splits are plain byte splits and
+ * Streaming split of packed sub-byte data (docs/operators.md section 7) whose pieces do not all
+ * fall on byte boundaries, in bounded memory. (Byte-aligned packed splits are plain byte splits and
  * go through stream.h.)
  *
  * The data is the packed bit stream of a [outer, axis_dim, inner] tensor; output i takes, from

@@ -15,7 +15,7 @@ import clitest
 from clitest import check
 
 # (arguments, axis, output lengths along the axis, axis removed, ONNX op). The lengths are worked
-# out by hand from SEMANTICS.md for the fixture shape (4, 6, 5), not by the code under test.
+# out by hand from docs/operators.md for the fixture shape (4, 6, 5), not by the code under test.
 CASES = [
     (["split", "-a", "1", "-n", "3"], 1, [2, 2, 2], False, False),
     (["split", "-a", "-3", "-n", "1"], 0, [4], False, False),
@@ -28,7 +28,7 @@ CASES = [
     (["onnx-split", "--opset", "13", "-a", "1", "-l", "5,1"], 1, [5, 1], False, True),
 ]
 
-# Types that no ONNX operator accepts (SEMANTICS.md section 5): the ONNX cases expect status 65.
+# Types that no ONNX operator accepts (docs/operators.md section 5): the ONNX cases expect status 65.
 NOT_ONNX = {"f8e4m3", "f8e5m2"}
 
 

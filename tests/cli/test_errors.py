@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""One test per exit status of CLI.md (64, 65, 66, 70, 73, 74): each case checks the status, the
+"""One test per exit status of docs/cli.md (64, 65, 66, 70, 73, 74): each case checks the status, the
 message (the offending value and the parameter name) and that no output or temporary file was
 left behind and no existing file changed. Also the precedence of the checks.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""--help of the tool and of each command explains every option of CLI.md; the man page names
+"""--help of the tool and of each command explains every option of docs/cli.md; the man page names
 them too; --version prints the command's and the library's versions."""
 import os
 import re

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """cleave infer: one shape per line, --json, types; static shapes, and partial shapes with unknown
-values (SEMANTICS.md section 6). The expected shapes are the examples of the OpenVINO and ONNX
-texts and of SEMANTICS.md, and cases worked out by hand from its rules."""
+values (docs/operators.md section 6). The expected shapes are the examples of the OpenVINO and ONNX
+texts and of docs/operators.md, and cases worked out by hand from its rules."""
 import clitest
 from clitest import check
 
@@ -40,7 +40,7 @@ CASES = [
     (["split", "-a", "0", "-n", "2", "--shape", "[4]", "--dtype", "f8e8m0"], ["[2]", "[2]"]),
     (["variadic-split", "-a", "0", "-l", "3,5", "--shape", "[8]", "--dtype", "u1"],
      ["[3]", "[5]"]),
-    # Partial shapes: the examples of SEMANTICS.md section 6.
+    # Partial shapes: the examples of docs/operators.md section 6.
     (["split", "-a", "0", "-n", "2", "--shape", "[3..6]"], ["[2..3]", "[2..3]"]),
     (["split", "-a", "0", "-n", "41", "--shape", "[1..41]"], ["[1]"] * 41),
     (["split", "-a", "?", "-n", "2", "--shape", "[2,6,4]"], ["[1..2,3..6,2..4]"] * 2),
@@ -69,7 +69,7 @@ def main():
         expected = ('{"op": "' + args[0] + '", "outputs": [' +
                     ", ".join('{"shape": "' + s + '"}' for s in shapes) + "]}\n")
         check(r.stdout == expected, f"{label} --json: {r.stdout!r}, expected {expected!r}")
-    # A split-to-sequence whose element count varies: "COUNT x ELEMENT" (SEMANTICS.md, CLI.md).
+    # A split-to-sequence whose element count varies: "COUNT x ELEMENT" (docs/operators.md, docs/cli.md).
     args = ["infer", "split-to-sequence", "-a", "1", "-s", "2", "--shape", "[3,3..6]"]
     r = clitest.run(args, work)
     check(r.returncode == 0 and r.stdout == "2..3 x [3,1..2]\n", f"varying count: {r.stdout!r}")

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Shapes and layouts that take the different copy paths of the streaming split, and the output
-naming and reporting rules of CLI.md:
+naming and reporting rules of docs/cli.md:
 
 - more outputs than are kept open at once (groups of outputs, row-by-row reads);
 - pieces of several MiB (in-kernel copies), pieces copied with vectored writes, tiny pieces;
@@ -127,7 +127,7 @@ def naming(work):
           f"default prefix: stdout {r.stdout!r}")
     check(np.array_equal(np.load(os.path.join(work, "sub", "data_2.npy")), a[3:]),
           "default prefix: sub/data_2.npy")
-    # --json: exactly the format of CLI.md.
+    # --json: exactly the format of docs/cli.md.
     r = clitest.run(["variadic-split", "-a", "0", "-l", "1,2,3", "-f", "--json",
                      "sub/data.npy"], work)
     expected = ('{"op": "variadic-split", "outputs": [{"shape": "[1,2]", "path": '

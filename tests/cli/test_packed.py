@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Packed sub-byte data on the command line (SEMANTICS.md section 7): `--dtype u4 --shape [..]`
+"""Packed sub-byte data on the command line (docs/operators.md section 7): `--dtype u4 --shape [..]`
 reads a 1-D uint8 .npy of packed bytes and writes each output the same way.
 
 Every output is compared byte for byte with a reference written here from the specification's

@@ -281,7 +281,7 @@ def dims(work):
         expect_failure(label, ["split", "-a", "0", "-n", "1", name], work, 65,
                        [f"'{name}' is not a valid .npy file",
                         f"(elements of {item} bytes) overflows int64"])
-    # Zero bytes of data whatever the other dimensions (SEMANTICS.md section 1: zero-size dims are
+    # Zero bytes of data whatever the other dimensions (docs/operators.md section 1: zero-size dims are
     # legal anywhere; the byte size is 0). NumPy refuses such arrays; cleave splits them.
     for shape, axis in (((0, 1 << 62, 1 << 62), 1), ((1 << 62, 0, 1 << 62), 2),
                         ((1 << 62, 1 << 62, 0), 0)):

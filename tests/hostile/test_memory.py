@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Bounded memory (CLI.md: "Memory use does not grow with the input"): splits of a 256 MiB input
+"""Bounded memory (docs/cli.md: "Memory use does not grow with the input"): splits of a 256 MiB input
 run with the address space of cleave capped at 32 MiB, on the three copy paths (whole pieces
 copied in the kernel, 16-byte pieces and 1-byte pieces gathered in user space). The outputs are
 checked by size, header and content (the input is a sparse file: all zeros but for a marker

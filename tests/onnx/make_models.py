@@ -293,7 +293,7 @@ def pass_cases(w):
     # Split at every operator version, and opsets between them.
     write_split(w, "split1_f16_split_attribute", 1, sample(TP.FLOAT16, [2, 4]), [1, 3], 1,
                 attr_split=True)
-    # Split-1's split input has the data's type T, with whole-number values (SEMANTICS.md 5).
+    # Split-1's split input has the data's type T, with whole-number values (docs/operators.md section 5).
     write_split(w, "split1_f64_split_input", 1, sample(TP.DOUBLE, [3, 2]), [2, 1], 0,
                 split_from="initializer", split_dtype=np.float64)
     write_split(w, "split1_f16_split_input_fed", 1, sample(TP.FLOAT16, [2, 5]), [0, 2, 3], 1,
@@ -461,7 +461,7 @@ def reject_cases(w):
     x6 = sample(TP.FLOAT, [6])
     ph = placeholder(TP.FLOAT)
 
-    # Operator rules (SEMANTICS.md sections 4 and 5): a FAIL line naming the rule.
+    # Operator rules (docs/operators.md sections 4 and 5): a FAIL line naming the rule.
     reject(w, "split13_sum_mismatch", 13, [split_node(["x", "split"], ["a", "b"])],
            [tinfo("x", TP.FLOAT, [6])], [tinfo("a", TP.FLOAT), tinfo("b", TP.FLOAT)],
            [x6], [ph, ph], (1, "Split-13", "invalid split", "split", "5", "6"),
@@ -544,7 +544,7 @@ def reject_cases(w):
     reject(w, "sts_opset10_below_first_version", 10, [sts_node(["x"])],
            [tinfo("x", TP.FLOAT, [6])], [sinfo("seq", TP.FLOAT)], [x6], [Seq([], TP.FLOAT)],
            (1, "SplitToSequence", "unsupported version", "10"))
-    # 8-bit floats are not ONNX Split types (SEMANTICS.md section 5); packed sub-byte types
+    # 8-bit floats are not ONNX Split types (docs/operators.md section 5); packed sub-byte types
     # cannot even be held. Their bytes are given raw.
     f8 = Tensor(np.arange(6, dtype=np.uint8), 17)  # FLOAT8E4M3FN
     reject(w, "split13_float8_data", 13, [split_node(["x"], ["a", "b"])],

@@ -1,8 +1,8 @@
 /*
- * Packed sub-byte types (SEMANTICS.md section 7): every type and bit order, random shapes, axes
- * and lengths (odd element counts, boundaries at every bit offset), checked bit for bit against a
- * straightforward element-by-element reference written here; hand-written vectors showing each
- * type's bit order; byte sizes; views; and the types' errors.
+ * Packed sub-byte types (docs/operators.md section 7): every type and bit order, random shapes,
+ * axes and lengths (odd element counts, boundaries at every bit offset), checked bit for bit
+ * against a straightforward element-by-element reference written here; hand-written vectors showing
+ * each type's bit order; byte sizes; views; and the types' errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /*
- * Hand-written cases of partial-shape inference: the examples of SEMANTICS.md section 6 printed
- * as `cleave infer` prints them (CLI.md), unbounded intervals, dynamic ranks, values near
- * INT64_MAX, error statuses and messages, and the capacity protocol. Every expected text was
+ * Hand-written cases of partial-shape inference: the examples of docs/operators.md section 6
+ * printed as `cleave infer` prints them (docs/cli.md), unbounded intervals, dynamic ranks, values
+ * near INT64_MAX, error statuses and messages, and the capacity protocol. Every expected text was
  * worked out by hand from the spec.
  */
 #include <setjmp.h>
@@ -136,7 +136,8 @@ static cleave_op sequence(const int64_t *axis, const int64_t *split) {
   return op;
 }
 
-/* ---- SEMANTICS.md section 6, as printed by `cleave infer` --------------------------------- */
+/* ---- docs/operators.md section 6, as printed by `cleave infer` ---------------------------------
+ */
 
 static void test_section6_examples(void **state) {
   (void)state;
@@ -446,7 +447,8 @@ static void test_int64_limits(void **state) {
               "[9223372036854775806..9223372036854775807]");
   expect_text(&seq, 0, "[1..]", "1.. x [1..9223372036854775807]");
   expect_text(&seq, 0, "[0..9223372036854775807]", "0..1 x [1..9223372036854775807]");
-  /* Partial inference ignores the byte size (SEMANTICS.md 1); static inference does not. */
+  /* Partial inference ignores the byte size (docs/operators.md section 1); static inference does
+   * not. */
   op = cleave_op_split(&a0, 1);
   outcome o = infer_as(&op, 0, CLEAVE_F64, "[9223372036854775807,9223372036854775807]");
   assert_int_equal(o.status, CLEAVE_OK);

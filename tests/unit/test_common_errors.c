@@ -1,5 +1,5 @@
 /*
- * The common rules of SEMANTICS.md section 1 and the API-misuse checks of cleave.h, for every
+ * The common rules of docs/operators.md section 1 and the API-misuse checks of cleave.h, for every
  * operator: rank-0 data, axis range on both sides, the axis type and rank, negative dimensions,
  * overflowing sizes (shapes and sums of lengths), the output count of cleave_run, NULL pointers
  * and unknown enumerators. Every error case goes through tu_check_error: status, message (value
@@ -52,7 +52,8 @@ static int variant_accepts(const op_variant *v, cleave_dtype dtype) {
                      : tu_onnx_split_accepts(v->onnx_version, dtype);
 }
 
-/* SEMANTICS 1: the axis range of rank 0 is empty, so rank-0 data fails for every op and type. */
+/* docs/operators.md section 1: the axis range of rank 0 is empty, so rank-0 data fails for every op
+ * and type. */
 static void test_rank0_fails_every_op(void **state) {
   (void)state;
   const int64_t axes[] = {0, -1, 1};
@@ -91,7 +92,8 @@ static void check_axis_out_of_range(int64_t axis, const char *text) {
   }
 }
 
-/* SEMANTICS 1: axis must lie in [-r, r-1]; just past the top end and far past it. */
+/* docs/operators.md section 1: axis must lie in [-r, r-1]; just past the top end and far past it.
+ */
 static void test_axis_above_range(void **state) {
   (void)state;
   check_axis_out_of_range(3, "3");
@@ -100,7 +102,8 @@ static void test_axis_above_range(void **state) {
   check_axis_out_of_range(INT64_MAX, "9223372036854775807");
 }
 
-/* SEMANTICS 1: just past the bottom end and far past it (INT64_MIN must not wrap). */
+/* docs/operators.md section 1: just past the bottom end and far past it (INT64_MIN must not wrap).
+ */
 static void test_axis_below_range(void **state) {
   (void)state;
   check_axis_out_of_range(-4, "-4");
@@ -212,7 +215,8 @@ static void test_axis_bad_rank(void **state) {
   }
 }
 
-/* SEMANTICS 1: dims are >= 0; a negative one is CLEAVE_ERROR_INVALID_SHAPE, on the axis or not. */
+/* docs/operators.md section 1: dims are >= 0; a negative one is CLEAVE_ERROR_INVALID_SHAPE, on the
+ * axis or not. */
 static void test_negative_dim_every_op(void **state) {
   (void)state;
   const int64_t shapes[3][3] = {{2, -1, 3}, {-3, 4, 2}, {2, 4, INT64_MIN}};
@@ -262,8 +266,8 @@ static size_t ops_for_four(const int64_t *axis, op_variant *out, size_t *counts)
   return n;
 }
 
-/* SEMANTICS 1: a byte size above 2^63-1 is an error, never a wrap: [2^62, 4] of i16 is 2^65
- * bytes. */
+/* docs/operators.md section 1: a byte size above 2^63-1 is an error, never a wrap: [2^62, 4] of i16
+ * is 2^65 bytes. */
 static void test_overflow_byte_size(void **state) {
   (void)state;
   const int64_t big = INT64_C(1) << 62;
@@ -356,8 +360,8 @@ static void test_byte_size_at_limit_ok(void **state) {
   }
 }
 
-/* SEMANTICS 1: zero-size dims are legal anywhere, even beside dims whose product would overflow:
- * the byte size is 0. */
+/* docs/operators.md section 1: zero-size dims are legal anywhere, even beside dims whose product
+ * would overflow: the byte size is 0. */
 static void test_zero_dim_beside_huge_dims(void **state) {
   (void)state;
   const int64_t shape[3] = {INT64_MAX, 0, INT64_MAX};
@@ -387,7 +391,7 @@ static void test_zero_dim_beside_huge_dims(void **state) {
   tu_input_free(&in);
 }
 
-/* SEMANTICS 1: sums of lengths are checked for overflow. */
+/* docs/operators.md section 1: sums of lengths are checked for overflow. */
 static void test_lengths_sum_overflow(void **state) {
   (void)state;
   const int64_t shape[1] = {6};
@@ -610,8 +614,8 @@ static void test_unknown_enumerators(void **state) {
   tu_check_error(&op, unicode_neg, shape, 1, 2, CLEAVE_ERROR_UNSUPPORTED_TYPE, neg_needles);
 }
 
-/* SEMANTICS 1: all outputs or none. A failure in the middle of the outputs' checks (here the
- * last output pointer) must leave the earlier outputs unwritten. */
+/* docs/operators.md section 1: all outputs or none. A failure in the middle of the outputs' checks
+ * (here the last output pointer) must leave the earlier outputs unwritten. */
 static void test_all_or_nothing(void **state) {
   (void)state;
   const int64_t shape[2] = {6, 3};

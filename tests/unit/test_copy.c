@@ -1,9 +1,9 @@
 /*
- * The data movement of every operator, for every element type of the API (SEMANTICS.md sections
- * 1-5 and 7): many shapes of ranks 1 to 5 (zero-size dimensions included), every axis in both its
- * positive and negative spelling, and several split descriptions per operator. Each case runs
- * through cleave_infer, cleave_run, the one-shot call and a plan, and every output is compared with
- * the naive element-by-element reference of test_util.c.
+ * The data movement of every operator, for every element type of the API (docs/operators.md
+ * sections 1-5 and 7): many shapes of ranks 1 to 5 (zero-size dimensions included), every axis in
+ * both its positive and negative spelling, and several split descriptions per operator. Each case
+ * runs through cleave_infer, cleave_run, the one-shot call and a plan, and every output is compared
+ * with the naive element-by-element reference of test_util.c.
  *
  * One cmocka test per (operator, element type), e.g. "variadic_split/bytes3".
  */

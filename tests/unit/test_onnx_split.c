@@ -1,5 +1,5 @@
 /*
- * ONNX Split-1/2/11/13/18 (SEMANTICS.md section 5): element types per version, the opset
+ * ONNX Split-1/2/11/13/18 (docs/operators.md section 5): element types per version, the opset
  * mapping, explicit lengths, equal parts below 18, num_outputs at 18 (ceil rule), and the axis
  * attribute.
  */

@@ -1,8 +1,8 @@
 /*
- * ONNX Split-1's optional `split` input (SEMANTICS.md 5, change of 2026-11-24): its schema types
- * it T, the data's own type (float16/float/double), and its values must be whole numbers. The
- * `split` attribute stays int64; an integer-typed input, or a float one of another type than the
- * data, is a type error in v1; later versions take int64 only.
+ * ONNX Split-1's optional `split` input (docs/operators.md section 5, change of 2026-11-24): its
+ * schema types it T, the data's own type (float16/float/double), and its values must be whole
+ * numbers. The `split` attribute stays int64; an integer-typed input, or a float one of another
+ * type than the data, is a type error in v1; later versions take int64 only.
  */
 #include "test_util.h"
 

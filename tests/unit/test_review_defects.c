@@ -8,7 +8,7 @@
  *   without the fix; in a plain build they check the bytes.
  * - Fixed-width strings of more than 2^60 bytes per element were refused with an overflow in
  *   bits although the shapes' byte sizes fit; partial inference must not depend on the element
- *   size at all (SEMANTICS.md 1).
+ *   size at all (docs/operators.md section 1).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * OpenVINO Split-1 (SEMANTICS.md section 2): the axis input (a scalar of any integer type; a
+ * OpenVINO Split-1 (docs/operators.md section 2): the axis input (a scalar of any integer type; a
  * [1]-shaped axis is rejected), num_splits >= 1, divisibility, d = 0.
  */
 #include "test_util.h"

@@ -1,5 +1,5 @@
 /*
- * ONNX SplitToSequence-11 and -24 (SEMANTICS.md sections 4 and 5): no split, a scalar split, a
+ * ONNX SplitToSequence-11 and -24 (docs/operators.md sections 4 and 5): no split, a scalar split, a
  * 1-D split, keepdims, the split's type and rank, the element types per version and the opset
  * mapping.
  */

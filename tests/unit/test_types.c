@@ -1,5 +1,5 @@
 /*
- * Element types, status names and versions (SEMANTICS.md section 7; cleave.h "Element types",
+ * Element types, status names and versions (docs/operators.md section 7; cleave.h "Element types",
  * "Status and errors", "Versions").
  */
 #include "test_util.h"
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The names of SEMANTICS.md section 7, by dtype value. */
+/* The names of docs/operators.md section 7, by dtype value. */
 static const struct {
   cleave_dtype dtype;
   const char *name;

@@ -39,14 +39,16 @@ extern const size_t tu_num_types;
 /** The size in bytes of one element of `type`, from the test's own table (not the library's). */
 size_t tu_elem_size(cleave_type type);
 
-/** Whether ONNX Split at operator version 1, 2, 11, 13 or 18 accepts `dtype` (SEMANTICS 5). */
+/** Whether ONNX Split at operator version 1, 2, 11, 13 or 18 accepts `dtype` (docs/operators.md
+ * section 5). */
 int tu_onnx_split_accepts(int64_t version, cleave_dtype dtype);
 
-/** Whether ONNX SplitToSequence at operator version 11 or 24 accepts `dtype` (SEMANTICS 4, 5). */
+/** Whether ONNX SplitToSequence at operator version 11 or 24 accepts `dtype` (docs/operators.md
+ * sections 4, 5). */
 int tu_sequence_accepts(int64_t version, cleave_dtype dtype);
 
-/** The name messages use for `type` (SEMANTICS 7): "S3"/"U5" for bytes/unicode, else the dtype
- * name from the test's own table. Returns `buf`. */
+/** The name messages use for `type` (docs/operators.md section 7): "S3"/"U5" for bytes/unicode,
+ * else the dtype name from the test's own table. Returns `buf`. */
 const char *tu_type_text(cleave_type type, char *buf, size_t size);
 
 /** The product of `shape[0..rank)` (small shapes only: no overflow check). */

@@ -1,5 +1,5 @@
 /*
- * OpenVINO VariadicSplit-1 (SEMANTICS.md section 3): split_lengths is 1-D, integer, non-empty;
+ * OpenVINO VariadicSplit-1 (docs/operators.md section 3): split_lengths is 1-D, integer, non-empty;
  * entries >= -1, at most one -1, which must resolve to >= 0; the resolved entries sum to d; zeros
  * are legal; unsigned values are read as unsigned.
  */

@@ -267,7 +267,8 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
     op.lengths = cleave_values_list(split_attr->ints, split_attr->n_ints);
   } else if (split_input != NULL) {
     /* Split-1's schema types its `split` input T, the data's float type, with whole-number
-     * values (cleave checks those); integer lengths are the `split` attribute (SEMANTICS.md 5). */
+     * values (cleave checks those); integer lengths are the `split` attribute (docs/operators.md
+     * section 5). */
     if (v == 1 && split_input->type.dtype != CLEAVE_F16 && split_input->type.dtype != CLEAVE_F32 &&
         split_input->type.dtype != CLEAVE_F64) {
       const char *name = cleave_dtype_name(split_input->type.dtype);

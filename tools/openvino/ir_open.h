@@ -1,5 +1,5 @@
 /*
- * Opening an IR model for the ir-* commands: the .xml, then its .bin, in the order of CLI.md's
+ * Opening an IR model for the ir-* commands: the .xml, then its .bin, in the order of docs/cli.md's
  * exit-status precedence (66 for a file that cannot be opened comes before 65 for invalid IR),
  * with every Const's byte range checked against the .bin.
  */
