@@ -84,6 +84,38 @@ def test_split(work):
               ": OK" in r.stdout, f"Split axis {at}: {r.returncode} {r.stdout} {r.stderr}")
 
 
+def test_split_dynamic_rank(work):
+    # A Parameter of dynamic rank ("...") feeding Split-1: the outputs are of dynamic rank too (as
+    # `cleave infer` says), so any declared output shape is accepted, while the output count is
+    # still checked. The dynamic rank must never be taken as a number of dims.
+    want = clitest.run(["infer", "split", "-a", "1", "-n", "2", "--shape", "[...]"],
+                       work).stdout.split()
+    check(len(want) == 2, f"infer split on [...]: {want}")
+    for label, declared, status, verdict in (("dynrank_ok", [[-1, -1], [2, 3, 4]], 0, "OK"),
+                                              ("dynrank_count", [[-1, -1]] * 3, 1, "MISMATCH")):
+        net = Net()
+        data = net.parameter("data", "f32", "...", dims=[-1, -1])
+        axis = net.const_array("axis", np.array(1, dtype="<i8"))
+        outs = net.split("split", data, [-1, -1], axis, 2, declared)
+        for i, o in enumerate(outs):
+            net.result("r%d" % i, o, declared[i])
+        status_got, obj = check_json(work, net.write(work, label), label)
+        if obj is None:
+            continue
+        row = obj["layers"][0]
+        check(status_got == status and row["status"] == verdict and row["data"] == "[...]",
+              f"{label}: {status_got} {row}")
+        if verdict == "OK":
+            check(row["inferred"] == want and row["hull"] is True,
+                  f"{label}: inferred {row['inferred']}, infer says {want}; {row}")
+        else:
+            check("the layer declares 3 outputs but 2 are inferred" in row["reason"],
+                  f"{label}: {row}")
+        r = clitest.run(["ir-check", os.path.join(work, label + ".xml")], work)
+        check(r.returncode == status and ("inferred [...] [...] (hull)" in r.stdout) ==
+              (verdict == "OK"), f"{label} (text): {r.returncode} {r.stdout}")
+
+
 def test_element_type_names(work):
     # The data's element type, from a Parameter (element_type spelling) and from another layer's
     # output port (the legacy precision spelling): both report the canonical name.
@@ -304,6 +336,7 @@ def main():
     work = clitest.workdir("ir_check")
     test_integer_types(work)
     test_split(work)
+    test_split_dynamic_rank(work)
     test_element_type_names(work)
     test_dim_forms(work)
     test_versions(work)

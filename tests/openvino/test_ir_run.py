@@ -188,6 +188,12 @@ def test_raw_parameters(work):
     x = net.parameter("x", "string", "2", precision="STRING")
     net.result("r", x, [2], precision="STRING")
     net.write(work, "pstr")
+    # A dynamic rank ("...") is not static either (and never read as a number of dims).
+    for name, precision in (("u4", "U4"), ("string", "STRING")):
+        net = Net()
+        x = net.parameter("x", name, "...", dims=[-1, -1], precision=precision)
+        net.result("r", x, [-1, -1], precision=precision)
+        net.write(work, "p%sdynrank" % name)
     np.save(os.path.join(work, "bad_f4.npy"), np.zeros(12, dtype="<f4"))
     np.save(os.path.join(work, "bad_11.npy"), np.zeros(11, dtype="u1"))
     np.save(os.path.join(work, "ok_12.npy"), np.zeros(12, dtype="u1"))
@@ -199,6 +205,10 @@ def test_raw_parameters(work):
         ("pu4.xml", "bad_11.npy", ["'bad_11.npy' holds 11 bytes but 24 u4 elements take 12"]),
         ("pu4dyn.xml", "ok_12.npy", ['layer 0 "x" (Parameter): a u4 Parameter needs a static '
                                     "shape"]),
+        ("pu4dynrank.xml", "ok_12.npy", ['layer 0 "x" (Parameter): a u4 Parameter needs a '
+                                         "static shape"]),
+        ("pstringdynrank.xml", "ok_12.npy", ['layer 0 "x" (Parameter): a string Parameter '
+                                             "needs a static shape"]),
         ("pstr.xml", "bad_str.npy", ["'bad_str.npy'", "the packed strings count 3 strings but "
                                      "the shape holds 2"]),
     ]
@@ -230,6 +240,24 @@ def test_parameter_values(work):
                                 "lengths=pv_l.npy", "-o", "opv"], work)
     check_output("parameter values 0", os.path.join(work, "opv_0.npy"), a[:, :4], False)
     check_output("parameter values 1", os.path.join(work, "opv_1.npy"), a[:, 4:], False)
+
+
+def test_dynamic_rank(work):
+    # A Parameter of dynamic rank ("...") takes an input of any rank; the Split's outputs get the
+    # input's rank.
+    net = Net()
+    x = net.parameter("x", "i16", "...", dims=[-1, -1, -1])
+    axis = net.const_array("axis", np.array(-1, dtype="<i8"))
+    outs = net.split("split", x, [-1, -1, -1], axis, 2, [[-1, -1, -1]] * 2, precision="I16")
+    for i, o in enumerate(outs):
+        net.result("r%d" % i, o, [-1, -1, -1], precision="I16")
+    xml = net.write(work, "dynrank")
+    a = random_array(np.dtype("<i2"), (2, 3, 4))
+    np.save(os.path.join(work, "dynrank_x.npy"), a)
+    run_ok("dynamic rank", ["ir-run", xml, "-i", "x=dynrank_x.npy", "-o", "odr"], work)
+    for i in range(2):
+        check_output(f"dynamic rank output {i}", os.path.join(work, "odr_%d.npy" % i),
+                     a[:, :, 2 * i:2 * i + 2], False)
 
 
 def test_failures(root):
@@ -305,6 +333,7 @@ def main():
     test_consts(work)
     test_raw_parameters(work)
     test_parameter_values(work)
+    test_dynamic_rank(work)
     test_failures(work)
     clitest.finish()
 

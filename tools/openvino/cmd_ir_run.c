@@ -42,7 +42,7 @@ static const cli_option run_options[] = {
 typedef struct tensor {
   int set;
   cleave_type type;
-  int64_t rank;
+  size_t rank; /* never CLEAVE_RANK_DYNAMIC: a computed tensor has a shape */
   int64_t shape[IR_MAX_RANK];
   const void *data;
   int64_t bytes;              /* of data (strings: of the handles) */
@@ -134,14 +134,14 @@ static tensor *input_tensor(run_state *s, const ir_layer *l, size_t k) {
   return t->set ? t : NULL;
 }
 
-static int fits(const cleave_dim *dims, int64_t rank, const int64_t *shape, int64_t shape_rank) {
+static int fits(const cleave_dim *dims, size_t rank, const int64_t *shape, size_t shape_rank) {
   if (rank == CLEAVE_RANK_DYNAMIC) {
     return 1;
   }
   if (rank != shape_rank) {
     return 0;
   }
-  for (int64_t i = 0; i < rank; i++) {
+  for (size_t i = 0; i < rank; i++) {
     if (shape[i] < dims[i].lo || (dims[i].hi != CLEAVE_DIM_UNBOUNDED && shape[i] > dims[i].hi)) {
       return 0;
     }
@@ -149,9 +149,9 @@ static int fits(const cleave_dim *dims, int64_t rank, const int64_t *shape, int6
   return 1;
 }
 
-static void shape_str(const int64_t *shape, int64_t rank, char *buf, size_t size) {
+static void shape_str(const int64_t *shape, size_t rank, char *buf, size_t size) {
   size_t len = (size_t)snprintf(buf, size, "[");
-  for (int64_t i = 0; i < rank && len < size; i++) {
+  for (size_t i = 0; i < rank && len < size; i++) {
     len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64, i > 0 ? "," : "", shape[i]);
   }
   if (len < size) {
@@ -191,7 +191,7 @@ static int read_data(run_state *s, const run_input *in, const npy_header *h, uin
  * packs the type; strings in OpenVINO's packed string layout), as ir-run writes such outputs, and
  * the Parameter's shape must be static. */
 static int read_raw_parameter(run_state *s, size_t li, run_input *in, cleave_type want,
-                              const cleave_dim *dims, int64_t rank) {
+                              const cleave_dim *dims, size_t rank) {
   const ir_layer *l = &s->m->layers[li];
   char label[400];
   ir_layer_label(l, label, sizeof label);
@@ -200,14 +200,14 @@ static int read_raw_parameter(run_state *s, size_t li, run_input *in, cleave_typ
     return cli_error(CLI_EXIT_DATA, "'%s' line %lu: %s: a %s Parameter is not supported",
                      s->m->path, l->line, label, ir_type_name(want));
   }
+  /* A dynamic rank is SIZE_MAX: tested before `rank` bounds a loop over `dims`. */
+  int is_static = rank != CLEAVE_RANK_DYNAMIC;
   __int128 elements = 1;
-  for (int64_t i = 0; i < rank && elements <= INT64_MAX; i++) {
+  for (size_t i = 0; is_static && i < rank && elements <= INT64_MAX; i++) {
+    is_static = dims[i].lo == dims[i].hi;
     elements *= dims[i].lo; /* at most 2^63 * 2^63: no overflow of __int128 */
   }
-  int is_static = rank != CLEAVE_RANK_DYNAMIC && elements <= INT64_MAX;
-  for (int64_t i = 0; i < rank && is_static; i++) {
-    is_static = dims[i].lo == dims[i].hi;
-  }
+  is_static = is_static && elements <= INT64_MAX;
   if (!is_static) {
     return cli_error(CLI_EXIT_DATA,
                      "'%s' line %lu: %s: a %s Parameter needs a static shape (its input is a 1-D "
@@ -243,7 +243,7 @@ static int read_raw_parameter(run_state *s, size_t li, run_input *in, cleave_typ
   tensor *t = &s->tensors[li][out - l->ports];
   t->type = want;
   t->rank = rank;
-  for (int64_t i = 0; i < rank; i++) {
+  for (size_t i = 0; i < rank; i++) {
     t->shape[i] = dims[i].lo;
   }
   t->data = data;
@@ -294,7 +294,7 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
                      l->line, label, type_name);
   }
   cleave_dim dims[IR_MAX_RANK];
-  int64_t rank = CLEAVE_RANK_DYNAMIC;
+  size_t rank = CLEAVE_RANK_DYNAMIC;
   const ir_port *out = ir_layer_output(l, 0);
   const char *shape_attr = ir_layer_attr(l, "shape");
   char why[200];
@@ -304,7 +304,7 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
     }
   } else if (out != NULL) {
     rank = out->rank;
-    memcpy(dims, out->dims, (size_t)rank * sizeof *dims);
+    memcpy(dims, out->dims, rank * sizeof *dims);
   }
   if (out == NULL) {
     return cli_error(CLI_EXIT_DATA, "'%s' line %lu: %s has no output port", s->m->path, l->line,
@@ -343,9 +343,9 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
   for (size_t i = 0; i < h.rank; i++) {
     shape[i] = h.shape[i];
   }
-  if (h.rank > IR_MAX_RANK || !fits(dims, rank, shape, (int64_t)h.rank)) {
+  if (h.rank > IR_MAX_RANK || !fits(dims, rank, shape, h.rank)) {
     char have[1600];
-    shape_str(shape, h.rank > IR_MAX_RANK ? IR_MAX_RANK : (int64_t)h.rank, have, sizeof have);
+    shape_str(shape, h.rank > IR_MAX_RANK ? IR_MAX_RANK : h.rank, have, sizeof have);
     return cli_error(CLI_EXIT_DATA, "'%s' has shape %s, which %s does not take (shape '%s')",
                      in->path, have, label, shape_attr != NULL ? shape_attr : "of its port");
   }
@@ -361,7 +361,7 @@ static int run_parameter(run_state *s, size_t li, run_input *inputs, size_t num_
   tensor *t = &s->tensors[li][out - l->ports];
   t->set = 1;
   t->type = dt.type;
-  t->rank = (int64_t)h.rank;
+  t->rank = h.rank;
   memcpy(t->shape, shape, h.rank * sizeof *shape);
   t->data = data;
   t->bytes = (int64_t)bytes;
@@ -387,7 +387,7 @@ static int run_const(run_state *s, size_t li) {
   t->set = 1;
   t->type = c.type;
   t->rank = c.rank;
-  memcpy(t->shape, c.shape, (size_t)c.rank * sizeof *c.shape);
+  memcpy(t->shape, c.shape, c.rank * sizeof *c.shape);
   t->data = data;
   t->bytes = (int64_t)c.size;
   descr_of(c.type, t->descr, sizeof t->descr);
@@ -415,10 +415,13 @@ static int run_const(run_state *s, size_t li) {
 static cleave_values values_of(const tensor *t) {
   cleave_values v;
   v.dtype = t->type.dtype;
-  v.rank = (int32_t)(t->rank > 2 ? 2 : t->rank);
-  int64_t count = 1;
-  for (int64_t i = 0; i < t->rank; i++) {
-    count *= t->shape[i];
+  v.rank = t->rank > 2 ? 2 : t->rank;
+  /* The elements of a tensor held in memory: the product fits, except that a partial product
+   * may wrap (unsigned, modulo 2^64) when another dim is 0, which makes the result 0 as it
+   * should be. */
+  size_t count = 1;
+  for (size_t i = 0; i < t->rank; i++) {
+    count *= (size_t)t->shape[i]; /* a dim: >= 0 */
   }
   v.count = count;
   v.data = t->data;
@@ -459,20 +462,19 @@ static int run_split(run_state *s, size_t li) {
   cleave_error cerr;
   /* The output count first, so that a hostile count is refused before the plan allocates. */
   cleave_split_info counted;
-  if (cleave_infer(&op, data->type, data->shape, (size_t)data->rank, &counted, NULL, 0, &cerr) ==
+  if (cleave_infer(&op, data->type, data->shape, data->rank, &counted, NULL, 0, &cerr) ==
           CLEAVE_OK &&
-      (uint64_t)counted.num_outputs != ir_layer_count(l, 1)) {
+      counted.num_outputs != ir_layer_count(l, 1)) {
     return cli_error(CLI_EXIT_DATA,
-                     "'%s' line %lu: %s declares %zu outputs but the split gives %lld", s->m->path,
-                     l->line, label, ir_layer_count(l, 1), (long long)counted.num_outputs);
+                     "'%s' line %lu: %s declares %zu outputs but the split gives %zu", s->m->path,
+                     l->line, label, ir_layer_count(l, 1), counted.num_outputs);
   }
-  if (cleave_plan_create(&op, data->type, data->shape, (size_t)data->rank, &plan, &cerr) !=
-      CLEAVE_OK) {
+  if (cleave_plan_create(&op, data->type, data->shape, data->rank, &plan, &cerr) != CLEAVE_OK) {
     return cli_error(cli_exit_for_status(cerr.status), "'%s' line %lu: %s: %s", s->m->path, l->line,
                      label, cerr.message);
   }
   const cleave_split_info *info = cleave_plan_info(plan);
-  size_t n = (size_t)info->num_outputs;
+  size_t n = info->num_outputs;
   int rc = 0;
   if (ir_layer_count(l, 1) != n) {
     rc = cli_error(CLI_EXIT_DATA, "'%s' line %lu: %s declares %zu outputs but the split gives %zu",
@@ -495,7 +497,7 @@ static int run_split(run_state *s, size_t li) {
       char have[1600], msg[1600];
       shape_str(t->shape, t->rank, have, sizeof have);
       cleave_dim pd[IR_MAX_RANK];
-      memcpy(pd, port->dims, (size_t)port->rank * sizeof *pd);
+      memcpy(pd, port->dims, port->rank * sizeof *pd);
       cleave_partial_shape ps = {port->rank, pd};
       if (cleave_partial_shape_format(&ps, msg, sizeof msg, NULL, NULL) != CLEAVE_OK) {
         snprintf(msg, sizeof msg, "?");
@@ -592,7 +594,7 @@ static int write_output(out_set *set, size_t k, const tensor *t) {
   unsigned char *header = NULL;
   size_t header_size = 0;
   rc = raw ? npy_build_header("|u1", 0, &byte_shape, 1, &header, &header_size)
-           : npy_build_header(t->descr, 0, t->shape, (size_t)t->rank, &header, &header_size);
+           : npy_build_header(t->descr, 0, t->shape, t->rank, &header, &header_size);
   int fd = -1;
   if (rc == 0) {
     rc = out_set_open(set, k, &fd);
@@ -695,7 +697,7 @@ static int run_graph(run_state *s, run_input *inputs, size_t num_inputs, const c
         report_begin(&r, "ir-run", json, quiet);
         for (size_t i = 0; i < num_results; i++) {
           out_set_final_path(&set, i, path, sizeof path);
-          report_output(&r, results[i]->shape, (size_t)results[i]->rank, path);
+          report_output(&r, results[i]->shape, results[i]->rank, path);
         }
         rc = report_end(&r);
       }

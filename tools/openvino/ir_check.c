@@ -65,7 +65,7 @@ __attribute__((format(printf, 1, 2))) static char *text_printf(const char *forma
 }
 
 /* The canonical text of a partial shape (malloc'd), or NULL. */
-static char *shape_text(int64_t rank, const cleave_dim *dims) {
+static char *shape_text(size_t rank, const cleave_dim *dims) {
   cleave_partial_shape s = {rank, dims};
   size_t length = 0;
   cleave_status st = cleave_partial_shape_format(&s, NULL, 0, &length, NULL);
@@ -85,7 +85,7 @@ static int is_integer(cleave_dtype d) {
 }
 
 /* Value i of an integer array of `dtype`, as text. */
-static void value_text(cleave_dtype dtype, const void *data, int64_t i, char *buf, size_t size) {
+static void value_text(cleave_dtype dtype, const void *data, size_t i, char *buf, size_t size) {
   const unsigned char *p = data;
   switch (dtype) {
   case CLEAVE_I8: {
@@ -139,9 +139,11 @@ static void value_text(cleave_dtype dtype, const void *data, int64_t i, char *bu
   }
 }
 
-/* "[a,b,...]" (rank >= 1) or "a" (a scalar); at most 64 values are shown. */
+/* "[a,b,...]" (rank >= 1) or "a" (a scalar); at most 64 values are shown. `v` is never absent
+ * (read_values fills it). */
 static char *values_text(const cleave_values *v, int unknown) {
-  size_t cap = 64 + (size_t)(v->count < 64 ? v->count : 64) * 24;
+  size_t shown = v->count < 64 ? v->count : 64;
+  size_t cap = 64 + shown * 24;
   char *s = malloc(cap);
   if (s == NULL) {
     return NULL;
@@ -150,8 +152,7 @@ static char *values_text(const cleave_values *v, int unknown) {
   if (v->rank >= 1) {
     s[len++] = '[';
   }
-  int64_t shown = v->count < 64 ? v->count : 64;
-  for (int64_t i = 0; i < shown; i++) {
+  for (size_t i = 0; i < shown; i++) {
     char one[32] = "?";
     if (!unknown) {
       if (is_integer(v->dtype)) {
@@ -161,7 +162,7 @@ static char *values_text(const cleave_values *v, int unknown) {
     len += (size_t)snprintf(s + len, cap - len, "%s%s", i > 0 ? "," : "", one);
   }
   if (v->count > shown) {
-    len += (size_t)snprintf(s + len, cap - len, ",... (%" PRId64 " values)", v->count);
+    len += (size_t)snprintf(s + len, cap - len, ",... (%zu values)", v->count);
   }
   if (v->rank >= 1) {
     s[len++] = ']';
@@ -217,8 +218,8 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
       return rc;
     }
     out->values.dtype = c.type.dtype;
-    out->values.rank = (int32_t)c.rank;
-    out->values.count = c.elements;
+    out->values.rank = c.rank;
+    out->values.count = (size_t)c.elements; /* in [0, IR_MAX_VALUES_BYTES * 8]: checked above */
     out->values.data = out->owned;
     return 0;
   }
@@ -231,30 +232,34 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
                     s.port->id, label);
     return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
   }
-  int64_t count = 1;
-  for (int64_t i = 0; i < s.port->rank; i++) {
+  /* The product of the static dims, saturated at INT64_MAX (the library refuses such a count). */
+  size_t count = 1;
+  for (size_t i = 0; i < s.port->rank; i++) {
     if (s.port->dims[i].lo != s.port->dims[i].hi) {
       out->not_known = text_printf("%s comes from port %" PRId64 " of %s, whose shape is not "
                                    "static (the number of values is not known)",
                                    what, s.port->id, label);
       return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
-    count = s.port->dims[i].lo > 0 && count > INT64_MAX / s.port->dims[i].lo
-                ? INT64_MAX
-                : count * s.port->dims[i].lo;
+    size_t d = (size_t)s.port->dims[i].lo; /* a static dim: in [0, INT64_MAX] */
+    count = d > 0 && count > (size_t)INT64_MAX / d ? (size_t)INT64_MAX : count * d;
   }
   out->values.dtype = t.dtype;
-  out->values.rank = (int32_t)(s.port->rank > 2 ? 2 : s.port->rank);
+  out->values.rank = s.port->rank > 2 ? 2 : s.port->rank;
   out->values.count = count;
   out->values.data = NULL;
   return 0;
 }
 
-/* 1 when every declared dim lies in the inferred interval; 0 when some pair is disjoint (or the
- * ranks differ); 2 when they overlap but the declared interval is wider. */
-static int compare_shapes(int64_t rank, const cleave_dim *inferred, const ir_port *declared,
-                          int64_t *bad_dim) {
-  *bad_dim = -1;
+/* compare_shapes' *bad_dim when the ranks differ. */
+#define RANKS_DIFFER SIZE_MAX
+
+/* 1 when every declared dim lies in the inferred interval; 0 when some pair is disjoint (its
+ * index in *bad_dim) or the ranks differ (*bad_dim = RANKS_DIFFER); 2 when they overlap but the
+ * declared interval is wider. */
+static int compare_shapes(size_t rank, const cleave_dim *inferred, const ir_port *declared,
+                          size_t *bad_dim) {
+  *bad_dim = RANKS_DIFFER;
   if (rank == CLEAVE_RANK_DYNAMIC) {
     return 1;
   }
@@ -262,7 +267,7 @@ static int compare_shapes(int64_t rank, const cleave_dim *inferred, const ir_por
     return 0;
   }
   int wider = 0;
-  for (int64_t i = 0; i < rank; i++) {
+  for (size_t i = 0; i < rank; i++) {
     cleave_dim a = inferred[i], d = declared->dims[i];
     uint64_t ahi = a.hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)a.hi;
     uint64_t dhi = d.hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)d.hi;
@@ -278,15 +283,14 @@ static int compare_shapes(int64_t rank, const cleave_dim *inferred, const ir_por
 }
 
 /* 1 when two declared shapes can describe the same tensor (every dim pair overlaps). */
-static int shapes_overlap(int64_t rank_a, const cleave_dim *a, int64_t rank_b,
-                          const cleave_dim *b) {
+static int shapes_overlap(size_t rank_a, const cleave_dim *a, size_t rank_b, const cleave_dim *b) {
   if (rank_a == CLEAVE_RANK_DYNAMIC || rank_b == CLEAVE_RANK_DYNAMIC) {
     return 1;
   }
   if (rank_a != rank_b) {
     return 0;
   }
-  for (int64_t i = 0; i < rank_a; i++) {
+  for (size_t i = 0; i < rank_a; i++) {
     uint64_t ahi = a[i].hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)a[i].hi;
     uint64_t bhi = b[i].hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)b[i].hi;
     if ((uint64_t)a[i].lo > bhi || (uint64_t)b[i].lo > ahi) {
@@ -305,7 +309,7 @@ static int set_verdict(ir_check_row *row, ir_verdict verdict, char *reason, ir_e
 
 /* The data input's declared shape and type. */
 static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, cleave_dim *dims,
-                      int64_t *rank, cleave_type *type, int *type_known, ir_error *err) {
+                      size_t *rank, cleave_type *type, int *type_known, ir_error *err) {
   const ir_port *in0 = ir_layer_input(l, 0);
   source s = producer(m, in0);
   char label[400];
@@ -324,7 +328,7 @@ static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, c
     }
   } else {
     *rank = s.port->rank;
-    for (int64_t i = 0; i < s.port->rank; i++) {
+    for (size_t i = 0; i < s.port->rank; i++) {
       dims[i] = s.port->dims[i];
     }
   }
@@ -377,7 +381,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
                        err);
   }
   cleave_dim dims[IR_MAX_RANK];
-  int64_t rank = 0;
+  size_t rank = 0;
   cleave_type type;
   int type_known = 0;
   int rc = data_input(m, l, row, dims, &rank, &type, &type_known, err);
@@ -433,7 +437,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
   }
   op.axis = axis.values;
   row->hull = unknown != 0 || rank == CLEAVE_RANK_DYNAMIC;
-  for (int64_t i = 0; i < (rank > 0 ? rank : 0); i++) {
+  for (size_t i = 0; i < (rank == CLEAVE_RANK_DYNAMIC ? 0 : rank); i++) {
     row->hull |= dims[i].lo != dims[i].hi;
   }
   {
@@ -452,30 +456,29 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
       const ir_port *p = ir_layer_output(l, i);
       row->declared[row->num_declared++] = shape_text(p->rank, p->dims);
     }
-    if (st == CLEAVE_OK && (info.num_shapes < 0 || (uint64_t)info.num_shapes != declared_count)) {
+    if (st == CLEAVE_OK && info.num_shapes != declared_count) {
       /* Decided before the shapes are allocated: a hostile count cannot exhaust memory. */
       rc = set_verdict(row, IR_VERDICT_MISMATCH,
-                       text_printf("the layer declares %zu outputs but %" PRId64 " are inferred",
+                       text_printf("the layer declares %zu outputs but %zu are inferred",
                                    declared_count, info.num_shapes),
                        err);
       goto done;
     }
     if (st == CLEAVE_OK) {
-      out = malloc(((size_t)info.dims_needed + 1) * sizeof *out);
+      out = malloc((info.dims_needed + 1) * sizeof *out);
       if (out == NULL) {
         rc = ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
         goto done;
       }
-      st = cleave_infer_partial(&op, unknown, type, &in, &info, out, (size_t)info.dims_needed,
-                                &cerr);
+      st = cleave_infer_partial(&op, unknown, type, &in, &info, out, info.dims_needed, &cerr);
     }
     if (st != CLEAVE_OK) {
       free(out);
       rc = set_verdict(row, IR_VERDICT_RULE_BROKEN, text_printf("%s", cerr.message), err);
       goto done;
     }
-    size_t step = info.output_rank > 0 ? (size_t)info.output_rank : 0;
-    size_t n = (size_t)info.num_shapes;
+    size_t step = info.output_rank == CLEAVE_RANK_DYNAMIC ? 0 : info.output_rank;
+    size_t n = info.num_shapes;
     size_t declared = ir_layer_count(l, 1);
     row->inferred = calloc(n + 1, sizeof *row->inferred);
     if (row->inferred == NULL) {
@@ -490,15 +493,16 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     int wider = 0;
     for (size_t i = 0; i < n && i < declared && reason == NULL; i++) {
       const ir_port *p = ir_layer_output(l, i);
-      int64_t bad = -1;
+      size_t bad = RANKS_DIFFER;
       int c = compare_shapes(info.output_rank, out + i * step, p, &bad);
       if (c == 0) {
-        reason = bad < 0 ? text_printf("output %zu (port %" PRId64 ") declares rank %" PRId64
-                                       ", inferred %s has rank %" PRId64,
-                                       i, p->id, p->rank, row->inferred[i], info.output_rank)
-                         : text_printf("output %zu (port %" PRId64 ") declares %s, inferred %s "
-                                       "(dimension %" PRId64 ")",
-                                       i, p->id, row->declared[i], row->inferred[i], bad);
+        reason = bad == RANKS_DIFFER
+                     ? text_printf("output %zu (port %" PRId64 ") declares rank %zu, inferred %s "
+                                   "has rank %zu",
+                                   i, p->id, p->rank, row->inferred[i], info.output_rank)
+                     : text_printf("output %zu (port %" PRId64 ") declares %s, inferred %s "
+                                   "(dimension %zu)",
+                                   i, p->id, row->declared[i], row->inferred[i], bad);
       }
       wider |= c == 2;
     }

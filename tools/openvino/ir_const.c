@@ -114,7 +114,7 @@ int ir_const_info(const ir_model *m, const ir_layer *l, const ir_bin *bin, ir_co
     return const_fail(m, l, err, "a Const needs a static shape, not '%.64s'", shape_text);
   }
   __int128 elements = 1;
-  for (int64_t i = 0; i < c->rank; i++) {
+  for (size_t i = 0; i < c->rank; i++) {
     if (dims[i].lo != dims[i].hi) {
       return const_fail(m, l, err, "a Const needs a static shape, not '%.64s'", shape_text);
     }
@@ -166,13 +166,13 @@ int ir_const_info(const ir_model *m, const ir_layer *l, const ir_bin *bin, ir_co
   }
   if (out->rank != c->rank && !(out->rank == 0 && c->rank == 0)) {
     return const_fail(m, l, err,
-                      "output port %lld declares rank %lld but shape '%.64s' has rank %lld",
-                      (long long)out->id, (long long)out->rank, shape_text, (long long)c->rank);
+                      "output port %lld declares rank %zu but shape '%.64s' has rank %zu",
+                      (long long)out->id, out->rank, shape_text, c->rank);
   }
-  for (int64_t i = 0; i < c->rank; i++) {
+  for (size_t i = 0; i < c->rank; i++) {
     if (out->dims[i].lo != c->shape[i] || out->dims[i].hi != c->shape[i]) {
-      return const_fail(m, l, err, "output port %lld dim %lld does not match shape '%.64s'",
-                        (long long)out->id, (long long)i, shape_text);
+      return const_fail(m, l, err, "output port %lld dim %zu does not match shape '%.64s'",
+                        (long long)out->id, i, shape_text);
     }
   }
   return 0;

@@ -23,7 +23,7 @@ typedef struct ir_bin {
 typedef struct ir_const {
   cleave_type type;
   int64_t bits; /* bits per element; 0 for strings */
-  int64_t rank;
+  size_t rank;  /* never CLEAVE_RANK_DYNAMIC: a Const's shape is static */
   int64_t shape[IR_MAX_RANK];
   int64_t elements;
   uint64_t offset;

@@ -46,7 +46,7 @@ typedef struct ir_port {
   int is_output;
   char *precision;  /* the attribute as written, or NULL */
   char *names;      /* tensor names, or NULL */
-  int64_t rank;     /* the number of <dim> children */
+  size_t rank;      /* the number of <dim> children (never CLEAVE_RANK_DYNAMIC) */
   cleave_dim *dims; /* rank entries (NULL when 0): -1 is [0, unbounded] */
   unsigned long line;
   /* Filled by the graph checks for input ports: the producing edge's index. */

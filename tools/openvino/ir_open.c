@@ -42,7 +42,7 @@ static int check_parameters(const ir_model *m, ir_error *err) {
                      l->line, label, type);
     }
     cleave_dim dims[IR_MAX_RANK];
-    int64_t rank = 0;
+    size_t rank = 0;
     if (shape != NULL && ir_shape_parse(shape, dims, IR_MAX_RANK, &rank, why, sizeof why) != 0) {
       return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: %s", m->path, l->line, label, why);
     }

@@ -205,7 +205,7 @@ static int is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int ir_shape_parse(const char *text, cleave_dim *dims, size_t capacity, int64_t *rank, char *why,
+int ir_shape_parse(const char *text, cleave_dim *dims, size_t capacity, size_t *rank, char *why,
                    size_t why_size) {
   size_t len = strlen(text);
   size_t b = 0, e = len;
@@ -255,6 +255,6 @@ int ir_shape_parse(const char *text, cleave_dim *dims, size_t capacity, int64_t 
     }
     pos = end + 1;
   }
-  *rank = (int64_t)n;
+  *rank = n;
   return 0;
 }

@@ -39,7 +39,7 @@ int ir_dim_parse(const char *text, size_t len, cleave_dim *dim, char *why, size_
  * "..." for a dynamic rank (`*rank` = CLEAVE_RANK_DYNAMIC). `dims` holds `capacity` entries.
  * Returns 0, or -1 with the reason in `why` (a malformed dimension, more than `capacity`).
  */
-int ir_shape_parse(const char *text, cleave_dim *dims, size_t capacity, int64_t *rank, char *why,
+int ir_shape_parse(const char *text, cleave_dim *dims, size_t capacity, size_t *rank, char *why,
                    size_t why_size);
 
 /**

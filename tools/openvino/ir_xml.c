@@ -408,7 +408,7 @@ static void end_dim(parse_state *s) {
     fail(s, "%s: port %lld: %s", layer_text(s, label, sizeof label), (long long)p->id, why);
     return;
   }
-  if (grow(s, (void **)&p->dims, &s->dims_cap, (size_t)p->rank, sizeof *p->dims) != 0) {
+  if (grow(s, (void **)&p->dims, &s->dims_cap, p->rank, sizeof *p->dims) != 0) {
     return;
   }
   p->dims[p->rank++] = d;
