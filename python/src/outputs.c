@@ -206,6 +206,10 @@ static void alloc_block_destructor(PyObject *capsule) {
 
 /* A C-contiguous version of the input (the input itself when it is one). */
 static PyArrayObject *contiguous(pcl_input *in) {
+  if (PyArray_IS_C_CONTIGUOUS(in->array)) {
+    Py_INCREF(in->array);
+    return in->array;
+  }
   return (PyArrayObject *)PyArray_FromAny((PyObject *)in->array, NULL, 0, 0, NPY_ARRAY_C_CONTIGUOUS,
                                           NULL);
 }
@@ -466,7 +470,17 @@ static PyObject *copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) 
       ranges[m++] = ranges[i];
     }
   }
-  if (m > 1) {
+  if (m > 1 && m <= 8) {
+    /* A few outputs: comparing every pair is cheaper than sorting. */
+    for (Py_ssize_t a = 0; a < m; a++) {
+      for (Py_ssize_t b = a + 1; b < m; b++) {
+        if (overlaps(&ranges[a], &ranges[b])) {
+          out_error("out[%zd] and out[%zd] overlap", ranges[a].index, ranges[b].index);
+          goto done;
+        }
+      }
+    }
+  } else if (m > 1) {
     qsort(ranges, (size_t)m, sizeof *ranges, compare_ranges);
     for (Py_ssize_t k = 1; k < m; k++) {
       if (overlaps(&ranges[k - 1], &ranges[k])) {

@@ -5,6 +5,7 @@
 #include "outputs.h"
 
 #include <string.h>
+#include <time.h>
 
 typedef struct {
   PyObject_HEAD pcl_entry *entry;
@@ -218,6 +219,53 @@ static PyObject *plan_views(PyObject *self, PyObject *const *args, Py_ssize_t na
   return plan_call((plan_object *)self, args, nargs, kwnames, 1);
 }
 
+/* _c_seconds(x, out, calls): the C library's own time for one run of this plan from x into out
+ * (C-contiguous NumPy arrays), timed in a C loop of `calls` runs on this thread with the GIL
+ * held: the baseline bench/bench_python.py compares the binding with, in the same process. */
+static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  plan_object *p = (plan_object *)self;
+  if (nargs != 3 || !PyArray_Check(args[0]) || !PyList_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "_c_seconds(x: ndarray, out: list of ndarrays, calls: int)");
+    return NULL;
+  }
+  int64_t calls;
+  if (pcl_int64(args[2], "calls", &calls) < 0) {
+    return NULL;
+  }
+  Py_ssize_t n = PyList_GET_SIZE(args[1]);
+  if (n != p->entry->info.num_outputs || n > 4096 || calls < 1) {
+    PyErr_SetString(PyExc_ValueError, "_c_seconds: wrong output count or calls");
+    return NULL;
+  }
+  void **ptrs = PyMem_Malloc((size_t)(n + 1) * sizeof(void *));
+  if (ptrs == NULL) {
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PyList_GET_ITEM(args[1], i);
+    if (!PyArray_Check(o) ||
+        PyArray_NBYTES((PyArrayObject *)o) != pcl_plan_output_bytes(p->entry->plan, (size_t)i)) {
+      PyMem_Free(ptrs);
+      PyErr_SetString(PyExc_ValueError, "_c_seconds: out[i] must have output i's size");
+      return NULL;
+    }
+    ptrs[i] = PyArray_DATA((PyArrayObject *)o);
+  }
+  const void *input = PyArray_DATA((PyArrayObject *)args[0]);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int64_t k = 0; k < calls; k++) {
+    if (pcl_plan_run(p->entry->plan, input, ptrs, 1, 0) < 0) {
+      PyMem_Free(ptrs);
+      return NULL;
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  PyMem_Free(ptrs);
+  double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return PyFloat_FromDouble(seconds / (double)calls);
+}
+
 static PyObject *plan_get_output_shapes(PyObject *self, void *closure) {
   (void)closure;
   plan_object *p = (plan_object *)self;
@@ -271,6 +319,9 @@ static PyMethodDef plan_methods[] = {
      "into out=, or into fresh arrays from one library-allocated block; returns them."},
     {"views", (PyCFunction)(void (*)(void))plan_views, METH_FASTCALL | METH_KEYWORDS,
      "views(x)\n--\n\nThe outputs of x as views (no copy); they keep x alive."},
+    {"_c_seconds", (PyCFunction)(void (*)(void))plan_c_seconds, METH_FASTCALL,
+     "_c_seconds(x, out, calls)\n--\n\nThe C library's own seconds per run into out (for the "
+     "benchmark)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef plan_getset[] = {

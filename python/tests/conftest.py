@@ -17,3 +17,10 @@ def assert_same(got, want):
             assert g.tobytes() == np.ascontiguousarray(w).tobytes()
         else:
             np.testing.assert_array_equal(g, w)
+
+
+# No example database on disk: the suite runs from read-only or shared trees too.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("cleave", database=None)
+settings.load_profile("cleave")
