@@ -54,7 +54,7 @@ class Inference(NamedTuple):
 
     shapes: one shape per output (a tuple of dims; None for a dynamic rank). A dim is an int
         when known, None when it may be any size, (lo, hi) for an interval (hi None: no bound).
-    count: the number of outputs (an int, or (lo, hi) when it varies).
+    num_outputs: the number of outputs (an int, or (lo, hi) when it varies).
     count_varies: True when the count is not known exactly (SplitToSequence); shapes then has
         one shape, the hull over every element.
     axis: the normalised axis, or -1 when unknown.
@@ -63,7 +63,7 @@ class Inference(NamedTuple):
     """
 
     shapes: Tuple[Optional[Tuple[Dim, ...]], ...]
-    count: Dim
+    num_outputs: Dim
     count_varies: bool
     axis: int
     axis_removed: bool

@@ -1,4 +1,4 @@
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 
@@ -69,6 +69,7 @@ def onnx_split(
     shape: Optional[Sequence[int]] = ...,
 ) -> Tuple[Any, ...]: ...
 
+@final
 class Plan:
     def __new__(cls, operator: str, shape: Sequence[int], dtype: _DType, /, **params: Any) -> Plan: ...
     def run(self, x: Any, out: _Out = ..., threads: Optional[int] = ...) -> Any: ...
@@ -88,7 +89,7 @@ class Plan:
 
 class Inference(NamedTuple):
     shapes: Tuple[Optional[Tuple[Dim, ...]], ...]
-    count: Dim
+    num_outputs: Dim
     count_varies: bool
     axis: int
     axis_removed: bool

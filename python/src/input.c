@@ -117,7 +117,9 @@ int pcl_input_acquire(PyObject *obj, PyObject *dtype, PyObject *shape, pcl_input
     return -1;
   }
   in->rank = (size_t)PyArray_NDIM(in->array);
-  memcpy(in->shape, PyArray_DIMS(in->array), in->rank * sizeof(int64_t));
+  if (in->rank > 0) { /* a 0-d array's dims may be NULL */
+    memcpy(in->shape, PyArray_DIMS(in->array), in->rank * sizeof(int64_t));
+  }
   if (dtype != NULL && dtype != Py_None) {
     if (typed_input(in, dtype, shape) < 0) {
       pcl_input_release(in);

@@ -363,8 +363,8 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
   } else {
     nd = output_dims(in, &e->info, pcl_plan_output_length(e->plan, (size_t)i), dims);
   }
-  int same =
-      PyArray_NDIM(o) == nd && memcmp(PyArray_DIMS(o), dims, (size_t)nd * sizeof(npy_intp)) == 0;
+  int same = PyArray_NDIM(o) == nd &&
+             (nd == 0 || memcmp(PyArray_DIMS(o), dims, (size_t)nd * sizeof(npy_intp)) == 0);
   if (!same && in->packed && PyArray_NBYTES(o) == dims[0] && PyArray_IS_C_CONTIGUOUS(o)) {
     same = 1; /* any shape of the right byte count */
   }

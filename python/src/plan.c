@@ -315,10 +315,11 @@ static PyObject *plan_repr(PyObject *self) {
 
 static PyMethodDef plan_methods[] = {
     {"run", (PyCFunction)(void (*)(void))plan_run, METH_FASTCALL | METH_KEYWORDS,
-     "run(x, out=None, threads=None)\n--\n\nCopies the outputs of x (the plan's dtype and shape) "
+     "run($self, x, out=None, threads=None)\n--\n\nCopies the outputs of x (the plan's dtype and "
+     "shape) "
      "into out=, or into fresh arrays from one library-allocated block; returns them."},
     {"views", (PyCFunction)(void (*)(void))plan_views, METH_FASTCALL | METH_KEYWORDS,
-     "views(x)\n--\n\nThe outputs of x as views (no copy); they keep x alive."},
+     "views($self, x)\n--\n\nThe outputs of x as views (no copy); they keep x alive."},
     {"_c_seconds", (PyCFunction)(void (*)(void))plan_c_seconds, METH_FASTCALL,
      "_c_seconds(x, out, calls)\n--\n\nThe C library's own seconds per run into out (for the "
      "benchmark)."},
@@ -339,7 +340,7 @@ PyTypeObject pcl_PlanType = {
     .tp_dealloc = plan_dealloc,
     .tp_repr = plan_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Plan(operator, shape, dtype, **params)\n--\n\n"
+    .tp_doc = "Plan(operator, shape, dtype, /, **params)\n--\n\n"
               "An operator bound to one input shape and dtype: validated once, run many times.\n\n"
               "operator is 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params\n"
               "are that function's (num_splits, split_lengths, split, axis, keepdims, opset,\n"

@@ -48,7 +48,7 @@ def test_plan_split_to_sequence_returns_lists():
 
 def test_infer_static():
     r = cleave.infer("split", (6, 4), num_splits=3)
-    assert r.shapes == ((2, 4),) * 3 and r.count == 3 and not r.count_varies
+    assert r.shapes == ((2, 4),) * 3 and r.num_outputs == 3 and not r.count_varies
     assert r.text == ("[2,4]",) * 3
     r = cleave.infer("split_to_sequence", [4, 3], split=3)
     assert r.shapes == ((3, 3), (1, 3))
@@ -66,7 +66,7 @@ def test_infer_partial():
     r = cleave.infer("split", None, num_splits=2)
     assert r.shapes == (None, None)
     r = cleave.infer("split_to_sequence", [(2, None)], split=2)
-    assert r.count_varies and r.count == (1, None)
+    assert r.count_varies and r.num_outputs == (1, None)
     with pytest.raises(cleave.Error):
         cleave.infer("split", "[5]", num_splits=2)
     with pytest.raises(cleave.Error) as e:
