@@ -312,6 +312,61 @@ static int compare_ranges(const void *a, const void *b) {
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Sorts n addresses (LSD radix sort on the bytes in which they differ: a few passes for
+ * addresses of one process); tmp holds n entries. */
+static void sort_addresses(uintptr_t *a, uintptr_t *tmp, size_t n) {
+  uintptr_t diff = 0;
+  for (size_t i = 1; i < n; i++) {
+    diff |= a[i] ^ a[0];
+  }
+  uintptr_t *src = a, *dst = tmp;
+  for (unsigned shift = 0; shift < 8 * sizeof(uintptr_t); shift += 8) {
+    if (((diff >> shift) & 0xFF) == 0) {
+      continue;
+    }
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++) {
+      count[((src[i] >> shift) & 0xFF) + 1]++;
+    }
+    for (size_t b = 1; b < 257; b++) {
+      count[b] += count[b - 1];
+    }
+    for (size_t i = 0; i < n; i++) {
+      dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
+    }
+    uintptr_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) {
+    memcpy(a, src, n * sizeof *a);
+  }
+}
+
+/* Whether the non-empty ranges are pairwise disjoint: with the starts and the ends each sorted,
+ * they are exactly when every range ends before the next one starts (at most one is open at any
+ * address). O(n) passes of a radix sort instead of a comparison sort. Returns -1 on MemoryError. */
+static int disjoint(const byte_range *r, Py_ssize_t m) {
+  uintptr_t *buf = PyMem_Malloc((size_t)m * 3 * sizeof(uintptr_t));
+  if (buf == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  uintptr_t *starts = buf, *ends = buf + m, *tmp = buf + 2 * m;
+  for (Py_ssize_t i = 0; i < m; i++) {
+    starts[i] = (uintptr_t)r[i].start;
+    ends[i] = (uintptr_t)r[i].end;
+  }
+  sort_addresses(starts, tmp, (size_t)m);
+  sort_addresses(ends, tmp, (size_t)m);
+  int ok = 1;
+  for (Py_ssize_t i = 0; ok && i + 1 < m; i++) {
+    ok = ends[i] <= starts[i + 1];
+  }
+  PyMem_Free(buf);
+  return ok;
+}
+
 static PyObject *out_error(const char *fmt, ...) {
   char msg[CLEAVE_MESSAGE_SIZE];
   va_list ap;
@@ -363,8 +418,10 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
   } else {
     nd = output_dims(in, &e->info, pcl_plan_output_length(e->plan, (size_t)i), dims);
   }
-  int same = PyArray_NDIM(o) == nd &&
-             (nd == 0 || memcmp(PyArray_DIMS(o), dims, (size_t)nd * sizeof(npy_intp)) == 0);
+  int same = PyArray_NDIM(o) == nd;
+  for (int d = 0; same && d < nd; d++) {
+    same = PyArray_DIM(o, d) == dims[d];
+  }
   if (!same && in->packed && PyArray_NBYTES(o) == dims[0] && PyArray_IS_C_CONTIGUOUS(o)) {
     same = 1; /* any shape of the right byte count */
   }
@@ -421,14 +478,21 @@ static int overlaps(const byte_range *a, const byte_range *b) {
 }
 
 static PyObject *copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) {
-  PyObject *out = req->out;
-  if (!PyList_Check(out) && !PyTuple_Check(out)) {
+  if (!PyList_Check(req->out) && !PyTuple_Check(req->out)) {
     PyErr_Format(PyExc_TypeError, "out must be a list or tuple of arrays, not %.100s",
-                 Py_TYPE(out)->tp_name);
+                 Py_TYPE(req->out)->tp_name);
     return NULL;
   }
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(out);
+  /* A tuple of the arrays (the caller's own when it passed a tuple): it holds a reference to
+   * each while the GIL is released, so that another thread changing the caller's list cannot
+   * free an array being written. It is also the result. */
+  PyObject *out = PySequence_Tuple(req->out);
+  if (out == NULL) {
+    return NULL;
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(out);
   if (n != e->info.num_outputs) {
+    Py_DECREF(out);
     return out_error("out has %zd arrays but the operator produces %lld outputs", n,
                      (long long)e->info.num_outputs);
   }
@@ -451,7 +515,7 @@ static PyObject *copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) 
   } else {
     memset(wrap_buf, 0, sizeof wrap_buf);
   }
-  PyObject **items = PySequence_Fast_ITEMS(out);
+  PyObject **items = &PyTuple_GET_ITEM(out, 0);
   for (Py_ssize_t i = 0; i < n; i++) {
     if (check_out(in, e, i, items[i], &ptrs[i], &ranges[i], &wrappers[i]) < 0) {
       goto done;
@@ -481,7 +545,14 @@ static PyObject *copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) 
       }
     }
   } else if (m > 1) {
-    qsort(ranges, (size_t)m, sizeof *ranges, compare_ranges);
+    int ok = disjoint(ranges, m);
+    if (ok < 0) {
+      goto done;
+    }
+    /* Only when some overlap: sort the ranges themselves, to name the first overlapping pair. */
+    if (!ok) {
+      qsort(ranges, (size_t)m, sizeof *ranges, compare_ranges);
+    }
     for (Py_ssize_t k = 1; k < m; k++) {
       if (overlaps(&ranges[k - 1], &ranges[k])) {
         Py_ssize_t a = ranges[k - 1].index, b = ranges[k].index;
@@ -500,13 +571,12 @@ static PyObject *copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) 
   }
   if (req->as_list) {
     result = PySequence_List(out);
-  } else if (PyTuple_CheckExact(out)) {
+  } else {
     Py_INCREF(out);
     result = out;
-  } else {
-    result = PySequence_Tuple(out);
   }
 done:
+  Py_DECREF(out);
   Py_XDECREF(src);
   for (Py_ssize_t i = 0; i < n && wrappers != NULL; i++) {
     Py_XDECREF(wrappers[i]);

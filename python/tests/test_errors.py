@@ -113,3 +113,17 @@ def test_rule_error_writes_nothing():
     with pytest.raises(cleave.Error):
         cleave.variadic_split(np.arange(6), [2, 2], out=o)
     assert untouched(o)
+
+
+def test_overlap_among_many_outputs_is_found():
+    # more than 8 outputs take the sorting path; the pair is named and nothing is written
+    x = np.ones((1, 64), np.float32)
+    big = np.full(70, SENTINEL, np.float32)
+    o = [big[i:i + 1].reshape(1, 1) for i in range(64)]
+    o[40] = big[39:40].reshape(1, 1)
+    with pytest.raises(cleave.Error, match=r"out\[39\] and out\[40\] overlap"):
+        cleave.split(x, 64, axis=1, out=o)
+    assert (big == SENTINEL).all()
+    fine = [np.full((1, 1), SENTINEL, np.float32) for _ in range(64)]
+    cleave.split(x, 64, axis=1, out=fine)
+    assert all(f[0, 0] == 1 for f in fine)
