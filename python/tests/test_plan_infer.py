@@ -80,3 +80,14 @@ def test_docstrings():
     for fn in (cleave.split, cleave.variadic_split, cleave.split_to_sequence, cleave.onnx_split,
                cleave.infer, cleave.Plan):
         assert "Example" in fn.__doc__
+
+
+def test_plan_of_strings():
+    words = np.array(["a", "bb", "ccc", "dddd"], dtype=object)
+    p = cleave.Plan("split", (4,), object, num_splits=2)
+    got = p.run(words)
+    assert got[1][0] is words[2] and got[1].dtype == object
+    out = [np.empty(2, dtype=object) for _ in range(2)]
+    p.run(words, out=out)
+    assert out[0][1] is words[1]
+    assert p.views(words)[0].base is not None
