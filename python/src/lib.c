@@ -123,14 +123,6 @@ const char *pcl_version(void) {
   return cleave_version_string();
 }
 
-const char *pcl_status_name(int status) {
-  return cleave_status_name((cleave_status)status);
-}
-
-const char *pcl_dtype_name(int dtype) {
-  return cleave_dtype_name((cleave_dtype)dtype);
-}
-
 int pcl_dtype_from_name(const char *name, int *dtype) {
   cleave_error err;
   cleave_dtype d;
@@ -289,32 +281,6 @@ int pcl_plan_run_alloc(const pcl_plan *plan, const void *input, void **outputs, 
 
 void pcl_outputs_free(void **outputs, size_t count) {
   cleave_outputs_free(outputs, count);
-}
-
-int pcl_plan_byte_views(const pcl_plan *plan, const void *input, const void **starts,
-                        size_t count) {
-  const cleave_split_info *info = cleave_plan_info(plan);
-  size_t rank = (size_t)info->output_rank;
-  if (count > 0 && rank > SIZE_MAX / (2 * count * sizeof(int64_t) + sizeof(cleave_view))) {
-    PyErr_NoMemory();
-    return -1;
-  }
-  size_t ndims = CLEAVE_VIEW_DIMS(count, rank);
-  cleave_view *views = PyMem_Malloc(count * sizeof(cleave_view) + ndims * sizeof(int64_t) + 1);
-  if (views == NULL) {
-    PyErr_NoMemory();
-    return -1;
-  }
-  int64_t *dims = (int64_t *)(void *)(views + count);
-  cleave_error err;
-  cleave_status st = cleave_plan_views(plan, input, views, count, dims, ndims, &err);
-  if (st == CLEAVE_OK) {
-    for (size_t i = 0; i < count; i++) {
-      starts[i] = views[i].data;
-    }
-  }
-  PyMem_Free(views);
-  return check(st, &err);
 }
 
 int pcl_infer_partial(const pcl_op *op, int unknown_axis, int unknown_lengths, pcl_type type,

@@ -78,10 +78,6 @@ PyObject *pcl_raise(int status, const char *message);
 
 /* The library's version string. */
 const char *pcl_version(void);
-/* The name of a status ("invalid axis"). */
-const char *pcl_status_name(int status);
-/* The name of a dtype ("bf16"), or NULL. */
-const char *pcl_dtype_name(int dtype);
 /* Looks a dtype name up; -1 with cleave.Error for an unknown name. */
 int pcl_dtype_from_name(const char *name, int *dtype);
 /* Bits per element (1, 2, 4 for packed types) and whether the order is MSB-first. */
@@ -112,10 +108,6 @@ int pcl_plan_run(const pcl_plan *plan, const void *input, void *const *outputs, 
 int pcl_plan_run_alloc(const pcl_plan *plan, const void *input, void **outputs, int threads,
                        int release_gil);
 void pcl_outputs_free(void **outputs, size_t count);
-
-/* One packed-type view check: 0 when every output of `plan` on `input` can be a byte view;
- * views[i] receive the output's first byte. -1 with cleave.Error (COPY_REQUIRED) otherwise. */
-int pcl_plan_byte_views(const pcl_plan *plan, const void *input, const void **starts, size_t count);
 
 /* Releases the module's thread pools (module teardown). */
 void pcl_pools_release(void);
