@@ -224,6 +224,10 @@ def main():
         r = f["numpy copyto loop"] / c
         row("(f) out=: >= 2.3x faster than a loop of np.copyto",
             f"{r:.2f}x (numpy {fmt_time(f['numpy copyto loop'])})", r >= 2.3)
+        cl = f["C library"]
+        print(f"| (f) the C library's own time, for reference: vs torch, vs np.copyto | "
+              f"{f['torch split_with_sizes_copy(out=)'] / cl:.2f}x, "
+              f"{f['numpy copyto loop'] / cl:.2f}x | - |")
         r = c / f["C library"]
         row("(f) out=: within 1.25x of the C library's time",
             f"{r:.2f}x (C {fmt_time(f['C library'])}; Plan.run "
