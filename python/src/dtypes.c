@@ -27,11 +27,11 @@ int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
     return 0;
   case NPY_STRING:
     type->dtype = CLEAVE_BYTES;
-    type->width = descr->elsize;
+    type->width = PyDataType_ELSIZE(descr);
     return 0;
   case NPY_UNICODE:
     type->dtype = CLEAVE_UNICODE;
-    type->width = descr->elsize / 4;
+    type->width = PyDataType_ELSIZE(descr) / 4;
     return 0;
   case NPY_OBJECT:
     type->dtype = CLEAVE_STRING;
@@ -47,7 +47,7 @@ int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
   }
   if (PyTypeNum_ISINTEGER(descr->type_num)) {
     int is_signed = PyTypeNum_ISSIGNED(descr->type_num);
-    switch (descr->elsize) {
+    switch (PyDataType_ELSIZE(descr)) {
     case 1:
       type->dtype = is_signed ? CLEAVE_I8 : CLEAVE_U8;
       return 0;
@@ -64,11 +64,11 @@ int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
       break;
     }
   }
-  if (descr->elsize > 0 && !PyDataType_REFCHK(descr)) {
+  if (PyDataType_ELSIZE(descr) > 0 && !PyDataType_REFCHK(descr)) {
     /* long double, complex long double, void and structured dtypes: the library has no such
      * type; their elements are moved as fixed-width bytes of the same size. */
     type->dtype = CLEAVE_BYTES;
-    type->width = descr->elsize;
+    type->width = PyDataType_ELSIZE(descr);
     return 0;
   }
   PyErr_Format(PyExc_TypeError, "cleave cannot split arrays of dtype %R", (PyObject *)descr);

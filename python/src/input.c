@@ -71,7 +71,7 @@ static int typed_input(pcl_input *in, PyObject *dtype, PyObject *shape) {
     PyErr_SetString(PyExc_TypeError, "shape= is only for packed dtypes (the input has a shape)");
     return -1;
   }
-  int fits = descr->elsize == PyArray_ITEMSIZE(in->array) &&
+  int fits = PyDataType_ELSIZE(descr) == PyArray_ITEMSIZE(in->array) &&
              (descr->type_num == NPY_OBJECT) == (PyArray_TYPE(in->array) == NPY_OBJECT);
   Py_DECREF(descr);
   if (!fits) {

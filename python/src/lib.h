@@ -25,8 +25,8 @@ typedef enum pcl_kind {
   PCL_ONNX_SPLIT = 4
 } pcl_kind;
 
-/* The largest rank the binding handles (NumPy's NPY_MAXDIMS). */
-#define PCL_MAX_RANK 32
+/* The largest rank the binding handles (at least NumPy's NPY_MAXDIMS: 32, 64 from NumPy 2). */
+#define PCL_MAX_RANK 64
 
 /* Inline room for split lengths; longer lists are allocated (pcl_op_clear frees them). */
 #define PCL_INLINE_LENGTHS 16

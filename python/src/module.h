@@ -13,6 +13,11 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+/* NumPy 2 reads a dtype's item size through this accessor; NumPy 1 has only the field. */
+#ifndef PyDataType_ELSIZE
+#define PyDataType_ELSIZE(descr) ((descr)->elsize)
+#endif
+
 /* Objects the module creates once. The module is single-phase and has one instance per process,
  * as NumPy's own extensions do. */
 typedef struct pcl_state {

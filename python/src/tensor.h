@@ -13,7 +13,7 @@ typedef struct pcl_input {
   int is_object; /* an object array of str (the library's variable-length strings) */
   int packed;    /* a packed sub-byte type given by dtype= */
   size_t rank;   /* the logical shape (the array's, or shape= for packed types) */
-  int64_t shape[NPY_MAXDIMS];
+  int64_t shape[PCL_MAX_RANK];
   PyObject *from_dlpack; /* owned: how to hand outputs back (torch.from_dlpack), or NULL */
   int dl_code;           /* the DLPack dtype outputs are exported with */
   int dl_bits;
