@@ -148,3 +148,33 @@ def test_dtype_reinterprets_same_sized_elements():
     assert e.value.status_name == "unsupported type"
     with pytest.raises(TypeError):
         cleave.split(np.arange(4, dtype=np.uint8), 2, dtype="bf16")
+
+
+ONNX_FLOATS = {np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("opset", [1, 2, 11, 13, 18])
+def test_onnx_split_every_version_and_dtype(dtype, opset):
+    x = sample((4, 6), dtype)
+    try:
+        if opset < 18:
+            got = cleave.onnx_split(x, [1, 5], axis=1, opset=opset)
+        else:
+            got = cleave.onnx_split(x, axis=1, num_outputs=4, opset=opset)
+    except cleave.Error as e:
+        # Split-1 takes only float16/float/double; from Split-2 on every type.
+        assert opset < 2 and np.dtype(dtype) not in ONNX_FLOATS, e.message
+        assert e.status_name == "unsupported type"
+        return
+    assert opset >= 2 or np.dtype(dtype) in ONNX_FLOATS
+    assert_same(got, reference(x, 1, [1, 5] if opset < 18 else [2, 2, 2, 0]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("opset", [11, 24])
+def test_split_to_sequence_every_version_and_dtype(dtype, opset):
+    x = sample((5, 3), dtype)
+    assert_same(cleave.split_to_sequence(x, 2, opset=opset), reference(x, 0, [2, 2, 1]))
+    assert_same(cleave.split_to_sequence(x, axis=1, keepdims=0, opset=opset),
+                [x[:, i] for i in range(3)])
