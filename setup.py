@@ -4,6 +4,7 @@ kernels need their own flags per file, which CMake sets) and lets setuptools pac
 Used by `pip install --no-build-isolation .`; metadata is in pyproject.toml."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,14 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
+
+
+def library_version():
+    """The library's version from include/cleave.h: the package carries the same number."""
+    header = (ROOT / "include" / "cleave.h").read_text()
+    parts = [re.search(rf"#define CLEAVE_VERSION_{p} (\d+)", header).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
 
 
 class CMakeBuild(build_ext):
@@ -33,5 +42,5 @@ class CMakeBuild(build_ext):
 
 # setuptools' own build folder is kept apart from the project's build/ (the CMake build of
 # `make test`): build-pip/ (ignored by git, as every /build*/ folder).
-setup(ext_modules=[Extension("cleave._cleave", sources=[])], cmdclass={"build_ext": CMakeBuild},
-      options={"build": {"build_base": "build-pip"}})
+setup(version=library_version(), ext_modules=[Extension("cleave._cleave", sources=[])],
+      cmdclass={"build_ext": CMakeBuild}, options={"build": {"build_base": "build-pip"}})

@@ -31,7 +31,7 @@ from ._cleave import (  # noqa: F401  (re-exported)
 )
 from ._cleave import _infer
 
-__version__ = "0.1.0"
+__version__ = library_version()  # the package is versioned with the library
 
 __all__ = [
     "Error",
