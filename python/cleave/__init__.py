@@ -36,6 +36,7 @@ __version__ = library_version()  # the package is versioned with the library
 __all__ = [
     "Error",
     "Inference",
+    "MAX_RANK",
     "Plan",
     "UNKNOWN",
     "infer",

@@ -1,4 +1,4 @@
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union, final
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy as np
 
@@ -20,6 +20,21 @@ _Out = Optional[Sequence[Any]]
 _DType = Any
 
 def library_version() -> str: ...
+
+# NumPy arrays give NumPy arrays; DLPack tensors give the producer's kind (typed Any).
+@overload
+def split(
+    x: np.ndarray,
+    num_splits: int,
+    axis: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[np.ndarray, ...]: ...
+@overload
 def split(
     x: Any,
     num_splits: int,
@@ -31,6 +46,19 @@ def split(
     dtype: _DType = ...,
     shape: Optional[Sequence[int]] = ...,
 ) -> Tuple[Any, ...]: ...
+@overload
+def variadic_split(
+    x: np.ndarray,
+    split_lengths: _Ints,
+    axis: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[np.ndarray, ...]: ...
+@overload
 def variadic_split(
     x: Any,
     split_lengths: _Ints,
@@ -42,6 +70,21 @@ def variadic_split(
     dtype: _DType = ...,
     shape: Optional[Sequence[int]] = ...,
 ) -> Tuple[Any, ...]: ...
+@overload
+def split_to_sequence(
+    x: np.ndarray,
+    split: Union[None, int, _Ints] = ...,
+    axis: int = ...,
+    keepdims: int = ...,
+    opset: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> List[np.ndarray]: ...
+@overload
 def split_to_sequence(
     x: Any,
     split: Union[None, int, _Ints] = ...,
@@ -55,6 +98,21 @@ def split_to_sequence(
     dtype: _DType = ...,
     shape: Optional[Sequence[int]] = ...,
 ) -> List[Any]: ...
+@overload
+def onnx_split(
+    x: np.ndarray,
+    split: Optional[_Ints] = ...,
+    axis: int = ...,
+    num_outputs: Optional[int] = ...,
+    opset: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[np.ndarray, ...]: ...
+@overload
 def onnx_split(
     x: Any,
     split: Optional[_Ints] = ...,
