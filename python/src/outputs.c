@@ -603,8 +603,8 @@ PyObject *pcl_execute(const pcl_op *op, pcl_entry *entry, pcl_input *in, const p
   }
   if (in->packed && !has_out && req->copy == PCL_COPY_NEVER) {
     PyErr_SetString(PyExc_ValueError,
-                    "copy=False: outputs of packed types are always copies in Python (a "
-                    "packed view is not a NumPy array)");
+                    "outputs of packed types are always copies in Python (a packed view is not a "
+                    "NumPy array): use copy=None or copy=True (Plan.run, not Plan.views)");
     return NULL;
   }
   if (in->is_object && !has_out) {

@@ -57,7 +57,7 @@ def test_packed_errors():
         cleave.split(buf, 2, dtype="u4", shape=(4,))
     with pytest.raises(TypeError, match="shape="):
         cleave.split(buf, 2, dtype="u4")
-    with pytest.raises(ValueError, match="copy=False"):
+    with pytest.raises(ValueError, match="always copies"):
         cleave.split(buf, 2, dtype="u4", shape=(8,), copy=False)
     with pytest.raises(cleave.Error) as e:
         cleave.split(buf, 2, dtype="u3", shape=(8,))
@@ -66,3 +66,9 @@ def test_packed_errors():
     assert p.output_shapes == ((4,), (4,))
     got = p.run(np.arange(8, dtype=np.uint8))
     assert [g.tolist() for g in got] == [[0, 1, 4, 5], [2, 3, 6, 7]]
+
+
+def test_packed_plan_views_are_refused():
+    p = cleave.Plan("split", (8,), "u4", num_splits=2)
+    with pytest.raises(ValueError, match="Plan.run, not Plan.views"):
+        p.views(np.zeros(4, np.uint8))
