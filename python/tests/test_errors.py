@@ -127,3 +127,14 @@ def test_overlap_among_many_outputs_is_found():
     fine = [np.full((1, 1), SENTINEL, np.float32) for _ in range(64)]
     cleave.split(x, 64, axis=1, out=fine)
     assert all(f[0, 0] == 1 for f in fine)
+
+
+def test_object_out_is_checked_like_the_others():
+    x = np.array(["a", "b", "c", "d"], dtype=object)
+    with pytest.raises(cleave.Error, match=r"out\[0\] overlaps the input"):
+        cleave.split(x, 2, out=[x[2:], np.empty(2, dtype=object)])
+    assert list(x) == ["a", "b", "c", "d"]
+    with pytest.raises(cleave.Error, match="out has 1 arrays"):
+        cleave.split(x, 2, out=[np.empty(2, dtype=object)])
+    with pytest.raises(cleave.Error, match=r"out\[1\] has dtype"):
+        cleave.split(x, 2, out=[np.empty(2, dtype=object), np.empty(2, dtype="U1")])
