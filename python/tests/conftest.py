@@ -19,8 +19,9 @@ def assert_same(got, want):
             np.testing.assert_array_equal(g, w)
 
 
-# No example database on disk: the suite runs from read-only or shared trees too.
-from hypothesis import settings  # noqa: E402
+# No example database on disk (the suite runs from read-only or shared trees too), and no
+# failure for slow example generation (the suite also runs under AddressSanitizer).
+from hypothesis import HealthCheck, settings  # noqa: E402
 
-settings.register_profile("cleave", database=None)
+settings.register_profile("cleave", database=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("cleave")
