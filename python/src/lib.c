@@ -1,4 +1,14 @@
-/* Thin wrappers over libcleave (see lib.h): the only file that calls the library. */
+/*
+ * Thin wrappers over libcleave (see lib.h): the only file that calls the library.
+ *
+ * Written against the 0.1 API. The port to 0.2 (the rename table of issue 13) touches only this
+ * file: ONNX Split's output count becomes `c.num_outputs = cleave_values_scalar(&op->num_splits)`
+ * (no has_num_splits); ranks, counts and the cleave_split_info / cleave_partial_info fields become
+ * size_t (convert where they are copied into pcl_info / pcl_partial_info, mapping
+ * CLEAVE_RANK_DYNAMIC and CLEAVE_AXIS_UNKNOWN (SIZE_MAX) to the binding's -1);
+ * cleave_partial_shape_parse takes a size_t rank; cleave_plan_kernels becomes
+ * cleave_plan_description; cleave_status_name may return NULL.
+ */
 #include "lib.h"
 
 #include "module.h"
