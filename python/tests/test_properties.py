@@ -58,3 +58,30 @@ def test_onnx_split_num_outputs(dim, n, opset):
     assert_same(got, reference(x, 0, [g.shape[0] for g in got]))
     if opset != 18:
         assert [g.shape[0] for g in got] == lengths
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       st.integers(-4, 3),
+       st.lists(st.integers(-2, 5), min_size=1, max_size=4))
+def test_any_lengths_either_match_numpy_or_write_nothing(shape, axis, lengths):
+    """Valid or not, a call with out= either gives NumPy's answer or raises cleave.Error and
+    leaves every out array as it was."""
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    # out arrays shaped by the lengths as written (a -1 takes what is left, when it can)
+    ok_axis = -len(shape) <= axis < len(shape)
+    dim = shape[axis] if ok_axis else 0
+    rest = dim - sum(n for n in lengths if n != -1)
+    sizes = [rest if n == -1 else n for n in lengths]
+    out = [np.full([max(s, 0) if d == (axis % len(shape)) else shape[d]
+                    for d in range(len(shape))], -9, np.int32) for s in sizes]
+    try:
+        cleave.variadic_split(x, lengths, axis=axis, out=out)
+    except cleave.Error as e:
+        assert e.message
+        assert all((o == -9).all() for o in out)
+        return
+    valid = ok_axis and lengths.count(-1) <= 1 and all(s >= 0 for s in sizes) and \
+        sum(sizes) == dim
+    assert valid
+    assert_same(out, reference(x, axis, sizes))
