@@ -20,7 +20,7 @@ demo:
 # Installs the Debian packages the tests need (when missing), builds everything with the
 # ONNX component, and runs the whole suite.
 test: deps
-	cmake -S . -B $(BUILD) -DBUILD_TESTING=ON -DCLEAVE_WITH_ONNX=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DBUILD_TESTING=ON -DCLEAVE_WITH_ONNX=ON -DCLEAVE_BUILD_PYTHON=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 

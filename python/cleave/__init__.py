@@ -1,0 +1,92 @@
+"""cleave: the tensor-split operators of OpenVINO and ONNX, exactly as their specs say.
+
+One function per operator, NumPy's and PyTorch's conventions::
+
+    >>> import numpy, cleave
+    >>> cleave.split(numpy.arange(6), 3)
+    (array([0, 1]), array([2, 3]), array([4, 5]))
+
+- split(x, num_splits, axis=0)                   OpenVINO Split-1
+- variadic_split(x, split_lengths, axis=0)       OpenVINO VariadicSplit-1
+- split_to_sequence(x, split=None, axis=0, keepdims=1, opset=24)   ONNX SplitToSequence
+- onnx_split(x, split=None, axis=0, num_outputs=None, opset=18)    ONNX Split
+
+Each takes copy=None|True|False, out=, threads= (see help(cleave.split)). Plan binds an operator to
+one shape and dtype for repeated runs; infer gives output shapes, static or partial. Errors raise
+cleave.Error (a ValueError) with the C library's status and message.
+"""
+
+from typing import NamedTuple, Optional, Tuple, Union
+
+from ._cleave import (  # noqa: F401  (re-exported)
+    MAX_RANK,
+    UNKNOWN,
+    Error,
+    Plan,
+    library_version,
+    onnx_split,
+    split,
+    split_to_sequence,
+    variadic_split,
+)
+from ._cleave import _infer
+
+__version__ = library_version()  # the package is versioned with the library
+
+__all__ = [
+    "Error",
+    "Inference",
+    "MAX_RANK",
+    "Plan",
+    "UNKNOWN",
+    "infer",
+    "library_version",
+    "onnx_split",
+    "split",
+    "split_to_sequence",
+    "variadic_split",
+]
+
+Dim = Union[int, None, Tuple[int, Optional[int]]]
+
+
+class Inference(NamedTuple):
+    """The outcome of infer().
+
+    shapes: one shape per output (a tuple of dims; None for a dynamic rank). A dim is an int
+        when known, None when it may be any size, (lo, hi) for an interval (hi None: no bound).
+    num_outputs: the number of outputs (an int, or (lo, hi) when it varies).
+    count_varies: True when the count is not known exactly (SplitToSequence); shapes then has
+        one shape, the hull over every element.
+    axis: the normalised axis, or -1 when unknown.
+    axis_removed: True when the outputs drop the axis (keepdims=0).
+    text: the shapes in the library's text form, e.g. ('[2,4]', '[2..3,?]').
+    """
+
+    shapes: Tuple[Optional[Tuple[Dim, ...]], ...]
+    num_outputs: Dim
+    count_varies: bool
+    axis: int
+    axis_removed: bool
+    text: Tuple[str, ...]
+
+
+def infer(operator: str, shape, dtype="f32", **params) -> Inference:
+    """Infers the outputs of an operator from a static or partial input shape.
+
+    operator: 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params are that
+    function's (num_splits, split_lengths, split, axis, keepdims, opset, num_outputs).
+    shape: a sequence of dims (int; None or -1 for any size; (lo, hi) with hi None for no upper
+    bound), None for a dynamic rank, or the text form "[2..3,?,4]".
+    axis=cleave.UNKNOWN or split lengths that are all cleave.UNKNOWN infer without those values.
+    The result is the tightest answer over every input consistent with what is known; an
+    operator invalid for all of them raises cleave.Error as a run would.
+
+    Example:
+        >>> cleave.infer('split', (6, 4), num_splits=3).shapes
+        ((2, 4), (2, 4), (2, 4))
+        >>> cleave.infer('split', '[?,4]', num_splits=2).text
+        ('[?,4]', '[?,4]')
+    """
+    (count, varies, shapes, axis, removed), text = _infer(operator, shape, dtype, params)
+    return Inference(shapes, count, varies, axis, removed, text)

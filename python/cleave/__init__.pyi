@@ -1,0 +1,156 @@
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union, final, overload
+
+import numpy as np
+
+__version__: str
+MAX_RANK: int
+
+class _Unknown: ...
+
+UNKNOWN: _Unknown
+
+class Error(ValueError):
+    status: int
+    status_name: str
+    message: str
+
+Dim = Union[int, None, Tuple[int, Optional[int]]]
+_Ints = Union[Sequence[int], np.ndarray]
+_Out = Optional[Sequence[Any]]
+_DType = Any
+
+def library_version() -> str: ...
+
+# NumPy arrays give NumPy arrays; DLPack tensors give the producer's kind (typed Any).
+@overload
+def split(
+    x: np.ndarray,
+    num_splits: int,
+    axis: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[np.ndarray, ...]: ...
+@overload
+def split(
+    x: Any,
+    num_splits: int,
+    axis: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[Any, ...]: ...
+@overload
+def variadic_split(
+    x: np.ndarray,
+    split_lengths: _Ints,
+    axis: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[np.ndarray, ...]: ...
+@overload
+def variadic_split(
+    x: Any,
+    split_lengths: _Ints,
+    axis: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[Any, ...]: ...
+@overload
+def split_to_sequence(
+    x: np.ndarray,
+    split: Union[None, int, _Ints] = ...,
+    axis: int = ...,
+    keepdims: int = ...,
+    opset: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> List[np.ndarray]: ...
+@overload
+def split_to_sequence(
+    x: Any,
+    split: Union[None, int, _Ints] = ...,
+    axis: int = ...,
+    keepdims: int = ...,
+    opset: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> List[Any]: ...
+@overload
+def onnx_split(
+    x: np.ndarray,
+    split: Optional[_Ints] = ...,
+    axis: int = ...,
+    num_outputs: Optional[int] = ...,
+    opset: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[np.ndarray, ...]: ...
+@overload
+def onnx_split(
+    x: Any,
+    split: Optional[_Ints] = ...,
+    axis: int = ...,
+    num_outputs: Optional[int] = ...,
+    opset: int = ...,
+    *,
+    copy: Optional[bool] = ...,
+    out: _Out = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shape: Optional[Sequence[int]] = ...,
+) -> Tuple[Any, ...]: ...
+
+@final
+class Plan:
+    def __new__(cls, operator: str, shape: Sequence[int], dtype: _DType, /, **params: Any) -> Plan: ...
+    def run(self, x: Any, out: _Out = ..., threads: Optional[int] = ...) -> Any: ...
+    def views(self, x: Any) -> Any: ...
+    @property
+    def output_shapes(self) -> Tuple[Tuple[int, ...], ...]: ...
+    @property
+    def num_outputs(self) -> int: ...
+    @property
+    def axis(self) -> int: ...
+    @property
+    def kernels(self) -> str: ...
+    @property
+    def dtype(self) -> np.dtype: ...
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+
+class Inference(NamedTuple):
+    shapes: Tuple[Optional[Tuple[Dim, ...]], ...]
+    num_outputs: Dim
+    count_varies: bool
+    axis: int
+    axis_removed: bool
+    text: Tuple[str, ...]
+
+def infer(operator: str, shape: Any, dtype: _DType = ..., **params: Any) -> Inference: ...

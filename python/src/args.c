@@ -1,0 +1,170 @@
+/* Argument parsing for the module's functions (see args.h). */
+#include "args.h"
+
+#include "module.h"
+
+#include <string.h>
+
+static int intern_names(pcl_params *p) {
+  for (int i = 0; i < p->count; i++) {
+    p->interned[i] = PyUnicode_InternFromString(p->names[i]);
+    if (p->interned[i] == NULL) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int keyword_index(pcl_params *p, PyObject *key) {
+  for (int i = 0; i < p->count; i++) {
+    if (key == p->interned[i]) {
+      return i;
+    }
+  }
+  for (int i = 0; i < p->count; i++) {
+    if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, p->names[i]) == 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+int pcl_parse_args(pcl_params *p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                   PyObject **slots) {
+  if (p->interned[0] == NULL && intern_names(p) < 0) {
+    return -1;
+  }
+  if (nargs > p->max_positional) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                 p->function, p->max_positional, nargs);
+    return -1;
+  }
+  memset(slots, 0, (size_t)p->count * sizeof *slots);
+  for (Py_ssize_t i = 0; i < nargs; i++) {
+    slots[i] = args[i];
+  }
+  Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+    int i = keyword_index(p, key);
+    if (i < 0) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", p->function,
+                   key);
+      return -1;
+    }
+    if (slots[i] != NULL) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", p->function,
+                   p->names[i]);
+      return -1;
+    }
+    slots[i] = args[nargs + k];
+  }
+  for (int i = 0; i < p->required; i++) {
+    if (slots[i] == NULL) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", p->function,
+                   p->names[i], i + 1);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int pcl_int64(PyObject *obj, const char *name, int64_t *value) {
+  if (PyLong_CheckExact(obj)) {
+    long long v = PyLong_AsLongLong(obj);
+    if (v == -1 && PyErr_Occurred()) {
+      return -1;
+    }
+    *value = (int64_t)v;
+    return 0;
+  }
+  if (PyBool_Check(obj) || PyFloat_Check(obj) || !PyIndex_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  PyObject *index = PyNumber_Index(obj);
+  if (index == NULL) {
+    return -1;
+  }
+  long long v = PyLong_AsLongLong(index);
+  Py_DECREF(index);
+  if (v == -1 && PyErr_Occurred()) {
+    return -1;
+  }
+  *value = (int64_t)v;
+  return 0;
+}
+
+int pcl_int64_list(PyObject *obj, const char *name, pcl_op *op) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyByteArray_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a sequence of ints, not %.100s", name,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  if (PyArray_Check(obj)) {
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (!PyArray_ISINTEGER(a) || PyArray_NDIM(a) != 1) {
+      PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array or a sequence of ints", name);
+      return -1;
+    }
+  }
+  PyObject *seq = PySequence_Fast(obj, "");
+  if (seq == NULL) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a sequence of ints, not %.100s", name,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (pcl_op_reserve(op, n) < 0) {
+    Py_DECREF(seq);
+    return -1;
+  }
+  PyObject **items = PySequence_Fast_ITEMS(seq);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (pcl_int64(items[i], name, &op->lengths[i]) < 0) {
+      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s[%zd] must be an int, not %.100s", name, i,
+                     Py_TYPE(items[i])->tp_name);
+      }
+      Py_DECREF(seq);
+      return -1;
+    }
+  }
+  Py_DECREF(seq);
+  op->count = n;
+  return 0;
+}
+
+int pcl_copy_mode(PyObject *obj, int *mode) {
+  if (obj == NULL || obj == Py_None) {
+    *mode = PCL_COPY_IF_NEEDED;
+  } else if (obj == Py_True) {
+    *mode = PCL_COPY_ALWAYS;
+  } else if (obj == Py_False) {
+    *mode = PCL_COPY_NEVER;
+  } else {
+    PyErr_Format(PyExc_TypeError, "copy must be None, True or False, not %.100s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  return 0;
+}
+
+int pcl_threads(PyObject *obj, int *threads) {
+  if (obj == NULL || obj == Py_None) {
+    *threads = 1;
+    return 0;
+  }
+  int64_t v;
+  if (pcl_int64(obj, "threads", &v) < 0) {
+    return -1;
+  }
+  if (v < 1 || v > 1024) {
+    PyErr_Format(PyExc_ValueError, "threads must be between 1 and 1024, not %lld", (long long)v);
+    return -1;
+  }
+  *threads = (int)v;
+  return 0;
+}

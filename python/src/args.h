@@ -1,0 +1,40 @@
+/* Hand parsing of METH_FASTCALL arguments (CPython's _bisect style) and of the values the
+ * operators take. Every function here returns 0 on success and -1 with an exception set. */
+#ifndef PCL_ARGS_H
+#define PCL_ARGS_H
+
+#include "lib.h"
+
+/* The parameters of one function: names in order, of which the first `max_positional` may be
+ * given by position and the first `required` must be given. `interned` caches the names as
+ * interned strings, so that keywords match by pointer in the usual case. */
+typedef struct pcl_params {
+  const char *function;
+  const char *const *names;
+  int count;
+  int max_positional;
+  int required;
+  PyObject **interned;
+} pcl_params;
+
+/* Fills slots[0..count) with borrowed references (NULL where not given). TypeError for too many
+ * positional arguments, an unknown or repeated keyword, or a missing required argument. */
+int pcl_parse_args(pcl_params *params, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                   PyObject **slots);
+
+/* An int (or an object with __index__, but not a bool) for the parameter `name`: TypeError for
+ * other types, OverflowError outside int64. */
+int pcl_int64(PyObject *obj, const char *name, int64_t *value);
+
+/* A sequence of ints (list, tuple, 1-D NumPy integer array, or any sequence) into op->lengths,
+ * with op->count set. TypeError for a str, bytes or a non-sequence, or non-int items. */
+int pcl_int64_list(PyObject *obj, const char *name, pcl_op *op);
+
+/* copy=: None -> PCL_COPY_IF_NEEDED, True -> PCL_COPY_ALWAYS, False -> PCL_COPY_NEVER. */
+enum { PCL_COPY_IF_NEEDED = 0, PCL_COPY_ALWAYS = 1, PCL_COPY_NEVER = 2 };
+int pcl_copy_mode(PyObject *obj, int *mode);
+
+/* threads=: None -> 1; an int from 1 to 1024. */
+int pcl_threads(PyObject *obj, int *threads);
+
+#endif

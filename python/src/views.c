@@ -1,0 +1,137 @@
+/* Outputs as views of the input, and the copies NumPy makes of object arrays' views (see
+ * outputs.h). */
+#include "outputs.h"
+
+/* The lengths on the axis: from the plan, or from inference into `buf` (or an allocation, which
+ * *owned receives). */
+static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input *in, pcl_info *info,
+                      int64_t *buf, size_t cap, int64_t **lengths, int64_t **owned) {
+  *owned = NULL;
+  if (entry != NULL) {
+    *info = entry->info;
+    if ((uint64_t)info->num_outputs > cap) {
+      *owned = PyMem_Malloc((size_t)info->num_outputs * sizeof(int64_t) + 1);
+      if (*owned == NULL) {
+        PyErr_NoMemory();
+        return -1;
+      }
+      buf = *owned;
+    }
+    for (int64_t i = 0; i < info->num_outputs; i++) {
+      buf[i] = pcl_plan_output_length(entry->plan, (size_t)i);
+    }
+    *lengths = buf;
+    return 0;
+  }
+  int r = pcl_infer(op, in->type, in->shape, in->rank, info, buf, cap);
+  if (r < 0) {
+    return -1;
+  }
+  if (r == 1) {
+    *owned = PyMem_Malloc((size_t)info->num_outputs * sizeof(int64_t) + 1);
+    if (*owned == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    buf = *owned;
+    if (pcl_infer(op, in->type, in->shape, in->rank, info, buf, (size_t)info->num_outputs) != 0) {
+      PyMem_Free(*owned);
+      *owned = NULL;
+      return -1;
+    }
+  }
+  *lengths = buf;
+  return 0;
+}
+
+/* Outputs as views of the input (any strides): what np.split returns. */
+PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in,
+                         const pcl_request *req) {
+  int64_t buf[64], *lengths, *owned;
+  pcl_info info;
+  if (lengths_of(op, entry, in, &info, buf, 64, &lengths, &owned) < 0) {
+    return NULL;
+  }
+  PyArrayObject *a = in->array;
+  PyArray_Descr *descr = PyArray_DESCR(a);
+  npy_intp dims[PCL_MAX_RANK], strides[PCL_MAX_RANK];
+  npy_intp axis_stride = PyArray_STRIDE(a, (int)info.axis);
+  int nd = 0;
+  for (int d = 0; d < PyArray_NDIM(a); d++) {
+    if (d != info.axis || !info.axis_removed) {
+      strides[nd++] = PyArray_STRIDE(a, d);
+    }
+  }
+  int flags = PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE;
+  PyObject *seq = pcl_new_sequence(req, (Py_ssize_t)info.num_outputs);
+  char *data = PyArray_BYTES(a);
+  for (int64_t i = 0; seq != NULL && i < info.num_outputs; i++) {
+    nd = pcl_output_dims(in, &info, lengths[i], dims);
+    Py_INCREF(descr);
+    PyObject *v = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, strides, data, flags, NULL);
+    if (v == NULL) {
+      Py_CLEAR(seq);
+      break;
+    }
+    Py_INCREF(a);
+    if (PyArray_SetBaseObject((PyArrayObject *)v, (PyObject *)a) < 0) {
+      Py_DECREF(v);
+      Py_CLEAR(seq);
+      break;
+    }
+    pcl_sequence_set(req, seq, (Py_ssize_t)i, v);
+    data += lengths[i] * axis_stride;
+  }
+  PyMem_Free(owned);
+  return pcl_finish(in, req, seq);
+}
+
+/* Copies made by NumPy from views: object arrays, whose elements are references to count. */
+PyObject *pcl_copy_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in,
+                         const pcl_request *req) {
+  pcl_request as_views = *req;
+  PyObject *seq = pcl_make_views(op, entry, in, &as_views);
+  if (seq == NULL) {
+    return NULL;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject **items = PySequence_Fast_ITEMS(seq);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *c = PyArray_NewCopy((PyArrayObject *)items[i], NPY_CORDER);
+    if (c == NULL) {
+      Py_DECREF(seq);
+      return NULL;
+    }
+    Py_SETREF(items[i], c);
+  }
+  return seq;
+}
+
+/* Every element of an object array must be a str (the library's variable-length strings). */
+int pcl_check_strings(PyArrayObject *a) {
+  NpyIter *iter = NpyIter_New(a, NPY_ITER_READONLY | NPY_ITER_REFS_OK | NPY_ITER_ZEROSIZE_OK,
+                              NPY_KEEPORDER, NPY_NO_CASTING, NULL);
+  if (iter == NULL) {
+    return -1;
+  }
+  int ok = 0;
+  if (NpyIter_GetIterSize(iter) > 0) {
+    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
+    char **ptr = NpyIter_GetDataPtrArray(iter);
+    npy_intp k = 0;
+    do {
+      PyObject *item = *(PyObject **)ptr[0];
+      if (item == NULL || !PyUnicode_Check(item)) {
+        PyErr_Format(PyExc_TypeError,
+                     "object arrays must hold str (variable-length strings); element %zd is "
+                     "%.100s",
+                     k, item == NULL ? "NULL" : Py_TYPE(item)->tp_name);
+        ok = -1;
+        break;
+      }
+      k++;
+    } while (next(iter));
+  }
+  NpyIter_Deallocate(iter);
+  return ok;
+}
