@@ -1,10 +1,5 @@
 /*
  * Thin wrappers over libcleave (see lib.h): the only file that calls the library.
- *
- * It compiles against the 0.1 API and against 0.2 (issue 13's vocabulary): the few differences
- * are the PCL_API_0_2 branches below (ONNX Split's output count as `num_outputs` values; ranks,
- * counts and info fields as size_t, with CLEAVE_RANK_DYNAMIC and CLEAVE_AXIS_UNKNOWN SIZE_MAX;
- * cleave_plan_kernels renamed cleave_plan_description). Once 0.1 is gone, keep the 0.2 side.
  */
 #include "lib.h"
 
@@ -12,20 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#if CLEAVE_VERSION_NUMBER >= 200
-#define PCL_API_0_2 1
-typedef size_t pcl_c_count; /* counts and ranks as the library takes them */
-typedef size_t pcl_c_rank;  /* partial shapes' ranks */
-#define PCL_C_AXIS_UNKNOWN CLEAVE_AXIS_UNKNOWN
-#define pcl_c_plan_description cleave_plan_description
-#else
-#define PCL_API_0_2 0
-typedef int64_t pcl_c_count;
-typedef int64_t pcl_c_rank;
-#define PCL_C_AXIS_UNKNOWN ((int64_t)-1)
-#define pcl_c_plan_description cleave_plan_kernels
-#endif
 
 void pcl_op_init(pcl_op *op, pcl_kind kind, int64_t opset) {
   memset(op, 0, sizeof *op);
@@ -69,7 +50,7 @@ static cleave_op to_cleave_op(const pcl_op *op) {
     c = cleave_op_split(&op->axis, op->num_splits);
     break;
   case PCL_VARIADIC_SPLIT:
-    c = cleave_op_variadic_split(&op->axis, op->lengths, (pcl_c_count)op->count);
+    c = cleave_op_variadic_split(&op->axis, op->lengths, (size_t)op->count);
     break;
   case PCL_SPLIT_TO_SEQUENCE:
     c = cleave_op_split_to_sequence(op->opset);
@@ -82,18 +63,13 @@ static cleave_op to_cleave_op(const pcl_op *op) {
   c.axis = op->has_axis ? cleave_values_scalar(&op->axis) : cleave_values_none();
   if (op->has_lengths) {
     c.lengths = op->lengths_rank == 0 ? cleave_values_scalar(op->lengths)
-                                      : cleave_values_list(op->lengths, (pcl_c_count)op->count);
+                                      : cleave_values_list(op->lengths, (size_t)op->count);
   } else {
     c.lengths = cleave_values_none();
   }
   if (op->kind == PCL_ONNX_SPLIT) {
-#if PCL_API_0_2
     c.num_outputs =
         op->has_num_splits ? cleave_values_scalar(&op->num_splits) : cleave_values_none();
-#else
-    c.num_splits = op->num_splits;
-    c.has_num_splits = op->has_num_splits;
-#endif
   }
   c.keepdims = op->keepdims;
   return c;
@@ -220,7 +196,7 @@ int64_t pcl_plan_output_bytes(const pcl_plan *plan, size_t i) {
 }
 
 const char *pcl_plan_kernels(const pcl_plan *plan) {
-  const char *text = pcl_c_plan_description(plan);
+  const char *text = cleave_plan_description(plan);
   return text != NULL ? text : "";
 }
 
@@ -319,7 +295,7 @@ int pcl_infer_partial(const pcl_op *op, int unknown_axis, int unknown_lengths, p
     c.axis = cleave_values_scalar(&op->axis);
   }
   /* pcl_dim and cleave_dim have the same layout (checked at compile time in module.c). */
-  cleave_partial_shape shape = {rank == PCL_RANK_DYNAMIC ? CLEAVE_RANK_DYNAMIC : (pcl_c_rank)rank,
+  cleave_partial_shape shape = {rank == PCL_RANK_DYNAMIC ? CLEAVE_RANK_DYNAMIC : (size_t)rank,
                                 (const cleave_dim *)(const void *)dims_in};
   unsigned unknown =
       (unknown_axis ? CLEAVE_UNKNOWN_AXIS : 0u) | (unknown_lengths ? CLEAVE_UNKNOWN_LENGTHS : 0u);
@@ -336,7 +312,7 @@ int pcl_infer_partial(const pcl_op *op, int unknown_axis, int unknown_lengths, p
   info->num_shapes = (int64_t)ci.num_shapes;
   info->output_rank =
       ci.output_rank == CLEAVE_RANK_DYNAMIC ? PCL_RANK_DYNAMIC : (int64_t)ci.output_rank;
-  info->axis = ci.axis == PCL_C_AXIS_UNKNOWN ? -1 : (int64_t)ci.axis;
+  info->axis = ci.axis == CLEAVE_AXIS_UNKNOWN ? -1 : (int64_t)ci.axis;
   info->axis_removed = ci.axis_removed;
   info->dims_needed = (int64_t)ci.dims_needed;
   return 0;
@@ -344,7 +320,7 @@ int pcl_infer_partial(const pcl_op *op, int unknown_axis, int unknown_lengths, p
 
 int pcl_partial_shape_parse(const char *text, pcl_dim *dims, size_t capacity, int64_t *rank) {
   cleave_error err;
-  pcl_c_rank r = 0;
+  size_t r = 0;
   cleave_status st =
       cleave_partial_shape_parse(text, (cleave_dim *)(void *)dims, capacity, &r, &err);
   *rank = r == CLEAVE_RANK_DYNAMIC ? PCL_RANK_DYNAMIC : (int64_t)r;
@@ -352,7 +328,7 @@ int pcl_partial_shape_parse(const char *text, pcl_dim *dims, size_t capacity, in
 }
 
 PyObject *pcl_partial_shape_format(int64_t rank, const pcl_dim *dims) {
-  cleave_partial_shape shape = {rank == PCL_RANK_DYNAMIC ? CLEAVE_RANK_DYNAMIC : (pcl_c_rank)rank,
+  cleave_partial_shape shape = {rank == PCL_RANK_DYNAMIC ? CLEAVE_RANK_DYNAMIC : (size_t)rank,
                                 (const cleave_dim *)(const void *)dims};
   size_t length = 0;
   cleave_error err;

@@ -101,7 +101,7 @@ static PyMethodDef methods[] = {
     {"_infer", (PyCFunction)(void (*)(void))pcl_infer_fn, METH_FASTCALL | METH_KEYWORDS,
      pcl_infer_doc},
     {"library_version", version, METH_NOARGS,
-     "library_version()\n--\n\nThe version of the C library built in, e.g. '0.1.0'."},
+     "library_version()\n--\n\nThe version of the C library built in, e.g. '0.2.0'."},
     {NULL, NULL, 0, NULL}};
 
 static void module_free(void *module) {
