@@ -157,7 +157,7 @@ int st_plan_split(const st_model *m, const st_split_rule *rules, size_t rule_cou
     }
     st_part *parts = NULL;
     size_t count = 0;
-    rc = st_cut_tensor(&rule->cut, t, &parts, &count, err);
+    rc = st_cut_tensor(&rule->cut, t, m->files[r.file].path, &parts, &count, err);
     if (rc == 0 && count != rule->name_count) {
       rc = st_fail(err, CLI_EXIT_USAGE, "%s cuts tensor '%.200s' into %zu parts but names %zu",
                    rule->origin, t->name, count, rule->name_count);
@@ -310,11 +310,12 @@ int st_plan_shard(const st_model *m, const st_shard_spec *spec, st_plan *plan, s
       memset(&cut, 0, sizeof cut);
     }
     cut.axis = axis->axis;
+    cut.has_parts = 1;
     cut.parts = spec->ranks;
     cut.lengths = NULL;
     st_part *parts = NULL;
     size_t count = 0;
-    rc = st_cut_tensor(&cut, t, &parts, &count, err);
+    rc = st_cut_tensor(&cut, t, m->files[r.file].path, &parts, &count, err);
     for (size_t i = 0; i < count && rc == 0; i++) {
       st_piece p = part_piece(m, r, &parts[i]);
       if (st_out_file_add(&plan->files[i], &p) != 0) {
