@@ -132,9 +132,10 @@ def test_gpt2_and_view(work, chunk):
             "--tensor", "h.0.attn.qkv", "--view", f"{groups},{per},-1", "-a", "1", "-l", "4,1,1",
             "--into", "h.0.attn.q,h.0.attn.k,h.0.attn.v",
             # A -1 length, resolved by the library (VariadicSplit-1): inner axis with an empty
-            # part, and axis 0 with the -1 first.
+            # part, and axis 0 with the -1 first. The parts of c_fc are named so that other
+            # tensors lie between them in the output (all three are gathered from one read).
             "--tensor", "h.0.mlp.c_fc.weight", "-a", "1", "-l", "10,-1,0",
-            "--into", "h.0.mlp.fc_a,h.0.mlp.fc_b,h.0.mlp.fc_c",
+            "--into", "a.fc_a,m.fc_b,zz.fc_c",
             "--tensor", "h.0.pos", "-a", "0", "-l", "-1,4", "--into", "h.0.pos_a,h.0.pos_b"]
     r = clitest.subprocess.run([u.CLEAVE] + args, cwd=work, capture_output=True, text=True, env=env)
     check(r.returncode == 0, f"gpt2 split (chunk {chunk}): {r.stderr}")
@@ -149,9 +150,9 @@ def test_gpt2_and_view(work, chunk):
         check(got[f"h.0.attn.{part}"].shape == folded.shape and
               np.array_equal(got[f"h.0.attn.{part}"], folded), f"grouped view {part} (chunk {chunk})")
     check(np.array_equal(got["wte"], src["wte"]), "gpt2: untouched tensor")
-    for name, want in zip(["fc_a", "fc_b", "fc_c"], np.split(c_fc, [10, 40], axis=1)):
-        check(got[f"h.0.mlp.{name}"].shape == want.shape and
-              np.array_equal(got[f"h.0.mlp.{name}"], want), f"-l 10,-1,0: {name} (chunk {chunk})")
+    for name, want in zip(["a.fc_a", "m.fc_b", "zz.fc_c"], np.split(c_fc, [10, 40], axis=1)):
+        check(got[name].shape == want.shape and np.array_equal(got[name], want),
+              f"-l 10,-1,0: {name} (chunk {chunk})")
     for name, want in zip(["pos_a", "pos_b"], np.split(pos, [8], axis=0)):
         check(got[f"h.0.{name}"].shape == want.shape and np.array_equal(got[f"h.0.{name}"], want),
               f"-l -1,4: {name} (chunk {chunk})")
