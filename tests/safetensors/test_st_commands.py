@@ -120,14 +120,23 @@ def test_gpt2_and_view(work, chunk):
     c_attn = RNG.standard_normal((HID, 3 * HID)).astype(np.float32)
     groups, per = 2, 6  # grouped QKV: per group 4 q heads, 1 k, 1 v
     gqkv = RNG.standard_normal((groups * per * HD, HID)).astype(np.float32)
+    c_fc = RNG.standard_normal((HID, 40)).astype(np.float32)
+    pos = RNG.standard_normal((12, HID)).astype(np.float16)
     src = {"h.0.attn.c_attn.weight": c_attn, "h.0.attn.c_attn.bias": np.arange(3 * HID, dtype=np.float32),
-           "h.0.attn.qkv": gqkv, "wte": RNG.standard_normal((10, HID)).astype(np.float32)}
+           "h.0.attn.qkv": gqkv, "wte": RNG.standard_normal((10, HID)).astype(np.float32),
+           "h.0.mlp.c_fc.weight": c_fc, "h.0.pos": pos}
     u.write_st(os.path.join(work, "gpt2.safetensors"), to_st(src))
     args = ["st", "split", "gpt2.safetensors", "-o", f"out{chunk}", "-q",
             "--tensor", "h.*.attn.c_attn.*", "-a", "-1", "-n", "3",
             "--into", "h.*.attn.q.*,h.*.attn.k.*,h.*.attn.v.*",
             "--tensor", "h.0.attn.qkv", "--view", f"{groups},{per},-1", "-a", "1", "-l", "4,1,1",
-            "--into", "h.0.attn.q,h.0.attn.k,h.0.attn.v"]
+            "--into", "h.0.attn.q,h.0.attn.k,h.0.attn.v",
+            # A -1 length, resolved by the library (VariadicSplit-1): inner axis with an empty
+            # part, and axis 0 with the -1 first. The parts of c_fc are named so that other
+            # tensors lie between them in the output (all three are gathered from one read).
+            "--tensor", "h.0.mlp.c_fc.weight", "-a", "1", "-l", "10,-1,0",
+            "--into", "a.fc_a,m.fc_b,zz.fc_c",
+            "--tensor", "h.0.pos", "-a", "0", "-l", "-1,4", "--into", "h.0.pos_a,h.0.pos_b"]
     r = clitest.subprocess.run([u.CLEAVE] + args, cwd=work, capture_output=True, text=True, env=env)
     check(r.returncode == 0, f"gpt2 split (chunk {chunk}): {r.stderr}")
     _, got = arrays_of(os.path.join(work, f"out{chunk}", "gpt2.safetensors"))
@@ -141,6 +150,12 @@ def test_gpt2_and_view(work, chunk):
         check(got[f"h.0.attn.{part}"].shape == folded.shape and
               np.array_equal(got[f"h.0.attn.{part}"], folded), f"grouped view {part} (chunk {chunk})")
     check(np.array_equal(got["wte"], src["wte"]), "gpt2: untouched tensor")
+    for name, want in zip(["a.fc_a", "m.fc_b", "zz.fc_c"], np.split(c_fc, [10, 40], axis=1)):
+        check(got[name].shape == want.shape and np.array_equal(got[name], want),
+              f"-l 10,-1,0: {name} (chunk {chunk})")
+    for name, want in zip(["pos_a", "pos_b"], np.split(pos, [8], axis=0)):
+        check(got[f"h.0.{name}"].shape == want.shape and np.array_equal(got[f"h.0.{name}"], want),
+              f"-l -1,4: {name} (chunk {chunk})")
 
 
 def test_sharded_input(work):
@@ -281,12 +296,28 @@ def test_errors(work):
         ("two rules match", ["--tensor", "a.*", "-a", "0", "-n", "1", "--into", "x.*",
                              "--tensor", "*.w", "-a", "0", "-n", "1", "--into", "y.*"], 65,
          ["matches both"]),
+        # The split rules and their messages are the library's (OpenVINO Split-1 for -n,
+        # VariadicSplit-1 for -l), prefixed with the file, the tensor, its dtype and shape.
         ("uneven split", ["--tensor", "a.w", "-a", "0", "-n", "4", "--into", "p,q,r,s"], 65,
-         ["'a.w'", "6", "4 equal parts"]),
+         ["m.safetensors: tensor 'a.w' (F32 [6,4]): ",
+          "data.shape[0] = 6 is not divisible by num_splits = 4"]),
+        ("-n 0", ["--tensor", "a.w", "-a", "0", "-n", "0", "--into", "p"], 65,
+         ["tensor 'a.w'", "num_splits is 0 but must be >= 1"]),
         ("lengths do not add up", ["--tensor", "a.w", "-a", "1", "-l", "1,2", "--into", "p,q"], 65,
-         ["add up to 3", "4"]),
+         ["tensor 'a.w'", "split_lengths sum to 3 but data.shape[1] is 4"]),
+        ("-1 would be negative", ["--tensor", "a.w", "-a", "1", "-l", "5,-1", "--into", "p,q"],
+         65, ["tensor 'a.w'", "split_lengths other than the -1 sum to 5 but data.shape[1] is 4"]),
+        ("two -1", ["--tensor", "a.w", "-a", "1", "-l", "-1,-1", "--into", "p,q"], 65,
+         ["tensor 'a.w'", "split_lengths has -1 at index 0 and at index 1"]),
+        ("length below -1", ["--tensor", "a.w", "-a", "1", "-l", "-2,6", "--into", "p,q"], 65,
+         ["tensor 'a.w'", "split_lengths[0] is -2 but entries must be >= -1"]),
         ("axis out of range", ["--tensor", "a.w", "-a", "2", "-n", "1", "--into", "p"], 65,
-         ["axis 2"]),
+         ["tensor 'a.w'", "axis 2 is out of range [-2, 1] for data of rank 2"]),
+        ("rule broken on a view", ["--tensor", "a.w", "--view", "2,-1", "-a", "1", "-l", "13,-1",
+                                   "--into", "p,q"], 65,
+         ["tensor 'a.w' (F32 [6,4], viewed as [2,12]): ",
+          "split_lengths other than the -1 sum to 13 but data.shape[1] is 12, so the -1 would "
+          "be -1"]),
         ("bad view", ["--tensor", "a.w", "--view", "5,-1", "-a", "0", "-n", "1", "--into", "p"], 65,
          ["'a.w'", "view"]),
         ("missing axis", ["--tensor", "a.w", "-n", "2", "--into", "p,q"], 64, ["-a/--axis"]),
@@ -301,7 +332,8 @@ def test_errors(work):
                                                "-a", "0", "-n", "1", "--into", "b"], work, 66,
                      ["nope"])
     u.expect_failure("shard uneven", ["st", "shard", "m.safetensors", "-o", "tp", "-n", "4",
-                                      "--axis", "*.w=0"], work, 65, ["'a.w'", "equal parts"])
+                                      "--axis", "*.w=0"], work, 65,
+                     ["tensor 'a.w' (F32 [6,4])", "not divisible by num_splits = 4"])
     u.expect_failure("shard unmatched error",
                      ["st", "shard", "m.safetensors", "-o", "tp", "-n", "2", "--axis", "*.w=0",
                       "--unmatched", "error"], work, 65, ["'a.x'", "no --axis"])

@@ -90,27 +90,21 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
       return CLI_EXIT_USAGE;
     }
   } else if (id == OPT_NUM) {
+    /* The value's rules (>= 1, dividing the axis) are OpenVINO Split-1's, checked by the
+     * library on each matched tensor. */
     if (cli_parse_int64(value, "-n/--num-splits", &r->cut.parts) != 0) {
       return CLI_EXIT_USAGE;
     }
-    if (r->cut.parts < 1) {
-      return cli_error(CLI_EXIT_USAGE, "%s: -n must be at least 1, not %s", r->origin, value);
-    }
+    r->cut.has_parts = 1;
   } else if (id == OPT_LENGTHS) {
+    /* The values' rules (>= -1, one -1 at most, summing to the axis) are VariadicSplit-1's,
+     * checked by the library on each matched tensor, which also resolves the -1. */
     int unknown = 0;
     free(r->cut.lengths);
     r->cut.lengths = NULL;
     if (cli_parse_int64_list(value, "-l/--lengths", &r->cut.lengths, &r->cut.length_count,
                              &unknown) != 0) {
       return CLI_EXIT_USAGE;
-    }
-    int minus = 0;
-    for (int64_t i = 0; !unknown && i < r->cut.length_count; i++) {
-      minus += r->cut.lengths[i] == -1;
-      if (r->cut.lengths[i] < -1 || minus > 1) {
-        return cli_error(CLI_EXIT_USAGE, "%s: -l '%s': lengths are non-negative, and one may be -1",
-                         r->origin, value);
-      }
     }
     if (unknown) {
       return cli_error(CLI_EXIT_USAGE, "%s: -l '%s': lengths must be known", r->origin, value);
@@ -156,13 +150,16 @@ static int rule_complete(const st_split_rule *r) {
   if (r->cut.axis == INT64_MIN) {
     return cli_error(CLI_EXIT_USAGE, "%s: -a/--axis is missing", r->origin);
   }
-  if ((r->cut.parts > 0) == (r->cut.lengths != NULL)) {
+  if (r->cut.has_parts == (r->cut.lengths != NULL)) {
     return cli_error(CLI_EXIT_USAGE, "%s: give exactly one of -n N and -l LENGTHS", r->origin);
   }
   if (r->names == NULL) {
     return cli_error(CLI_EXIT_USAGE, "%s: --into NAME,NAME,... is missing", r->origin);
   }
-  size_t parts = r->cut.parts > 0 ? (size_t)r->cut.parts : (size_t)r->cut.length_count;
+  /* A count the operator refuses (-n 0) is left to the library, whose message says why. */
+  size_t parts = !r->cut.has_parts  ? (size_t)r->cut.length_count
+                 : r->cut.parts > 0 ? (size_t)r->cut.parts
+                                    : r->name_count;
   if (parts != r->name_count) {
     return cli_error(CLI_EXIT_USAGE, "%s: %zu parts but %zu names in --into", r->origin, parts,
                      r->name_count);

@@ -1,9 +1,10 @@
 /*
- * Writing the planned outputs: each output file in one sequential pass (header, then its
- * tensors in order). Contiguous ranges are copied inside the kernel (copy_file_range, falling
- * back to read and write); inner-axis parts are gathered from blocks of rows read once per
- * group of files (the ranks of a shard, up to 256 files open at once), so memory is two buffers of
- * CLEAVE_CHUNK_BYTES (default 1 MiB) whatever the model size.
+ * Writing the planned outputs: each output file in one pass (header, then its tensors in order,
+ * every write at its planned offset). Contiguous ranges are copied inside the kernel
+ * (copy_file_range, falling back to read and write); inner-axis parts are gathered by a library
+ * plan from blocks of rows read once for all the parts of a tensor (every part of a split, the
+ * ranks of a shard in groups of up to 256 open files), so memory is two buffers of
+ * CLEAVE_CHUNK_BYTES (default 1 MiB) and the plans whatever the model size.
  */
 #ifndef CLEAVE_ST_COPY_H
 #define CLEAVE_ST_COPY_H

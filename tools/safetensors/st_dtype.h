@@ -5,6 +5,8 @@
 #ifndef CLEAVE_ST_DTYPE_H
 #define CLEAVE_ST_DTYPE_H
 
+#include "cleave.h"
+
 /** One dtype of the format. */
 typedef struct st_dtype {
   const char *name;
@@ -12,6 +14,11 @@ typedef struct st_dtype {
   unsigned bits;
   /** Position in the reference writer's order; outputs sort by it, descending. */
   unsigned rank;
+  /** The library's element type that split and shard validate cuts with (cleave_infer). F6_*
+   * have no library type: their cuts are checked as u8 elements of the same shape (the rules
+   * of Split-1 and VariadicSplit-1 do not depend on the element type; the byte boundaries of
+   * sub-byte parts are checked by st_rules.c). */
+  cleave_dtype lib;
 } st_dtype;
 
 /** Returns the dtype named `name` (exact, upper case), or NULL. */

@@ -23,6 +23,9 @@ typedef struct st_piece {
   size_t src_file;
   uint64_t src_offset; /* file offset of the source tensor's first byte */
   uint64_t rows, row_bytes, col, take;
+  /** The cut this piece is a part of: the same number for every part of one source tensor in
+   * the plan (all in one file for split, one per rank for shard); 0 for a whole tensor. */
+  uint64_t cut;
   /** Offsets in the output's data section (set by st_layout). */
   uint64_t begin, end;
   /** The source tensor's name (for the plan printout). */

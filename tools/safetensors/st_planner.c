@@ -30,8 +30,11 @@ static st_piece whole_piece(const st_model *m, st_ref r) {
   return p;
 }
 
-static st_piece part_piece(const st_model *m, st_ref r, const st_part *part) {
+/* Part `part` of the tensor at `r`, the cut numbered `cut` (every part of one cut tensor shares
+ * it, so that the copy can gather them all from one read of the tensor's rows). */
+static st_piece part_piece(const st_model *m, st_ref r, const st_part *part, uint64_t cut) {
   st_piece p = whole_piece(m, r);
+  p.cut = cut;
   p.ndim = part->ndim;
   p.shape = (int64_t *)part->shape;
   p.rows = part->rows;
@@ -157,13 +160,13 @@ int st_plan_split(const st_model *m, const st_split_rule *rules, size_t rule_cou
     }
     st_part *parts = NULL;
     size_t count = 0;
-    rc = st_cut_tensor(&rule->cut, t, &parts, &count, err);
+    rc = st_cut_tensor(&rule->cut, t, m->files[r.file].path, &parts, &count, err);
     if (rc == 0 && count != rule->name_count) {
       rc = st_fail(err, CLI_EXIT_USAGE, "%s cuts tensor '%.200s' into %zu parts but names %zu",
                    rule->origin, t->name, count, rule->name_count);
     }
     for (size_t i = 0; i < count && rc == 0; i++) {
-      st_piece p = part_piece(m, r, &parts[i]);
+      st_piece p = part_piece(m, r, &parts[i], (uint64_t)k + 1);
       char *name = st_glob_fill(rule->names[i], &match);
       p.name = name;
       if (name == NULL || st_out_file_add(out, &p) != 0) {
@@ -310,13 +313,14 @@ int st_plan_shard(const st_model *m, const st_shard_spec *spec, st_plan *plan, s
       memset(&cut, 0, sizeof cut);
     }
     cut.axis = axis->axis;
+    cut.has_parts = 1;
     cut.parts = spec->ranks;
     cut.lengths = NULL;
     st_part *parts = NULL;
     size_t count = 0;
-    rc = st_cut_tensor(&cut, t, &parts, &count, err);
+    rc = st_cut_tensor(&cut, t, m->files[r.file].path, &parts, &count, err);
     for (size_t i = 0; i < count && rc == 0; i++) {
-      st_piece p = part_piece(m, r, &parts[i]);
+      st_piece p = part_piece(m, r, &parts[i], (uint64_t)k + 1);
       if (st_out_file_add(&plan->files[i], &p) != 0) {
         rc = oom(err);
       }

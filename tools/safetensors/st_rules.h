@@ -35,8 +35,9 @@ typedef struct st_cut {
   int view_ndim;
   int64_t view[ST_MAX_RANK]; /* may hold one -1 */
   int64_t axis;
-  int64_t parts;    /* -n: equal parts (Split-1), or 0 */
-  int64_t *lengths; /* -l: lengths (VariadicSplit-1, one may be -1), or NULL */
+  int has_parts; /* -n given: Split-1 into `parts` (which the library checks) */
+  int64_t parts;
+  int64_t *lengths; /* -l: VariadicSplit-1's split_lengths (one may be -1), or NULL */
   int64_t length_count;
 } st_cut;
 
@@ -48,12 +49,15 @@ typedef struct st_part {
 } st_part;
 
 /**
- * Cuts tensor `t` of file `path`: `*count` parts (malloc'd in `*parts`). Errors (an uneven
- * split, a bad axis or view, lengths that do not add up, a part of a sub-byte tensor that does
- * not start on a byte) name the tensor and return CLI_EXIT_DATA with the message in `err`.
+ * Cuts tensor `t` of file `file`: `*count` parts (malloc'd in `*parts`). The view is a reshape
+ * (checked here); the split rule is the library's (cleave_infer of OpenVINO Split-1 for -n,
+ * VariadicSplit-1 for -l, which resolves a -1 length), with its message; the byte boundaries of
+ * sub-byte parts are checked here. Errors are prefixed with the file, the tensor, its dtype and
+ * shape (and the view), and return the library's exit status (CLI_EXIT_DATA for a rule) with the
+ * message in `err`.
  */
-int st_cut_tensor(const st_cut *cut, const st_tensor *t, st_part **parts, size_t *count,
-                  st_error *err);
+int st_cut_tensor(const st_cut *cut, const st_tensor *t, const char *file, st_part **parts,
+                  size_t *count, st_error *err);
 
 /** Parses "D0,D1,..." (one entry may be -1) into `cut`'s view. Returns 0 or -1. */
 int st_parse_view(const char *text, st_cut *cut);
