@@ -1,4 +1,4 @@
-/* Fuzz target: the .npy header reader of the cleave command (tools/npy_read.c, npy_dtype.c,
+/* Fuzz target: the .npy header reader of the cleave command (tools/npy/npy_read.c, npy_dtype.c,
  * npy_write.c) on arbitrary file contents.
  *
  * The input is a whole .npy file. It goes through the buffer entry points (npy_parse_preamble,

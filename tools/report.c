@@ -6,21 +6,8 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "json_string.h"
 #include "shape_text.h"
-
-static void json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
-    if (*c == '"' || *c == '\\') {
-      printf("\\%c", *c);
-    } else if (*c < 0x20 || *c == 0x7f) {
-      printf("\\u%04x", *c);
-    } else {
-      putchar(*c);
-    }
-  }
-  putchar('"');
-}
 
 void report_begin(report *r, const char *op, int json, int quiet) {
   r->json = json;
@@ -29,7 +16,7 @@ void report_begin(report *r, const char *op, int json, int quiet) {
   r->sequence = 0;
   if (json) {
     printf("{\"op\": ");
-    json_string(op);
+    cli_json_string(stdout, op);
   }
 }
 
@@ -51,7 +38,7 @@ void report_output(report *r, const int64_t *dims, size_t rank, const char *path
     putchar('"');
     if (path != NULL) {
       printf(", \"path\": ");
-      json_string(path);
+      cli_json_string(stdout, path);
     }
     putchar('}');
     return;

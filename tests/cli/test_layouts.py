@@ -151,6 +151,12 @@ def naming(work):
                     work)
     check(r.returncode == 0 and json.loads(r.stdout)["outputs"][0]["path"] == 'sub/"x\\y_0.npy',
           f"JSON escapes: {r.stdout!r}")
+    # Control characters and DEL as \u00XX (tools/common/json_string.c, shared with ir-check).
+    r = clitest.run(["split", "-a", "1", "-n", "2", "-o", "sub/t\tn\x7f", "--json", "raw.bin"],
+                    work)
+    check(r.returncode == 0 and '"sub/t\\u0009n\\u007f_0.npy"' in r.stdout
+          and json.loads(r.stdout)["outputs"][1]["path"] == "sub/t\tn\x7f_1.npy",
+          f"JSON \\u00XX escapes: {r.stdout!r}")
     # --sync works (durability itself is not observable here).
     r = clitest.run(["split", "-a", "0", "-n", "3", "--sync", "-q", "-o", "sub/s", "raw.bin"],
                     work)

@@ -1,7 +1,8 @@
 /*
  * cleave ir-run MODEL.xml --input NAME=FILE.npy ... [-o PREFIX]: executes an IR graph made of
  * Parameter, Const, Split, VariadicSplit and Result layers (splits chained to any depth) with the
- * library, and writes one .npy per Result, all at once or not at all (tools/outputs.c).
+ * library, and writes one .npy per Result, all at once or not at all
+ * (tools/common/outputs.c).
  *
  * Every tensor is held in memory (the inputs, the Consts read from the .bin, each split's
  * outputs); everything is computed before the first output file is created. Output k is the k-th

@@ -11,20 +11,6 @@ int ir_report_error(const ir_error *err) {
   return cli_error(err->status, "%s", err->message);
 }
 
-void ir_json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
-    if (*c == '"' || *c == '\\') {
-      printf("\\%c", *c);
-    } else if (*c < 0x20 || *c == 0x7f) {
-      printf("\\u%04x", *c);
-    } else {
-      putchar(*c);
-    }
-  }
-  putchar('"');
-}
-
 /* Every Parameter's element_type and shape must be readable. */
 static int check_parameters(const ir_model *m, ir_error *err) {
   for (size_t i = 0; i < m->num_layers; i++) {

@@ -23,7 +23,4 @@ void ir_open_close(ir_model *model, ir_bin *bin);
 /** Prints an ir_error as "cleave: error: ..." and returns its status. */
 int ir_report_error(const ir_error *err);
 
-/** Writes `s` as a JSON string (quotes included) to stdout. */
-void ir_json_string(const char *s);
-
 #endif /* CLEAVE_IR_OPEN_H */

@@ -1,7 +1,8 @@
 /*
  * Shared helpers of the cleave command: exit statuses (docs/cli.md, "Errors and exit status"),
- * error messages on stderr, and the mapping from library statuses to exit statuses. The onnx-test
- * command reuses them, so that every command reports errors the same way.
+ * error messages on stderr, and the mapping from library statuses to exit statuses. Every command
+ * family (the operator commands, ir-*, st) and the .npy, IR and safetensors readers use them, so
+ * that every command reports errors the same way.
  */
 #ifndef CLEAVE_CLI_UTIL_H
 #define CLEAVE_CLI_UTIL_H

@@ -1,5 +1,7 @@
 /*
- * Streaming split of a .npy file's data into the output files, in bounded memory.
+ * Streaming split of a file's data into the output files, in bounded memory. Format-neutral: the
+ * caller writes each output's header through a callback (split writes .npy headers), and the
+ * safetensors copy (tools/safetensors/st_copy.c) uses its chunk size and reads.
  *
  * In C order (and, reversed, in Fortran order) the data is `rows` rows; each row holds the axis
  * dimension's `unit`-byte slices back to back, so output i takes, from every row, the bytes of
