@@ -2,8 +2,8 @@
  * Moving the data of a plan: bounded memory, one pass per output file.
  *
  * Inner-axis parts are gathered by the library (a cleave plan run on blocks of rows read once,
- * as tools/stream.c does for .npy) rather than by a loop of memcpy per row and part, which this
- * file had before. Measured on 2026-11-24 (2 shared cores, RelWithDebInfo, ext4, page cache):
+ * as tools/common/stream.c does for .npy) rather than by a loop of memcpy per row and part, which
+ * this file had before. Measured on 2026-11-24 (2 shared cores, RelWithDebInfo, ext4, page cache):
  *   - bench/st_bench.sh -m 512 -r 5 (558 MB, 291 tensors; shard -n 4 gathers o_proj and
  *     down_proj, rows of 1280 and 3456 bytes), three alternating runs of each build, ratio of
  *     the median to cp's in the same run: memcpy loop 1.31x, 1.44x, 1.60x (median 1.44x);

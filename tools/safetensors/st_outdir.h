@@ -1,6 +1,6 @@
 /*
- * A folder of named output files written all-or-nothing (the sibling of tools/outputs.c, whose
- * outputs are PREFIX_i.npy).
+ * A folder of named output files written all-or-nothing (the sibling of tools/common/outputs.c,
+ * whose outputs are PREFIX_i.npy).
  *
  * Output i is first written to OUTDIR/.cleave-tmp-PID-RANDOM-i; when every output is complete
  * they are renamed to their names in order (the caller puts an index last), with the cleanup
