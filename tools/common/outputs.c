@@ -17,19 +17,27 @@
 
 #include "cli_util.h"
 
+/* The size of the buffers paths are composed in. A prefix set's paths always fit (out_set_init
+ * refuses a longer prefix); a temporary of a folder set that does not fit is longer than PATH_MAX,
+ * so no system call could create it: composing it fails. */
+#define PATH_BUF OUT_PATH_BUF
+
 /* Signal-handler state. The handler may read only these: temporaries 0..g_created-1 are named
- * g_temp_head, the index in decimal, then g_temp_tail. g_created is raised before each creation,
- * so a file can never exist without the handler knowing it. */
-static char g_temp_head[PATH_MAX];
-static char g_temp_tail[64];
+ * g_temp_head, the index in decimal, then g_temp_tail; g_made_dir (when not NULL) is the folder
+ * this run created. All are set before the handlers are installed, and g_created is raised before
+ * each creation, so a file can never exist without the handler knowing it. */
+static const char *volatile g_temp_head;
+static const char *volatile g_temp_tail;
+static const char *volatile g_made_dir;
 static atomic_size_t g_created;
 
 /* SIGPIPE: the report on stdout is written before the commit, and may meet a closed pipe. */
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 #define CLEANUP_SIGNAL_COUNT (sizeof cleanup_signals / sizeof cleanup_signals[0])
 
-/* Writes head, i in decimal and tail to buf; async-signal-safe (no stdio). */
-static void compose(char *buf, size_t size, const char *head, size_t i, const char *tail) {
+/* Writes head, i in decimal and tail to buf; async-signal-safe (no stdio). Returns 0, or -1 when
+ * the result was shortened to fit. */
+static int compose(char *buf, size_t size, const char *head, size_t i, const char *tail) {
   char digits[24];
   size_t nd = 0;
   do {
@@ -37,30 +45,40 @@ static void compose(char *buf, size_t size, const char *head, size_t i, const ch
     i /= 10;
   } while (i != 0);
   size_t pos = 0;
-  for (const char *c = head; *c != '\0' && pos + 1 < size; c++) {
+  const char *c = head;
+  for (; *c != '\0' && pos + 1 < size; c++) {
     buf[pos++] = *c;
   }
+  int cut = *c != '\0';
   while (nd > 0 && pos + 1 < size) {
     buf[pos++] = digits[--nd];
   }
-  for (const char *c = tail; *c != '\0' && pos + 1 < size; c++) {
+  cut |= nd > 0;
+  for (c = tail; *c != '\0' && pos + 1 < size; c++) {
     buf[pos++] = *c;
   }
+  cut |= *c != '\0';
   buf[pos] = '\0';
+  return cut ? -1 : 0;
 }
 
-static void temp_path(size_t i, char *buf, size_t size) {
-  compose(buf, size, g_temp_head, i, g_temp_tail);
+/* The path of temporary i in buf; -1 when it does not fit (then no such file can exist). */
+static int temp_path(size_t i, char *buf, size_t size) {
+  return compose(buf, size, g_temp_head, i, g_temp_tail);
 }
 
 static void remove_temporaries(void) {
-  char path[PATH_MAX + 96];
+  char path[PATH_BUF];
   size_t n = atomic_load(&g_created);
   for (size_t i = 0; i < n; i++) {
-    temp_path(i, path, sizeof path);
-    unlink(path);
+    if (temp_path(i, path, sizeof path) == 0) {
+      unlink(path);
+    }
   }
   atomic_store(&g_created, 0);
+  if (g_made_dir != NULL) {
+    rmdir(g_made_dir);
+  }
 }
 
 static void on_fatal_signal(int sig) {
@@ -109,20 +127,31 @@ static uint32_t random_tag(void) {
   return r;
 }
 
+const char *out_set_final(const out_set *set, size_t i, char *buf, size_t size) {
+  if (set->folder) {
+    return set->finals[i];
+  }
+  compose(buf, size, set->final_head, i, ".npy");
+  return buf;
+}
+
 int out_set_init(out_set *set, const char *prefix, size_t count, int force, int sync) {
   memset(set, 0, sizeof *set);
   set->count = count;
   set->force = force;
   set->sync = sync;
   size_t len = strlen(prefix);
-  if (len + 96 > sizeof g_temp_head) {
+  if (len + 96 > PATH_MAX) {
     return cli_error(CLI_EXIT_CANTCREAT, "the output prefix '%s' is too long", prefix);
   }
   const char *slash = strrchr(prefix, '/');
   size_t dir_len = slash != NULL ? (size_t)(slash - prefix) + 1 : 0;
   set->final_head = malloc(len + 2);
   set->dir = malloc(dir_len + 2);
-  if (set->final_head == NULL || set->dir == NULL) {
+  set->temp_head = malloc(len + 3);
+  set->temp_tail = malloc(64);
+  if (set->final_head == NULL || set->dir == NULL || set->temp_head == NULL ||
+      set->temp_tail == NULL) {
     out_set_free(set);
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
@@ -133,18 +162,89 @@ int out_set_init(out_set *set, const char *prefix, size_t count, int force, int 
     memcpy(set->dir, prefix, dir_len);
     set->dir[dir_len] = '\0';
   }
-  snprintf(g_temp_head, sizeof g_temp_head, "%.*s.%s_", (int)dir_len, prefix, prefix + dir_len);
-  snprintf(g_temp_tail, sizeof g_temp_tail, ".npy.cleave-tmp-%ld-%08x", (long)getpid(),
+  snprintf(set->temp_head, len + 3, "%.*s.%s_", (int)dir_len, prefix, prefix + dir_len);
+  snprintf(set->temp_tail, 64, ".npy.cleave-tmp-%ld-%08x", (long)getpid(), (unsigned)random_tag());
+  return 0;
+}
+
+static int same_file(const char *path, const struct stat *st) {
+  struct stat in;
+  return stat(path, &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino;
+}
+
+int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
+                        const char *const *inputs, size_t input_count, int force, int sync) {
+  memset(set, 0, sizeof *set);
+  set->folder = 1;
+  set->count = count;
+  set->force = force;
+  set->sync = sync;
+  size_t n = strlen(dir);
+  set->dir = malloc(n + 2);
+  set->finals = calloc(count + 1, sizeof *set->finals);
+  set->temp_head = malloc(n + 64);
+  set->temp_tail = calloc(1, 1);
+  if (set->dir == NULL || set->finals == NULL || set->temp_head == NULL || set->temp_tail == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  snprintf(set->dir, n + 2, "%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/");
+  snprintf(set->temp_head, n + 64, "%s.cleave-tmp-%ld-%08x-", set->dir, (long)getpid(),
            (unsigned)random_tag());
+  for (size_t i = 0; i < count; i++) {
+    if (asprintf(&set->finals[i], "%s%s", set->dir, names[i]) < 0) {
+      set->finals[i] = NULL;
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    struct stat st;
+    if (lstat(set->finals[i], &st) != 0) {
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      return cli_error(CLI_EXIT_CANTCREAT, "output '%s' exists and is a directory", set->finals[i]);
+    }
+    if (!force) {
+      struct stat target;
+      int input = 0;
+      if (stat(set->finals[i], &target) == 0) {
+        for (size_t k = 0; k < input_count && !input; k++) {
+          input = same_file(inputs[k], &target);
+        }
+      }
+      return cli_error(CLI_EXIT_CANTCREAT, "output '%s' %s (use -f/--force to replace it%s)",
+                       set->finals[i], input ? "is one of the inputs" : "exists",
+                       input ? "; the input is then replaced by a new file, never written in "
+                               "place"
+                             : "");
+    }
+  }
   return 0;
 }
 
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
-  compose(buf, size, set->final_head, i, ".npy");
+  if (set->folder) {
+    snprintf(buf, size, "%s", set->finals[i]);
+  } else {
+    compose(buf, size, set->final_head, i, ".npy");
+  }
 }
 
-int out_set_create(out_set *set) {
-  char path[PATH_MAX + 96];
+/* Prefix sets: refuses existing outputs. Folder sets (checked by out_set_init_folder): creates
+ * the folder when missing. */
+static int prepare(out_set *set) {
+  if (set->folder) {
+    struct stat st;
+    if (stat(set->dir, &st) != 0) {
+      if (errno != ENOENT || mkdir(set->dir, 0777) != 0) {
+        return cli_error(CLI_EXIT_CANTCREAT, "cannot create the output folder '%s': %s", set->dir,
+                         strerror(errno));
+      }
+      set->made_dir = 1;
+    } else if (!S_ISDIR(st.st_mode)) {
+      return cli_error(CLI_EXIT_CANTCREAT, "the output folder '%s' is not a folder", set->dir);
+    }
+    return 0;
+  }
+  char path[PATH_BUF];
   for (size_t i = 0; i < set->count; i++) {
     out_set_final_path(set, i, path, sizeof path);
     struct stat st;
@@ -158,19 +258,36 @@ int out_set_create(out_set *set) {
       }
     }
   }
+  return 0;
+}
+
+int out_set_create(out_set *set) {
+  int rc = prepare(set);
+  if (rc != 0) {
+    return rc;
+  }
+  atomic_store(&g_created, 0);
+  g_temp_head = set->temp_head;
+  g_temp_tail = set->temp_tail;
+  g_made_dir = set->made_dir ? set->dir : NULL;
   install_handlers();
   set->active = 1;
+  char path[PATH_BUF];
   for (size_t i = 0; i < set->count; i++) {
-    temp_path(i, path, sizeof path);
     atomic_store(&g_created, i + 1);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = -1;
+    int e = ENAMETOOLONG;
+    if (temp_path(i, path, sizeof path) == 0) {
+      fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      e = errno;
+    }
     if (fd < 0) {
-      int e = errno;
-      char final[PATH_MAX + 96];
-      out_set_final_path(set, i, final, sizeof final);
+      char buf[PATH_BUF];
+      const char *final = out_set_final(set, i, buf, sizeof buf);
       out_set_abort(set);
       return cli_error(CLI_EXIT_CANTCREAT, "cannot create output '%s' (as '%s'): %s%s", final, path,
-                       strerror(e), e == ENOENT ? " (the output directory is not created)" : "");
+                       strerror(e),
+                       e == ENOENT && !set->folder ? " (the output directory is not created)" : "");
     }
     close(fd);
   }
@@ -178,10 +295,13 @@ int out_set_create(out_set *set) {
 }
 
 int out_set_open(const out_set *set, size_t i, int *fd) {
-  char path[PATH_MAX + 96];
+  char path[PATH_BUF];
   (void)set;
-  temp_path(i, path, sizeof path);
-  *fd = open(path, O_WRONLY | O_CLOEXEC);
+  *fd = -1;
+  errno = ENAMETOOLONG;
+  if (temp_path(i, path, sizeof path) == 0) {
+    *fd = open(path, O_WRONLY | O_CLOEXEC);
+  }
   if (*fd < 0) {
     return cli_error(CLI_EXIT_IOERR, "cannot open the temporary output '%s': %s", path,
                      strerror(errno));
@@ -197,9 +317,9 @@ int out_set_close(const out_set *set, size_t i, int fd) {
     e = errno;
   }
   if (failed) {
-    char path[PATH_MAX + 96];
-    out_set_final_path(set, i, path, sizeof path);
-    return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", path, strerror(e));
+    char buf[PATH_BUF];
+    return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s",
+                     out_set_final(set, i, buf, sizeof buf), strerror(e));
   }
   return 0;
 }
@@ -222,15 +342,17 @@ static int rename_noreplace(const char *from, const char *to) {
 }
 
 int out_set_commit(out_set *set) {
-  char from[PATH_MAX + 96], to[PATH_MAX + 96];
+  char from[PATH_BUF], buf[PATH_BUF];
+  const char *to = NULL;
   sigset_t old;
   block_signals(&old);
   int status = 0;
   size_t done = 0;
   int e = 0;
   for (; done < set->count; done++) {
+    /* Every temporary exists (out_set_create), so its path fits. */
     temp_path(done, from, sizeof from);
-    out_set_final_path(set, done, to, sizeof to);
+    to = out_set_final(set, done, buf, sizeof buf);
     int rc = set->force ? rename(from, to) : rename_noreplace(from, to);
     if (rc != 0) {
       e = errno;
@@ -242,16 +364,19 @@ int out_set_commit(out_set *set) {
     if (!set->force) {
       /* These outputs did not exist before (the commit refuses to replace): remove them. */
       for (size_t k = 0; k < done; k++) {
-        char path[PATH_MAX + 96];
-        out_set_final_path(set, k, path, sizeof path);
+        char path[PATH_BUF];
+        unlink(out_set_final(set, k, path, sizeof path));
+      }
+    }
+    /* `from` and `to` still name the temporary that failed, for the message below. */
+    for (size_t k = done; k < set->count; k++) {
+      char path[PATH_BUF];
+      if (temp_path(k, path, sizeof path) == 0) {
         unlink(path);
       }
     }
-    /* `from` still names the temporary that failed, for the message below. */
-    for (size_t k = done; k < set->count; k++) {
-      char path[PATH_MAX + 96];
-      temp_path(k, path, sizeof path);
-      unlink(path);
+    if (set->made_dir) {
+      rmdir(set->dir);
     }
     if (e == EEXIST) {
       cli_error(status,
@@ -268,13 +393,14 @@ int out_set_commit(out_set *set) {
     }
   }
   atomic_store(&g_created, 0);
+  g_made_dir = NULL;
   set->active = 0;
   sigprocmask(SIG_SETMASK, &old, NULL);
   if (status == 0 && set->sync) {
     int dfd = open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0 || fsync(dfd) != 0) {
-      status = cli_error(CLI_EXIT_IOERR, "cannot sync the directory '%s': %s", set->dir,
-                         strerror(errno));
+      status = cli_error(CLI_EXIT_IOERR, "cannot sync the %s '%s': %s",
+                         set->folder ? "folder" : "directory", set->dir, strerror(errno));
     }
     if (dfd >= 0) {
       close(dfd);
@@ -288,14 +414,22 @@ void out_set_abort(out_set *set) {
     sigset_t old;
     block_signals(&old);
     remove_temporaries();
+    g_made_dir = NULL;
     set->active = 0;
     sigprocmask(SIG_SETMASK, &old, NULL);
   }
 }
 
 void out_set_free(out_set *set) {
+  if (set->finals != NULL) {
+    for (size_t i = 0; i < set->count; i++) {
+      free(set->finals[i]);
+    }
+  }
+  free(set->finals);
   free(set->final_head);
+  free(set->temp_head);
+  free(set->temp_tail);
   free(set->dir);
-  set->final_head = NULL;
-  set->dir = NULL;
+  memset(set, 0, sizeof *set);
 }

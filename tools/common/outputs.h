@@ -1,13 +1,21 @@
 /*
- * The output files of one cleave run, written all-or-nothing.
+ * The output files of one cleave run, written all-or-nothing. One machinery serves two kinds of
+ * output set:
  *
- * Output i goes to PREFIX_i.npy. Each is first written to a temporary file in the same directory,
- * named ".BASE_i.npy.cleave-tmp-PID-RANDOM"; only when every output is complete are they renamed
- * into place (with signals blocked, so that an interrupt cannot leave half of them renamed).
- * Until then SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove every temporary file before the
- * process dies of the signal, and SIGXFSZ is ignored so that exceeding the file-size limit is an
- * ordinary write error. Without --force an existing output is never replaced, even one that appears
- * while the outputs are being written.
+ * - from a PREFIX (the .npy commands, `cleave ir-run`): output i goes to PREFIX_i.npy, its
+ *   temporary is ".BASE_i.npy.cleave-tmp-PID-RANDOM" in the same directory;
+ * - in a folder (`cleave st split|shard`): output i goes to OUTDIR/NAME_i for a list of file names
+ *   (renamed in that order, so the caller puts an index last), its temporary is
+ *   "OUTDIR/.cleave-tmp-PID-RANDOM-i". OUTDIR is created when missing, and removed again on
+ *   failure when this run created it. An output that would replace one of the given input files
+ *   is refused without --force; with it the input is replaced by a rename, never written in place.
+ *
+ * Each output is first written to its temporary file; only when every output is complete are they
+ * renamed into place (with signals blocked, so that an interrupt cannot leave half of them
+ * renamed). Until then SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove every temporary file
+ * (and a folder this run created) before the process dies of the signal, and SIGXFSZ is ignored so
+ * that exceeding the file-size limit is an ordinary write error. Without --force an existing output
+ * is never replaced, even one that appears while the outputs are being written.
  *
  * Only one output set may be active in a process at a time (the signal handler needs static
  * state). Not thread-safe.
@@ -15,16 +23,25 @@
 #ifndef CLEAVE_CLI_OUTPUTS_H
 #define CLEAVE_CLI_OUTPUTS_H
 
+#include <limits.h>
 #include <stddef.h>
+
+/** A buffer that holds any path of a prefix set (and any path the system can open). */
+#define OUT_PATH_BUF (PATH_MAX + 96)
 
 /** The outputs of one run. Fields are private to outputs.c. */
 typedef struct out_set {
   size_t count;
   int force;
   int sync;
-  char *final_head; /* PREFIX "_" */
-  char *dir;        /* the directory of the outputs, for fsync */
-  int active;       /* temporaries may exist */
+  int folder;       /* made by out_set_init_folder */
+  char *final_head; /* PREFIX "_" (prefix sets) */
+  char **finals;    /* the final paths (folder sets) */
+  char *temp_head;  /* temporary i: temp_head, i in decimal, temp_tail */
+  char *temp_tail;
+  char *dir;    /* the directory of the outputs, for fsync (folder sets: with a trailing '/') */
+  int made_dir; /* this run created the folder */
+  int active;   /* temporaries may exist */
 } out_set;
 
 /**
@@ -35,13 +52,27 @@ typedef struct out_set {
  */
 int out_set_init(out_set *set, const char *prefix, size_t count, int force, int sync);
 
-/** Writes the final path of output i ("PREFIX_i.npy") to buf. */
+/**
+ * Prepares `count` outputs `names` (file names, in rename order) in folder `dir`. Refuses (prints
+ * an error, returns CLI_EXIT_CANTCREAT) an output that exists as a directory, and without `force`
+ * one that exists, naming it "one of the inputs" when it is the same file as one of the
+ * `input_count` paths `inputs`. Returns 0 or an exit status; call out_set_free in either case.
+ */
+int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
+                        const char *const *inputs, size_t input_count, int force, int sync);
+
+/** Writes the final path of output i (e.g. "PREFIX_i.npy") to buf. */
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size);
 
+/** The final path of output i, whole: a folder set's stored path, or a prefix set's composed in
+ * buf (of OUT_PATH_BUF bytes). For messages. */
+const char *out_set_final(const out_set *set, size_t i, char *buf, size_t size);
+
 /**
- * Refuses existing outputs (without --force) and outputs that are directories, then creates every
- * temporary file (empty) and installs the signal handlers. Returns 0 or prints an error and
- * returns CLI_EXIT_CANTCREAT; on failure nothing is left behind.
+ * Prefix sets: refuses existing outputs (without --force) and outputs that are directories.
+ * Folder sets: creates the folder when missing. Then creates every temporary file (empty) and
+ * installs the signal handlers. Returns 0 or prints an error and returns CLI_EXIT_CANTCREAT; on
+ * failure nothing is left behind.
  */
 int out_set_create(out_set *set);
 
@@ -58,14 +89,15 @@ int out_set_open(const out_set *set, size_t i, int *fd);
 int out_set_close(const out_set *set, size_t i, int fd);
 
 /**
- * Renames every temporary file to its final name. Returns 0; or, when a rename fails, undoes the
- * renames it can (an output that replaced an existing file under --force cannot be undone: the
- * message says so), removes the temporaries, prints an error and returns CLI_EXIT_CANTCREAT (an
- * output appeared meanwhile) or CLI_EXIT_IOERR.
+ * Renames every temporary file to its final name, in order. Returns 0; or, when a rename fails,
+ * undoes the renames it can (an output that replaced an existing file under --force cannot be
+ * undone: the message says so), removes the temporaries (and a folder this run created), prints
+ * an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile) or CLI_EXIT_IOERR.
  */
 int out_set_commit(out_set *set);
 
-/** Removes every temporary file (after a failure). Safe to call more than once. */
+/** Removes every temporary file (and a folder this run created) after a failure. Safe to call
+ * more than once. */
 void out_set_abort(out_set *set);
 
 /** Releases the memory of the set (after commit or abort). */

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "outputs.h"
 #include "progress.h"
 #include "st_cli.h"
 #include "st_copy.h"
-#include "st_outdir.h"
 
 const cli_option st_common_options[] = {
     {"help", 'h', 0, OPT_HELP},
@@ -169,9 +169,9 @@ static int report(const st_plan *plan, const st_model *m, const write_opts *o, c
   return 0;
 }
 
-static int write_text_file(const st_outdir *out, size_t i, const char *text) {
+static int write_text_file(const out_set *out, size_t i, const char *text) {
   int fd;
-  int rc = st_outdir_open(out, i, &fd);
+  int rc = out_set_open(out, i, &fd);
   if (rc != 0) {
     return rc;
   }
@@ -182,13 +182,15 @@ static int write_text_file(const st_outdir *out, size_t i, const char *text) {
       continue;
     }
     if (w <= 0) {
-      rc = cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", out->finals[i],
-                     strerror(w == 0 ? ENOSPC : errno));
+      int e = w == 0 ? ENOSPC : errno;
+      char pbuf[OUT_PATH_BUF];
+      const char *path = out_set_final(out, i, pbuf, sizeof pbuf);
+      rc = cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", path, strerror(e));
       break;
     }
     done += (size_t)w;
   }
-  int close_rc = st_outdir_close(out, i, fd);
+  int close_rc = out_set_close(out, i, fd);
   return rc != 0 ? rc : close_rc;
 }
 
@@ -208,11 +210,26 @@ int st_execute(const st_plan *plan, const st_model *m, const write_opts *o, cons
   if (plan->index_name != NULL) {
     names[plan->file_count] = plan->index_name;
   }
-  st_outdir out;
-  int rc = st_outdir_init(&out, o->outdir, names, count, m, o->force, o->sync);
+  /* An output that is one of the inputs (the model's files and index) is refused without -f. */
+  const char **inputs = calloc(m->file_count + 1, sizeof *inputs);
+  if (inputs == NULL) {
+    free(names);
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  size_t input_count = 0;
+  for (size_t i = 0; i < m->file_count; i++) {
+    inputs[input_count++] = m->files[i].path;
+  }
+  if (m->index_path != NULL) {
+    inputs[input_count++] = m->index_path;
+  }
+  out_set out;
+  int rc =
+      out_set_init_folder(&out, o->outdir, names, count, inputs, input_count, o->force, o->sync);
+  free(inputs);
   free(names);
   if (rc == 0) {
-    rc = st_outdir_create(&out);
+    rc = out_set_create(&out);
   }
   if (rc == 0) {
     unsigned long long total = 0;
@@ -236,10 +253,10 @@ int st_execute(const st_plan *plan, const st_model *m, const write_opts *o, cons
     }
   }
   if (rc == 0) {
-    rc = st_outdir_commit(&out);
+    rc = out_set_commit(&out);
   } else {
-    st_outdir_abort(&out);
+    out_set_abort(&out);
   }
-  st_outdir_free(&out);
+  out_set_free(&out);
   return rc;
 }

@@ -35,7 +35,7 @@
 typedef struct copier {
   const st_plan *plan;
   const st_model *model;
-  const st_outdir *out;
+  const out_set *out;
   int *in_fds;
   unsigned char *chunk, *staging;
   size_t chunk_bytes;
@@ -66,8 +66,10 @@ static int write_at(const copier *c, member *m, const void *buf, size_t size, ui
       continue;
     }
     if (n <= 0) {
-      return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", c->out->finals[m->file],
-                       strerror(n == 0 ? ENOSPC : errno));
+      int e = n == 0 ? ENOSPC : errno;
+      char pbuf[OUT_PATH_BUF];
+      const char *path = out_set_final(c->out, m->file, pbuf, sizeof pbuf);
+      return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", path, strerror(e));
     }
     done += (size_t)n;
     *at += (uint64_t)n;
@@ -98,8 +100,10 @@ static int copy_range(copier *c, member *m, size_t src, uint64_t from, uint64_t 
     }
     if (n < 0) {
       int e = errno;
+      char pbuf[OUT_PATH_BUF];
+      const char *path = out_set_final(c->out, m->file, pbuf, sizeof pbuf);
       return cli_error(CLI_EXIT_IOERR, "copying from '%s' to output '%s' failed: %s",
-                       c->model->files[src].path, c->out->finals[m->file], strerror(e));
+                       c->model->files[src].path, path, strerror(e));
     }
     if (n == 0) {
       return cli_error(CLI_EXIT_IOERR,
@@ -362,7 +366,7 @@ static int copy_group(copier *c, size_t first, size_t count, int lockstep) {
   for (size_t i = 0; i < count && rc == 0; i++) {
     const st_out_file *f = &c->plan->files[first + i];
     members[i].file = first + i;
-    rc = st_outdir_open(c->out, first + i, &members[i].fd);
+    rc = out_set_open(c->out, first + i, &members[i].fd);
     if (rc != 0) {
       break;
     }
@@ -383,13 +387,15 @@ static int copy_group(copier *c, size_t first, size_t count, int lockstep) {
   for (size_t i = 0; i < count && rc == 0; i++) {
     const st_out_file *f = &c->plan->files[first + i];
     if (members[i].written != 8 + f->header_size + f->data_size) {
+      char pbuf[OUT_PATH_BUF];
+      const char *path = out_set_final(c->out, first + i, pbuf, sizeof pbuf);
       rc = cli_error(CLI_EXIT_SOFTWARE, "internal error: output '%s' got %llu bytes, not %llu",
-                     c->out->finals[first + i], (unsigned long long)members[i].written,
+                     path, (unsigned long long)members[i].written,
                      (unsigned long long)(8 + f->header_size + f->data_size));
     }
   }
   for (size_t i = 0; i < opened; i++) {
-    int close_rc = st_outdir_close(c->out, first + i, members[i].fd);
+    int close_rc = out_set_close(c->out, first + i, members[i].fd);
     if (rc == 0) {
       rc = close_rc;
     }
@@ -398,8 +404,7 @@ static int copy_group(copier *c, size_t first, size_t count, int lockstep) {
   return rc;
 }
 
-int st_copy_plan(const st_plan *plan, const st_model *model, const st_outdir *out,
-                 progress *report) {
+int st_copy_plan(const st_plan *plan, const st_model *model, const out_set *out, progress *report) {
   copier c;
   memset(&c, 0, sizeof c);
   c.plan = plan;

@@ -9,14 +9,13 @@
 #ifndef CLEAVE_ST_COPY_H
 #define CLEAVE_ST_COPY_H
 
+#include "outputs.h"
 #include "progress.h"
 #include "st_model.h"
-#include "st_outdir.h"
 #include "st_plan.h"
 
 /** Writes every file of `plan` into the temporaries of `out` (file i = output i). Returns 0 or
  * prints an error and returns CLI_EXIT_IOERR / CLI_EXIT_SOFTWARE. */
-int st_copy_plan(const st_plan *plan, const st_model *model, const st_outdir *out,
-                 progress *report);
+int st_copy_plan(const st_plan *plan, const st_model *model, const out_set *out, progress *report);
 
 #endif /* CLEAVE_ST_COPY_H */
