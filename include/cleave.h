@@ -670,7 +670,9 @@ CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const voi
  * Allocates the plan's outputs and runs the plan into them (with threads as `exec` allows).
  * On success `outputs[i]` (the caller's array of num_outputs entries) points at output i, which
  * starts at the same offset modulo 64 as its first element in the input (modulo 4096 for outputs
- * of 1 MiB or more), so outputs are as aligned as the input; all outputs live in one block,
+ * of 1 MiB or more), so outputs are as aligned as the input, except that outputs taking fewer
+ * than the plan's `tiny_bytes` from each of several rows (the tiny-output kernels) start on a
+ * 64-byte boundary; all outputs live in one block,
  * allocated where the OS allows with huge-page advice to cut first-touch page faults. Release
  * them with `cleave_outputs_free`. On failure every entry of `outputs` is set to NULL and nothing
  * stays allocated. `outputs` may be NULL when the plan has no outputs. Returns CLEAVE_OK,

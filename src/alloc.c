@@ -48,7 +48,7 @@ static void clear(void **outputs, int64_t n) {
 static bool layout(const cleave_plan *plan, const void *input, unsigned char *data, void **outputs,
                    int64_t *total, int64_t *align) {
   const cleave_geometry *g = &plan->geom;
-  int64_t at = 0, offset = 0;
+  int64_t at = 0, offset = 0, seg = 0;
   *align = ALIGNMENT;
   for (int64_t i = 0; i < g->info.num_outputs; i++) {
     int64_t length = cleave_geometry_length(g, i);
@@ -56,7 +56,22 @@ static bool layout(const cleave_plan *plan, const void *input, unsigned char *da
     /* Large outputs match their input's offset within a page, small ones within a line. */
     int64_t grain = bytes >= PAGE_MATCH_MIN ? PAGE_GRAIN : ALIGNMENT, phase = 0;
     *align = grain > *align ? grain : *align;
-    if (input != NULL && bytes > 0) {
+    /* Outputs written by the tiny-output kernels (a few bytes from each input row) start on a
+     * line instead, where those kernels stream whole lines, and outputs of whole pages are a
+     * line apart beyond that, so that the many output streams do not share cache sets
+     * (measured on (d), 1024 outputs of 16 KiB: 8.2 ms at the input's phases, 2.2 ms so). */
+    const cleave_engine *e = &plan->engine;
+    while (seg < e->num_segs && e->segs[seg].first + e->segs[seg].count <= i) {
+      seg++;
+    }
+    bool tiny = g->bytes_aligned && seg < e->num_segs && e->segs[seg].first <= i &&
+                e->segs[seg].kind != CLEAVE_SEG_ROWS;
+    if (tiny) {
+      int64_t gap = bytes % PAGE_GRAIN == 0 ? ALIGNMENT : 0;
+      if (cleave_add_overflows(at, gap, &at)) {
+        return false;
+      }
+    } else if (input != NULL && bytes > 0) {
       /* (Packed splits that are not byte-aligned: the phase of the byte holding the start.) */
       phase = (int64_t)(((uintptr_t)input + (uintptr_t)(g->packed ? offset * g->inner_bits / 8
                                                                   : offset * g->inner_bytes)) &

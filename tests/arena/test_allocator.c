@@ -128,7 +128,17 @@ static size_t check_case(const kc_case *c, const cleave_plan_options *options,
     assert_non_null(outs[i]);
     if (bytes > 0) {
       uintptr_t grain = bytes >= ((size_t)1 << 20) ? 4096 : 64;
-      assert_int_equal((uintptr_t)outs[i] % grain, (uintptr_t)(in + offset * inner) % grain);
+      /* Outputs that take fewer than 64 bytes (the default tiny_bytes) from each of several
+       * rows go to the tiny-output kernels and start on a line instead. */
+      size_t outer = 1;
+      for (size_t k = 0; k < c->axis; k++) {
+        outer *= (size_t)c->shape[k];
+      }
+      if (outer >= 2 && (size_t)c->lengths[i] * inner < 64) {
+        assert_int_equal((uintptr_t)outs[i] % 64, 0);
+      } else {
+        assert_int_equal((uintptr_t)outs[i] % grain, (uintptr_t)(in + offset * inner) % grain);
+      }
     }
     offset += (size_t)c->lengths[i];
     unsigned char *expect = malloc(bytes + 1);
