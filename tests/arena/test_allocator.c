@@ -247,26 +247,32 @@ static void test_alignment_asked(void **state) {
   }
 }
 
-/* Fresh memory is written by one long range per thread (each thread first-touches its own
- * pages); reused memory gets the plan's own schedule, many tasks per thread. */
+/* Fresh memory is written in a few long ranges per thread (8, of at least 2 MiB: each thread
+ * first-touches its own pages); reused memory gets the plan's own schedule (tasks of an eighth
+ * of the parallel threshold, 512 KiB by default). */
 static void test_fresh_and_reused_schedules(void **state) {
   (void)state;
   int64_t axis = 1, lengths[4];
-  int64_t shape[2] = {64, 64 * 1024}; /* 16 MiB of f32 */
+  int64_t shape[2] = {64, 64 * 1024}; /* 16 MiB of f32: 8 ranges of 2 MiB when fresh */
   kc_case c = kc_split_case(cleave_type_of(CLEAVE_F32), 4, shape, 2, 1, 4, lengths, &axis);
   counting cnt;
   cleave_allocator fresh = counting_allocator(&cnt);
   cnt.map_fresh = 1;
   size_t tasks = check_case(&c, NULL, NULL, &fresh, 5);
-  assert_int_equal(tasks, 2);
+  assert_int_equal(tasks, 8);
   cleave_arena *arena = NULL;
   assert_int_equal(cleave_arena_create((size_t)64 << 20, NULL, &arena, NULL), CLEAVE_OK);
   cleave_allocator reused = cleave_arena_allocator(arena);
   tasks = check_case(&c, NULL, NULL, &reused, 6); /* a new block: fresh pages */
-  assert_int_equal(tasks, 2);
+  assert_int_equal(tasks, 8);
   tasks = check_case(&c, NULL, NULL, &reused, 7); /* the same block again: resident */
-  assert_true(tasks > 2);
+  assert_int_equal(tasks, 32);
   assert_int_equal(cleave_arena_get_stats(arena).reused, 1);
+  /* 64 MiB fresh: 16 ranges of 4 MiB (an eighth of each thread's half). */
+  int64_t big[2] = {64, 256 * 1024};
+  kc_case b = kc_split_case(cleave_type_of(CLEAVE_F32), 4, big, 2, 1, 4, lengths, &axis);
+  tasks = check_case(&b, NULL, NULL, &fresh, 8);
+  assert_int_equal(tasks, 16);
   cleave_arena_destroy(arena);
 }
 
