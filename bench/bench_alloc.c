@@ -230,9 +230,10 @@ static void summary(case_stats *stats, int num, int runs) {
   printf(
       "\n## Summary: medians of %d per-run medians (spread = max/min of the per-run medians)\n\n",
       runs);
-  printf("| case | T | caller buffers | arena | arena / caller | no arena | spread | no arena "
-         "2T/1T | memcpy reused | memcpy fresh | faults/call arena, no arena |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("| case | T | caller buffers | arena | arena / caller | arena spread | no arena | "
+         "no arena spread | no arena 2T/1T | memcpy reused | memcpy fresh | faults/call arena, "
+         "no arena |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < num; k++) {
     case_stats *st = &stats[k];
     double m[NUM_SLOTS], fa[NUM_SLOTS], lo[NUM_SLOTS], hi[NUM_SLOTS];
@@ -270,9 +271,9 @@ static void summary(case_stats *stats, int num, int runs) {
         }
         snprintf(ratio2, sizeof ratio2, "%.2f (worst %.2f)", median(q, runs), worst);
       }
-      printf("| (%c) | %d | %s | %s | %.3f | %s | %.2fx | %s | %s | %s | %.0f, %.0f |\n",
-             st->c->letter, threads, tc, ta, m[sa] / m[sc], ts, hi[ss] / lo[ss], ratio2, tr, tf,
-             fa[sa], fa[ss]);
+      printf("| (%c) | %d | %s | %s | %.3f | %.2fx | %s | %.2fx | %s | %s | %s | %.0f, %.0f |\n",
+             st->c->letter, threads, tc, ta, m[sa] / m[sc], hi[sa] / lo[sa], ts, hi[ss] / lo[ss],
+             ratio2, tr, tf, fa[sa], fa[ss]);
     }
   }
 }
