@@ -841,12 +841,12 @@ CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const voi
  * starts at the same offset modulo 64 as its first element in the input (modulo 4096 for outputs
  * of 1 MiB or more), so outputs are as aligned as the input, except that outputs taking fewer
  * than the plan's `tiny_bytes` from each of several rows (the tiny-output kernels) start on a
- * 64-byte boundary; all outputs live in one block,
- * allocated where the OS allows with huge-page advice to cut first-touch page faults. Release
- * them with `cleave_outputs_free`. On failure every entry of `outputs` is set to NULL and nothing
- * stays allocated. `outputs` may be NULL when the plan has no outputs. Returns CLEAVE_OK,
- * CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty input), CLEAVE_ERROR_OVERFLOW
- * (the block's size does not fit in size_t/int64) or CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
+ * 64-byte boundary; all outputs live in one block from the system allocator
+ * (`cleave_allocator_system`). Release them with `cleave_outputs_free`. On failure every entry of
+ * `outputs` is set to NULL and nothing stays allocated. `outputs` may be NULL when the plan has no
+ * outputs. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty
+ * input), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t/int64) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
  */
 CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                                                const cleave_exec *exec, void **outputs,
@@ -914,8 +914,9 @@ typedef struct cleave_allocator {
 
 /**
  * Returns the system allocator the library uses by default: blocks of 4 MiB or more are mapped
- * directly with transparent-huge-page advice (one first-touch fault per 2 MiB instead of 512),
- * smaller ones come from `posix_memalign`. Its `user` is NULL. Thread-safe.
+ * directly (2 MiB-aligned, 4 KiB pages: huge pages made first touch unpredictable, 0.3x to 4x the
+ * time of 4 KiB pages, where the kernel compacts memory on the fault), smaller ones come from
+ * `posix_memalign`. Its `user` is NULL. Thread-safe.
  */
 CLEAVE_API cleave_allocator cleave_allocator_system(void);
 
@@ -930,10 +931,11 @@ typedef struct cleave_arena cleave_arena;
 
 /**
  * Creates an arena that keeps at most `limit_bytes` of freed blocks (0: keeps nothing, every
- * block goes back at once). New blocks come from `backing` (NULL: the system allocator; the
- * struct is copied, its `user` must outlive the arena). When `backing` cannot supply a block, the
- * arena releases the blocks it keeps and asks once more. Returns CLEAVE_OK,
- * CLEAVE_ERROR_INVALID_ARGUMENT (`arena` NULL, or `backing` without both functions) or
+ * block goes back at once). New blocks come from `backing` (NULL: the system allocator, with
+ * transparent-huge-page advice for blocks of 4 MiB or more, since the arena touches each block
+ * once and keeps it; the struct is copied, its `user` must outlive the arena). When `backing`
+ * cannot supply a block, the arena releases the blocks it keeps and asks once more. Returns
+ * CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (`arena` NULL, or `backing` without both functions) or
  * CLEAVE_ERROR_OUT_OF_MEMORY. `*arena` is NULL on failure.
  */
 CLEAVE_API cleave_status cleave_arena_create(size_t limit_bytes, const cleave_allocator *backing,

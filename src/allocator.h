@@ -9,6 +9,10 @@
  * alignment that is not a power of two up to CLEAVE_ALLOCATOR_MAX_ALIGNMENT. */
 void *cleave_system_alloc(size_t size, size_t alignment, void *user);
 
+/** The same with transparent-huge-page advice for mapped blocks: the arena's default backing.
+ * Its blocks are released by `cleave_system_free`. */
+void *cleave_huge_alloc(size_t size, size_t alignment, void *user);
+
 /** The system allocator's `free`. */
 void cleave_system_free(void *ptr, size_t size, void *user);
 

@@ -218,7 +218,14 @@ cleave_status cleave_arena_create(size_t limit_bytes, const cleave_allocator *ba
     free(a);
     return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY, "cannot create the arena's mutex");
   }
-  a->backing = backing != NULL ? *backing : cleave_default_allocator();
+  if (backing != NULL) {
+    a->backing = *backing;
+  } else {
+    /* Huge pages for blocks that are touched once and then kept (see allocator.c). */
+    a->backing.alloc = cleave_huge_alloc;
+    a->backing.free = cleave_system_free;
+    a->backing.user = NULL;
+  }
   a->limit = limit_bytes;
   *arena = a;
   return cleave_succeed(err);
