@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "bench_cases.h"
 #include "bench_copy.h"
 #include "cleave.h"
 
@@ -76,48 +77,6 @@ static void counting_for(void *ctx, cleave_task_fn task, void *task_ctx, size_t 
   }
 }
 
-typedef struct bench_case {
-  char letter;
-  const char *what;
-  int64_t shape[4];
-  size_t rank;
-  int64_t axis;
-  int64_t num_splits;     /* Split-1 when > 0 */
-  const int64_t *lengths; /* VariadicSplit otherwise */
-  int64_t num_lengths;
-} bench_case;
-
-static const int64_t variadic_e[4] = {128, 256, 384, -1};
-
-static const bench_case cases[] = {
-    {'a', "[64,1024,1024] f32 into 4 along axis 0", {64, 1024, 1024}, 3, 0, 4, NULL, 0},
-    {'b', "[64,1024,1024] f32 into 4 along axis 1", {64, 1024, 1024}, 3, 1, 4, NULL, 0},
-    {'c', "[64,1024,1024] f32 into 4 along axis 2", {64, 1024, 1024}, 3, 2, 4, NULL, 0},
-    {'d', "[4096,1024] f32 into 1024 along axis 1", {4096, 1024}, 2, 1, 1024, NULL, 0},
-    {'e',
-     "[64,1024,1024] f32 VariadicSplit axis 1 [128,256,384,-1]",
-     {64, 1024, 1024},
-     3,
-     1,
-     0,
-     variadic_e,
-     4},
-    {'f', "[6,12,10,24] f32 into 3 along axis 1 (per call)", {6, 12, 10, 24}, 4, 1, 3, NULL, 0},
-};
-
-static cleave_op case_op(const bench_case *c) {
-  return c->num_splits > 0 ? cleave_op_split(&c->axis, c->num_splits)
-                           : cleave_op_variadic_split(&c->axis, c->lengths, (size_t)c->num_lengths);
-}
-
-static size_t case_bytes(const bench_case *c) {
-  size_t n = 4;
-  for (size_t k = 0; k < c->rank; k++) {
-    n *= (size_t)c->shape[k];
-  }
-  return n;
-}
-
 enum { V_MEMCPY, V_MOVSB, V_NT, V_CLEAVE1, V_CLEAVEN, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"memcpy", "rep movsb", "nt copy", "cleave 1T",
                                                    "cleave NT"};
@@ -175,9 +134,9 @@ static void run_variant(int v, const cleave_plan *plan, void *const *outs, size_
 }
 
 static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *pool) {
-  size_t bytes = case_bytes(c);
+  size_t bytes = bench_case_bytes(c);
   ensure_buffers(bytes);
-  cleave_op op = case_op(c);
+  cleave_op op = bench_case_op(c);
   cleave_plan *plan = NULL;
   cleave_error err;
   check(cleave_plan_create_with(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &g_options,
@@ -317,10 +276,10 @@ static void bench_views(int reps) {
 
 /* Library-allocated outputs for case (a): allocation and copy timed, release not. */
 static void bench_alloc(int reps, cleave_threadpool *pool) {
-  const bench_case *c = &cases[0];
-  size_t bytes = case_bytes(c);
+  const bench_case *c = &bench_cases[0];
+  size_t bytes = bench_case_bytes(c);
   ensure_buffers(bytes);
-  cleave_op op = case_op(c);
+  cleave_op op = bench_case_op(c);
   cleave_plan *plan = NULL;
   cleave_error err;
   check(cleave_plan_create_with(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &g_options,
@@ -676,9 +635,9 @@ int main(int argc, char **argv) {
   check(cleave_threadpool_create(threads, &pool, &err), &err, "cleave_threadpool_create");
   printf("cleave %s benchmark: medians of %d samples, f32, bandwidth counts read + write\n",
          cleave_version_string(), reps);
-  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    if (strchr(only, cases[k].letter) != NULL) {
-      bench_case_run(&cases[k], reps, pool);
+  for (size_t k = 0; k < bench_num_cases; k++) {
+    if (strchr(only, bench_cases[k].letter) != NULL) {
+      bench_case_run(&bench_cases[k], reps, pool);
     }
   }
   if (strchr(only, 'v') != NULL) {

@@ -23,7 +23,8 @@
  *     CLEAVE_RANK_DYNAMIC (a rank), CLEAVE_AXIS_UNKNOWN (an axis position) or
  *     CLEAVE_DIM_UNBOUNDED (a dimension's upper bound).
  *   - The caller owns all memory it passes in. The library allocates only in functions that say
- *     so (`cleave_plan_create*`, `cleave_threadpool_create`, `cleave_plan_run_alloc`); what they
+ *     so (`cleave_plan_create*`, `cleave_threadpool_create`, `cleave_arena_create`,
+ *     `cleave_plan_run_alloc*`, the last from the caller's allocator when given one); what they
  *     allocate is released by the matching `_destroy` / `cleave_outputs_free`. Nothing else
  *     allocates, and the library keeps no global mutable state.
  *   - Every fallible function returns a `cleave_status` and takes a `cleave_error *err`: when
@@ -838,21 +839,23 @@ CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const voi
  * Allocates the plan's outputs and runs the plan into them (with threads as `exec` allows).
  * On success `outputs[i]` (the caller's array of num_outputs entries) points at output i, which
  * starts at the same offset modulo 64 as its first element in the input (modulo 4096 for outputs
- * of 1 MiB or more), so outputs are as aligned as the input; all outputs live in one block,
- * allocated where the OS allows with huge-page advice to cut first-touch page faults. Release
- * them with `cleave_outputs_free`. On failure every entry of `outputs` is set to NULL and nothing
- * stays allocated. `outputs` may be NULL when the plan has no outputs. Returns CLEAVE_OK,
- * CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty input), CLEAVE_ERROR_OVERFLOW
- * (the block's size does not fit in size_t/int64) or CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
+ * of 1 MiB or more), so outputs are as aligned as the input, except that outputs taking fewer
+ * than the plan's `tiny_bytes` from each of several rows (the tiny-output kernels) start on a
+ * 64-byte boundary; all outputs live in one block from the system allocator
+ * (`cleave_allocator_system`). Release them with `cleave_outputs_free`. On failure every entry of
+ * `outputs` is set to NULL and nothing stays allocated. `outputs` may be NULL when the plan has no
+ * outputs. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty
+ * input), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t/int64) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
  */
 CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                                                const cleave_exec *exec, void **outputs,
                                                cleave_error *err);
 
 /**
- * Releases the outputs of one successful `cleave_plan_run_alloc`: pass the same array and its
- * entry count. Sets every entry to NULL. A NULL array, a count of 0 or a NULL first entry is a
- * no-op.
+ * Releases the outputs of one successful `cleave_plan_run_alloc` (or `cleave_plan_run_alloc_with`,
+ * giving the block back to the allocator it came from): pass the same array and its entry count.
+ * Sets every entry to NULL. A NULL array, a count of 0 or a NULL first entry is a no-op.
  */
 CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
 
@@ -875,6 +878,124 @@ CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
 CLEAVE_API cleave_status cleave_plan_views(const cleave_plan *plan, const void *input,
                                            cleave_view *views, size_t num_views, int64_t *dims,
                                            size_t dims_capacity, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Allocators and the output arena
+ * ------------------------------------------------------------------------------------------- */
+
+/*
+ * Where library-allocated outputs come from. Every allocating call has a form that takes a
+ * `cleave_allocator`; NULL (and the calls without one) means the system allocator. A caller can
+ * plug in its own arena (as XNNPACK and ONNX Runtime let callers do), or use the library's
+ * `cleave_arena`, which keeps freed blocks for the next run of a fitting size.
+ */
+
+/** The largest alignment the library ever asks of an allocator. */
+#define CLEAVE_ALLOCATOR_MAX_ALIGNMENT 4096
+
+/**
+ * A memory allocator supplied by the caller. Caller-owned; the library copies the struct, so it
+ * need not outlive the call, but `user` and what it points at must stay valid until every block
+ * allocated through it has been freed.
+ *   - `alloc(size, alignment, user)` returns `size` bytes (size >= 1) aligned to `alignment` (a
+ *     power of two, at most CLEAVE_ALLOCATOR_MAX_ALIGNMENT), or NULL when it cannot. The memory
+ *     need not be zeroed.
+ *   - `free(ptr, size, user)` releases a block `alloc` returned, with the same `size`. Never
+ *     called with NULL.
+ * Both may be called from any thread, and concurrently when the allocating calls run
+ * concurrently: they must then be thread-safe. Neither may call back into the library's
+ * allocating calls with the same allocator.
+ */
+typedef struct cleave_allocator {
+  void *(*alloc)(size_t size, size_t alignment, void *user);
+  void (*free)(void *ptr, size_t size, void *user);
+  void *user;
+} cleave_allocator;
+
+/**
+ * Returns the system allocator the library uses by default: blocks of 4 MiB or more are mapped
+ * directly (2 MiB-aligned, 4 KiB pages: huge pages made first touch unpredictable, 0.3x to 4x the
+ * time of 4 KiB pages, where the kernel compacts memory on the fault), smaller ones come from
+ * `posix_memalign`. Its `user` is NULL. Thread-safe.
+ */
+CLEAVE_API cleave_allocator cleave_allocator_system(void);
+
+/**
+ * A reusable output arena: blocks freed through it are kept, up to a byte limit set by the
+ * caller, and handed to the next allocation of the same size class (sizes rounded up by at most
+ * 1/8, and to whole 4 KiB pages), with their pages already touched, so that repeated allocating
+ * runs pay no page faults and no kernel zeroing. Opaque; created and destroyed by the caller.
+ * All its functions are thread-safe: one arena may serve several threads and plans at once.
+ */
+typedef struct cleave_arena cleave_arena;
+
+/**
+ * Creates an arena that keeps at most `limit_bytes` of freed blocks (0: keeps nothing, every
+ * block goes back at once). New blocks come from `backing` (NULL: the system allocator, with
+ * transparent-huge-page advice for blocks of 4 MiB or more, since the arena touches each block
+ * once and keeps it; the struct is copied, its `user` must outlive the arena). When `backing`
+ * cannot supply a block, the arena releases the blocks it keeps and asks once more. Returns
+ * CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (`arena` NULL, or `backing` without both functions) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY. `*arena` is NULL on failure.
+ */
+CLEAVE_API cleave_status cleave_arena_create(size_t limit_bytes, const cleave_allocator *backing,
+                                             cleave_arena **arena, cleave_error *err);
+
+/**
+ * Releases the blocks the arena keeps, then the arena. Blocks still in use stay valid: the
+ * arena is released when the last of them is freed (each then goes back to `backing`). No
+ * allocation through the arena may follow. NULL is a no-op.
+ */
+CLEAVE_API void cleave_arena_destroy(cleave_arena *arena);
+
+/**
+ * Releases kept blocks, least recently freed first, until the arena keeps at most `keep_bytes`.
+ * Returns the number of bytes released. Blocks in use are not affected. Thread-safe.
+ */
+CLEAVE_API size_t cleave_arena_trim(cleave_arena *arena, size_t keep_bytes);
+
+/** What an arena holds, for monitoring and tests (`cleave_arena_get_stats`). */
+typedef struct cleave_arena_stats {
+  size_t limit_bytes; /* the limit it was created with */
+  size_t kept_bytes;  /* freed blocks kept for reuse (<= limit_bytes), in size-class bytes */
+  size_t kept_blocks;
+  size_t used_bytes; /* blocks handed out and not yet freed, in size-class bytes */
+  size_t used_blocks;
+  size_t reused;    /* allocations served from a kept block */
+  size_t allocated; /* allocations that asked `backing` for a new block */
+} cleave_arena_stats;
+
+/** Returns the arena's current figures (all zero for NULL). Thread-safe. */
+CLEAVE_API cleave_arena_stats cleave_arena_get_stats(cleave_arena *arena);
+
+/**
+ * Returns an allocator that allocates from `arena` and gives blocks back to it. The allocator
+ * is valid while the arena is (see `cleave_arena_destroy`); it can also be handed to code of the
+ * caller's own. Its `alloc` returns NULL for an alignment above CLEAVE_ALLOCATOR_MAX_ALIGNMENT.
+ * For a NULL arena every field is NULL, which the allocating calls refuse
+ * (CLEAVE_ERROR_INVALID_ARGUMENT).
+ */
+CLEAVE_API cleave_allocator cleave_arena_allocator(cleave_arena *arena);
+
+/**
+ * `cleave_plan_run_alloc` with the outputs' block taken from `allocator` (NULL: the system
+ * allocator), in one `alloc` call. The outputs remember their allocator: `cleave_outputs_free`
+ * gives the block back to it (one `free` call with the size `alloc` was asked for). Same
+ * layout, statuses and guarantees as `cleave_plan_run_alloc`; in particular on failure every
+ * entry of `outputs` is NULL and nothing stays allocated. Also returns
+ * CLEAVE_ERROR_INVALID_ARGUMENT for an allocator without both functions, and
+ * CLEAVE_ERROR_OUT_OF_MEMORY when its `alloc` returns NULL.
+ *
+ * Both calls copy with the plan's schedule: memory whose pages are already resident (a reused
+ * block) is written as `cleave_plan_run_exec` writes caller buffers (streaming stores for large
+ * runs, the tiny-output kernels, threads as `exec` allows); fresh memory is written with ordinary
+ * stores (the kernel's zeroing leaves the page in the cache), each thread writing, and so first
+ * touching, its own long range of pages. Thread-safe as far as the allocator is.
+ */
+CLEAVE_API cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, const void *input,
+                                                    const cleave_exec *exec,
+                                                    const cleave_allocator *allocator,
+                                                    void **outputs, cleave_error *err);
 
 #ifdef __cplusplus
 }

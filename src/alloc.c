@@ -1,102 +1,39 @@
 /*
- * Library-allocated outputs: one block holding every output, preceded by a small header that lets
- * `cleave_outputs_free` release it from the first output's address. Each output starts on a new
- * 64-byte line, at the offset within it of its first input byte.
- *
- * Large blocks are mapped directly, aligned to 2 MiB and advised for transparent huge pages, so
- * that the first touch of each 2 MiB costs one page fault instead of 512.
+ * Library-allocated outputs: one block from the caller's allocator (or the system's) holding
+ * every output, with a small header in the 64 bytes before the first output's line that lets
+ * `cleave_outputs_free` give the block back to its allocator from the first output's address.
+ * Each output starts on a new 64-byte line, at the offset within it of its first input byte.
  */
-/* mmap's MAP_ANONYMOUS and posix_memalign are POSIX/BSD, outside strict C11. */
-#define _DEFAULT_SOURCE 1
-
+#include "allocator.h"
 #include "engine.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#define CLEAVE_HAVE_MMAP 1
-#endif
 
 #define ALIGNMENT 64
 /* Outputs of at least PAGE_MATCH_MIN bytes start at their input's offset within a 4 KiB page. */
 #define PAGE_GRAIN ((int64_t)4096)
 #define PAGE_MATCH_MIN ((int64_t)1024 * 1024)
 #define HEADER_SIZE 64
-#define HUGE_PAGE ((size_t)2 * 1024 * 1024)
-/* Blocks from this size on are mapped: glibc would map them anyway, without the advice. */
-#define MAP_MIN ((size_t)4 * 1024 * 1024)
+/* Fresh memory on threads: ranges per thread, and the smallest range (a huge page). */
+#define FRESH_TASKS_PER_THREAD 8
+#define FRESH_MIN_TASK ((int64_t)2 * 1024 * 1024)
 
+/* What `cleave_outputs_free` needs: the block and the allocator to give it back to. */
 typedef struct block_header {
-  void *base;  /* what to release */
-  size_t size; /* mapped length, 0 for a malloc'd block */
+  void *base;  /* what `alloc` returned */
+  size_t size; /* what `alloc` was asked for */
+  void (*free)(void *ptr, size_t size, void *user);
+  void *user;
 } block_header;
 
-_Static_assert(sizeof(block_header) <= HEADER_SIZE, "the header fits before the data");
+_Static_assert(sizeof(block_header) <= HEADER_SIZE, "the header fits in its line");
+_Static_assert(PAGE_GRAIN <= CLEAVE_ALLOCATOR_MAX_ALIGNMENT, "allocators support the alignment");
 
-/* Returns the (page-aligned) data address of a block of `size` data bytes, or NULL. */
-static unsigned char *block_alloc(size_t size) {
-#if defined(CLEAVE_HAVE_MMAP)
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  if (size >= MAP_MIN && page > 0 && page <= HUGE_PAGE && size <= SIZE_MAX - 2 * HUGE_PAGE) {
-    /* Room for a header page before 2 MiB-aligned data, and data rounded up to whole huge
-     * pages; the slack is unmapped again below. */
-    size_t data_len = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    size_t map_len = data_len + 2 * HUGE_PAGE;
-    unsigned char *map =
-        mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map != MAP_FAILED) {
-      uintptr_t start = (uintptr_t)map + page;
-      unsigned char *data =
-          map + (((start + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1)) - (uintptr_t)map);
-      unsigned char *keep = data - page, *end = data + data_len;
-      if (keep > map) {
-        munmap(map, (size_t)(keep - map));
-      }
-      if (map + map_len > end) {
-        munmap(end, (size_t)(map + map_len - end));
-      }
-#if defined(MADV_HUGEPAGE)
-      /* Advice only: without transparent huge pages the block still works. */
-      madvise(data, data_len, MADV_HUGEPAGE);
-#endif
-      block_header *h = (block_header *)(void *)(data - HEADER_SIZE);
-      h->base = keep;
-      h->size = (size_t)(end - keep);
-      return data;
-    }
-  }
-#endif
-  /* The data starts on a page, after a page that holds the header at its end. */
-  if (size > SIZE_MAX - (size_t)PAGE_GRAIN) {
-    return NULL;
-  }
-  void *p = NULL;
-  if (posix_memalign(&p, (size_t)PAGE_GRAIN, (size_t)PAGE_GRAIN + size) != 0) {
-    return NULL;
-  }
-  unsigned char *data = (unsigned char *)p + PAGE_GRAIN;
-  block_header *h = (block_header *)(void *)(data - HEADER_SIZE);
-  h->base = p;
-  h->size = 0;
-  return data;
-}
-
-/* Releases the block whose first output starts at `first` (less than a page into the block's
- * page-aligned data). */
-static void block_free(void *first) {
-  unsigned char *data = (unsigned char *)((uintptr_t)first & ~(uintptr_t)(PAGE_GRAIN - 1));
-  block_header *h = (block_header *)(void *)(data - HEADER_SIZE);
-#if defined(CLEAVE_HAVE_MMAP)
-  if (h->size > 0) {
-    munmap(h->base, h->size);
-    return;
-  }
-#endif
-  free(h->base);
+/* The header of the block whose first output starts at `first`: in the line before the line
+ * holding `first` (the block's data starts at least one alignment unit, >= 64, after `base`). */
+static block_header *header_of(void *first) {
+  return (block_header *)(void *)(((uintptr_t)first & ~(uintptr_t)(ALIGNMENT - 1)) - HEADER_SIZE);
 }
 
 static void clear(void **outputs, int64_t n) {
@@ -107,20 +44,37 @@ static void clear(void **outputs, int64_t n) {
   }
 }
 
-/* Places the outputs in a block at `data` (a page-aligned address; NULL only measures) and
- * stores their addresses in `outputs`, each at the offset modulo 64 (4096 for large outputs) of
- * its first input byte, and the block size in `*total`.
+/* Places the outputs in a block at `data` (aligned to `*align`; NULL only measures) and stores
+ * their addresses in `outputs`, each at the offset modulo 64 (4096 for large outputs) of its
+ * first input byte, the block size in `*total` and the alignment it needs in `*align`.
  * Returns false when the size overflows int64. */
 static bool layout(const cleave_plan *plan, const void *input, unsigned char *data, void **outputs,
-                   int64_t *total) {
+                   int64_t *total, int64_t *align) {
   const cleave_geometry *g = &plan->geom;
-  int64_t at = 0, offset = 0;
+  int64_t at = 0, offset = 0, seg = 0;
+  *align = ALIGNMENT;
   for (int64_t i = 0; i < g->info.num_outputs; i++) {
     int64_t length = cleave_geometry_length(g, i);
     int64_t bytes = cleave_geometry_output_bytes(g, length); /* within the input's size */
     /* Large outputs match their input's offset within a page, small ones within a line. */
     int64_t grain = bytes >= PAGE_MATCH_MIN ? PAGE_GRAIN : ALIGNMENT, phase = 0;
-    if (input != NULL && bytes > 0) {
+    *align = grain > *align ? grain : *align;
+    /* Outputs written by the tiny-output kernels (a few bytes from each input row) start on a
+     * line instead, where those kernels stream whole lines, and outputs of whole pages are a
+     * line apart beyond that, so that the many output streams do not share cache sets
+     * (measured on (d), 1024 outputs of 16 KiB: 8.2 ms at the input's phases, 2.2 ms so). */
+    const cleave_engine *e = &plan->engine;
+    while (seg < e->num_segs && e->segs[seg].first + e->segs[seg].count <= i) {
+      seg++;
+    }
+    bool tiny = g->bytes_aligned && seg < e->num_segs && e->segs[seg].first <= i &&
+                e->segs[seg].kind != CLEAVE_SEG_ROWS;
+    if (tiny) {
+      int64_t gap = bytes % PAGE_GRAIN == 0 ? ALIGNMENT : 0;
+      if (cleave_add_overflows(at, gap, &at)) {
+        return false;
+      }
+    } else if (input != NULL && bytes > 0) {
       /* (Packed splits that are not byte-aligned: the phase of the byte holding the start.) */
       phase = (int64_t)(((uintptr_t)input + (uintptr_t)(g->packed ? offset * g->inner_bits / 8
                                                                   : offset * g->inner_bytes)) &
@@ -145,6 +99,12 @@ static bool layout(const cleave_plan *plan, const void *input, unsigned char *da
 
 cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                                     const cleave_exec *exec, void **outputs, cleave_error *err) {
+  return cleave_plan_run_alloc_with(plan, input, exec, NULL, outputs, err);
+}
+
+cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, const void *input,
+                                         const cleave_exec *exec, const cleave_allocator *allocator,
+                                         void **outputs, cleave_error *err) {
   if (plan == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the plan is NULL");
   }
@@ -155,6 +115,13 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
     return st;
   }
   clear(outputs, n);
+  cleave_allocator system = cleave_default_allocator();
+  if (allocator == NULL) {
+    allocator = &system;
+  } else if (allocator->alloc == NULL || allocator->free == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the allocator's %s function is NULL",
+                       allocator->alloc == NULL ? "alloc" : "free");
+  }
   st = cleave_check_input(g, input, err);
   if (st != CLEAVE_OK) {
     return st;
@@ -167,31 +134,47 @@ cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
    * lines, and the C library's copy takes its fastest path, which it avoids when source and
    * destination sit at different offsets within their pages (measured on (a): 22 ms, against
    * 34 ms with the input 64 bytes further into its page than the output). The outputs are as
-   * aligned as the input. */
-  int64_t total = 0;
-  if (!layout(plan, input, NULL, NULL, &total)) {
+   * aligned as the input. The data starts one alignment unit into the block, after the header. */
+  int64_t total = 0, align = ALIGNMENT, request = 0;
+  if (!layout(plan, input, NULL, NULL, &total, &align) ||
+      cleave_add_overflows(total, align, &request)) {
     return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
                        "the %" PRId64 " outputs' aligned sizes sum above 2^63-1 bytes", n);
   }
-  if ((uint64_t)total > (uint64_t)SIZE_MAX) {
+  if ((uint64_t)request > (uint64_t)SIZE_MAX) {
     return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
-                       "the outputs need %" PRId64 " bytes, above SIZE_MAX", total);
+                       "the outputs need %" PRId64 " bytes, above SIZE_MAX", request);
   }
-  unsigned char *data = block_alloc((size_t)total);
-  if (data == NULL) {
+  unsigned char *base = allocator->alloc((size_t)request, (size_t)align, allocator->user);
+  if (base == NULL) {
     return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "cannot allocate %" PRId64 " bytes for %" PRId64 " outputs", total, n);
+                       "cannot allocate %" PRId64 " bytes for %" PRId64 " outputs", request, n);
   }
-  layout(plan, input, data, outputs, &total);
-  /* The kernel zeroes each fresh page on first touch, which leaves it in the cache: ordinary
-   * stores then overwrite it there, where streaming stores would first push the zeroes out to
-   * memory (measured on (a): 30 ms instead of 38 ms for 256 MiB). */
+  unsigned char *data = base + align;
+  layout(plan, input, data, outputs, &total, &align);
+  block_header *h = header_of(outputs[0]);
+  h->base = base;
+  h->size = (size_t)request;
+  h->free = allocator->free;
+  h->user = allocator->user;
   cleave_engine engine = plan->engine;
-  engine.nontemporal = false;
-  if (exec != NULL && exec->num_threads > 1) {
-    /* One long range per thread: the C library's copy takes its fast path only for large
-     * blocks, and each thread's first touches stay on its own pages. */
-    engine.min_task_bytes = engine.total / (int64_t)exec->num_threads;
+  bool threaded = exec != NULL && exec->parallel_for != NULL && exec->num_threads > 1 &&
+                  engine.total >= engine.parallel_bytes;
+  /* Reused memory (resident pages, e.g. from an arena) is written exactly as caller buffers
+   * are. Fresh memory: the kernel zeroes each page on first touch, which leaves it in the
+   * cache, so ordinary stores then overwrite it there, where streaming stores would first push
+   * the zeroes out to memory (measured on (a), 1 thread: 68 ms instead of 81-108 ms for 256 MiB
+   * fresh); and the work is cut into a few long ranges per thread (at least 2 MiB, a huge page),
+   * so that each thread first touches (and the kernel zeroes) its own pages and the C library's
+   * copy takes its fast path for large blocks, while a thread that another process delays holds
+   * back only a small share (measured with one range per thread on a busy machine: the 2-thread
+   * run as slow as 1 thread, or slower). */
+  if ((engine.nontemporal || threaded) && !cleave_memory_resident(data, (size_t)total)) {
+    engine.nontemporal = false;
+    if (threaded) {
+      int64_t per = engine.total / ((int64_t)exec->num_threads * FRESH_TASKS_PER_THREAD);
+      engine.min_task_bytes = per > FRESH_MIN_TASK ? per : FRESH_MIN_TASK;
+    }
   }
   if (!g->bytes_aligned) {
     cleave_copy_packed(g, input, (void *const *)outputs, exec, plan->options.parallel_bytes);
@@ -205,7 +188,8 @@ void cleave_outputs_free(void **outputs, size_t num_outputs) {
   if (outputs == NULL || num_outputs == 0 || outputs[0] == NULL) {
     return;
   }
-  block_free(outputs[0]);
+  block_header h = *header_of(outputs[0]);
+  h.free(h.base, h.size, h.user);
   for (size_t i = 0; i < num_outputs; i++) {
     outputs[i] = NULL;
   }

@@ -34,7 +34,17 @@ static void check_alloc(const kc_case *c, const cleave_exec *exec) {
       /* As aligned as the input: the same offset within a 64-byte line as its first element,
        * and within a 4 KiB page for outputs of 1 MiB or more. */
       uintptr_t grain = bytes >= ((size_t)1 << 20) ? 4096 : 64;
-      assert_int_equal((uintptr_t)outs[i] % grain, (uintptr_t)(in + offset * inner) % grain);
+      /* Outputs that take fewer than 64 bytes (the default tiny_bytes) from each of several
+       * rows go to the tiny-output kernels and start on a line instead. */
+      size_t outer = 1;
+      for (size_t k = 0; k < c->axis; k++) {
+        outer *= (size_t)c->shape[k];
+      }
+      if (outer >= 2 && (size_t)c->lengths[i] * inner < 64) {
+        assert_int_equal((uintptr_t)outs[i] % 64, 0);
+      } else {
+        assert_int_equal((uintptr_t)outs[i] % grain, (uintptr_t)(in + offset * inner) % grain);
+      }
     }
     offset += (size_t)c->lengths[i];
     unsigned char *expect = malloc(bytes + 1);
