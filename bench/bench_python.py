@@ -10,7 +10,9 @@ the run:
           for the same plan run (a C loop inside the extension, same buffers, GIL held);
   views   cleave.split(x, 4, axis=0) vs np.split and torch.split for 1 KiB and 1 GiB inputs;
   (a)-(e) with out= vs the C library's time for the same run;
-  alloc   copy=True on (a) vs torch.split + clone (allocation and copy timed, release not).
+  alloc   copy=True on (a) vs torch.split + clone (allocation and copy timed, release not);
+          copy=True takes its block from the module's output arena (cleave.arena_stats()
+          shows how many calls reused a kept block).
 
 Every output buffer of every library is allocated the same way (64-byte aligned NumPy memory,
 bench_peers.aligned_empty), and every result is checked against np.split. One thread.
@@ -200,6 +202,9 @@ def case_alloc(reps, lib_path):
                 faults[name].append(f1 - f0)
     med = {n: statistics.median(v) for n, v in times.items()}
     print("\n(alloc) (a) into fresh arrays (allocation + copy timed, release not)")
+    s = cleave.arena_stats()
+    print(f"    copy=True output arena: limit {s['limit_bytes'] >> 20} MiB, {s['reused']} calls "
+          f"reused a kept block, {s['allocated']} allocated a new one")
     for n, t in med.items():
         print(f"    {n:36s} {fmt_time(t):>12s}  {statistics.median(faults[n]):8.0f} page faults")
     return med

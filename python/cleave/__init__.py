@@ -23,10 +23,14 @@ from ._cleave import (  # noqa: F401  (re-exported)
     UNKNOWN,
     Error,
     Plan,
+    arena_limit,
+    arena_stats,
     library_version,
     onnx_split,
+    set_arena_limit,
     split,
     split_to_sequence,
+    trim_arena,
     variadic_split,
 )
 from ._cleave import _infer
@@ -39,11 +43,15 @@ __all__ = [
     "MAX_RANK",
     "Plan",
     "UNKNOWN",
+    "arena_limit",
+    "arena_stats",
     "infer",
     "library_version",
     "onnx_split",
+    "set_arena_limit",
     "split",
     "split_to_sequence",
+    "trim_arena",
     "variadic_split",
 ]
 

@@ -1,4 +1,4 @@
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union, final, overload
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, final, overload
 
 import numpy as np
 
@@ -20,6 +20,10 @@ _Out = Optional[Sequence[Any]]
 _DType = Any
 
 def library_version() -> str: ...
+def set_arena_limit(limit_bytes: int, /) -> None: ...
+def arena_limit() -> int: ...
+def trim_arena(keep_bytes: int = ..., /) -> int: ...
+def arena_stats() -> Dict[str, int]: ...
 
 # NumPy arrays give NumPy arrays; DLPack tensors give the producer's kind (typed Any).
 @overload

@@ -266,19 +266,117 @@ int pcl_plan_run(const pcl_plan *plan, const void *input, void *const *outputs, 
   return check(st, &err);
 }
 
+/*
+ * The module's output arena (copy=True outputs come from it): created on first use with the
+ * current limit, replaced when the limit changes. A run holds a use of the arena it allocates
+ * from, so that a limit change made by another thread while the run has the GIL released never
+ * destroys an arena that is still being allocated from: the retired arena is destroyed when its
+ * last run ends. Blocks outlive the arena's destruction (the library releases an arena when its
+ * last block is freed), so arrays survive a limit change and module teardown. Guarded by the GIL.
+ */
+typedef struct {
+  cleave_arena *arena;
+  size_t runs; /* runs in flight allocating from it */
+  int retired; /* destroy when runs reaches 0 */
+} arena_slot;
+
+static arena_slot *arena_current;
+static size_t arena_limit = PCL_ARENA_DEFAULT_LIMIT;
+
+static void arena_slot_release(arena_slot *slot) {
+  if (slot->retired && slot->runs == 0) {
+    cleave_arena_destroy(slot->arena);
+    PyMem_RawFree(slot);
+  }
+}
+
+static void arena_retire(void) {
+  arena_slot *slot = arena_current;
+  arena_current = NULL;
+  if (slot != NULL) {
+    slot->retired = 1;
+    arena_slot_release(slot);
+  }
+}
+
+/* The arena to allocate from, with a use taken (NULL and no error: the limit is 0). */
+static int arena_acquire(arena_slot **slot) {
+  *slot = NULL;
+  if (arena_limit == 0) {
+    return 0;
+  }
+  if (arena_current == NULL) {
+    arena_slot *s = PyMem_RawCalloc(1, sizeof *s);
+    if (s == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    cleave_error err;
+    if (check(cleave_arena_create(arena_limit, NULL, &s->arena, &err), &err) < 0) {
+      PyMem_RawFree(s);
+      return -1;
+    }
+    arena_current = s;
+  }
+  arena_current->runs++;
+  *slot = arena_current;
+  return 0;
+}
+
+size_t pcl_arena_limit(void) {
+  return arena_limit;
+}
+
+void pcl_arena_set_limit(size_t limit_bytes) {
+  if (limit_bytes != arena_limit) {
+    arena_retire(); /* the next copy creates one with the new limit */
+    arena_limit = limit_bytes;
+  }
+}
+
+size_t pcl_arena_trim(size_t keep_bytes) {
+  return arena_current != NULL ? cleave_arena_trim(arena_current->arena, keep_bytes) : 0;
+}
+
+void pcl_arena_get_stats(pcl_arena_stats *stats) {
+  cleave_arena_stats s = cleave_arena_get_stats(arena_current ? arena_current->arena : NULL);
+  stats->limit_bytes = arena_limit;
+  stats->kept_bytes = s.kept_bytes;
+  stats->kept_blocks = s.kept_blocks;
+  stats->used_bytes = s.used_bytes;
+  stats->used_blocks = s.used_blocks;
+  stats->reused = s.reused;
+  stats->allocated = s.allocated;
+}
+
+void pcl_arena_release(void) {
+  arena_retire();
+}
+
 int pcl_plan_run_alloc(const pcl_plan *plan, const void *input, void **outputs, int threads,
                        int release_gil) {
   cleave_exec exec;
   if (exec_for(threads, &exec) < 0) {
     return -1;
   }
+  arena_slot *slot;
+  if (arena_acquire(&slot) < 0) {
+    return -1;
+  }
+  cleave_allocator allocator =
+      slot != NULL ? cleave_arena_allocator(slot->arena) : cleave_allocator_system();
   cleave_error err;
   cleave_status st;
   if (release_gil) {
-    Py_BEGIN_ALLOW_THREADS st = cleave_plan_run_alloc(plan, input, &exec, outputs, &err);
+    Py_BEGIN_ALLOW_THREADS st =
+        cleave_plan_run_alloc_with(plan, input, &exec, &allocator, outputs, &err);
     Py_END_ALLOW_THREADS
   } else {
-    st = cleave_plan_run_alloc(plan, input, &exec, outputs, &err);
+    st = cleave_plan_run_alloc_with(plan, input, &exec, &allocator, outputs, &err);
+  }
+  if (slot != NULL) {
+    slot->runs--;
+    arena_slot_release(slot);
   }
   return check(st, &err);
 }

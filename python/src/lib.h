@@ -109,6 +109,22 @@ int pcl_plan_run_alloc(const pcl_plan *plan, const void *input, void **outputs, 
                        int release_gil);
 void pcl_outputs_free(void **outputs, size_t count);
 
+/*
+ * The output arena copy=True outputs come from (lib.c): keeps up to the limit of freed output
+ * blocks for reuse (0: none; outputs then come straight from the system allocator). Guarded by
+ * the GIL. Changing the limit replaces the arena; outputs of the old one stay valid.
+ */
+#define PCL_ARENA_DEFAULT_LIMIT ((size_t)512 << 20)
+typedef struct pcl_arena_stats {
+  size_t limit_bytes, kept_bytes, kept_blocks, used_bytes, used_blocks, reused, allocated;
+} pcl_arena_stats;
+size_t pcl_arena_limit(void);
+void pcl_arena_set_limit(size_t limit_bytes);
+size_t pcl_arena_trim(size_t keep_bytes);
+void pcl_arena_get_stats(pcl_arena_stats *stats);
+/* Module teardown: the arena is destroyed once no run uses it; live outputs stay valid. */
+void pcl_arena_release(void);
+
 /* Releases the module's thread pools (module teardown). */
 void pcl_pools_release(void);
 

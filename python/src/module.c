@@ -19,6 +19,7 @@ _Static_assert(sizeof(pcl_dim) == sizeof(cleave_dim) &&
   "Keywords of every operator function:\n"                                                         \
   "  copy=None   views of x where possible (as np.split and torch.split return)\n"                 \
   "  copy=True   fresh C-contiguous arrays, all in one block allocated by the library\n"           \
+  "              from the module's output arena (see set_arena_limit)\n"                           \
   "  copy=False  views, or an error\n"                                                             \
   "  out=[...]   write the outputs into these preallocated C-contiguous arrays (the outputs'\n"    \
   "              dtype and shapes, not overlapping x or each other); returns them. On any\n"       \
@@ -102,12 +103,18 @@ static PyMethodDef methods[] = {
      pcl_infer_doc},
     {"library_version", version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the C library built in, e.g. '0.2.0'."},
+    {"set_arena_limit", pcl_set_arena_limit_fn, METH_O, pcl_set_arena_limit_doc},
+    {"arena_limit", pcl_arena_limit_fn, METH_NOARGS, pcl_arena_limit_doc},
+    {"trim_arena", (PyCFunction)(void (*)(void))pcl_trim_arena_fn, METH_FASTCALL,
+     pcl_trim_arena_doc},
+    {"arena_stats", pcl_arena_stats_fn, METH_NOARGS, pcl_arena_stats_doc},
     {NULL, NULL, 0, NULL}};
 
 static void module_free(void *module) {
   (void)module;
   pcl_plan_cache_clear();
   pcl_pools_release();
+  pcl_arena_release();
 }
 
 static struct PyModuleDef module_def = {

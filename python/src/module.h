@@ -44,6 +44,16 @@ extern const char pcl_split_to_sequence_doc[];
 extern const char pcl_onnx_split_doc[];
 extern const char pcl_infer_doc[];
 
+/* arena.c */
+PyObject *pcl_set_arena_limit_fn(PyObject *self, PyObject *arg);
+PyObject *pcl_arena_limit_fn(PyObject *self, PyObject *unused);
+PyObject *pcl_trim_arena_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *pcl_arena_stats_fn(PyObject *self, PyObject *unused);
+extern const char pcl_set_arena_limit_doc[];
+extern const char pcl_arena_limit_doc[];
+extern const char pcl_trim_arena_doc[];
+extern const char pcl_arena_stats_doc[];
+
 /* Types, readied by module.c. */
 extern PyTypeObject pcl_PlanType;
 extern PyTypeObject pcl_DLPackExporterType;

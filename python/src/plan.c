@@ -317,7 +317,7 @@ static PyMethodDef plan_methods[] = {
     {"run", (PyCFunction)(void (*)(void))plan_run, METH_FASTCALL | METH_KEYWORDS,
      "run($self, x, out=None, threads=None)\n--\n\nCopies the outputs of x (the plan's dtype and "
      "shape) "
-     "into out=, or into fresh arrays from one library-allocated block; returns them."},
+     "into out=, or into fresh arrays from one block of the module's output arena; returns them."},
     {"views", (PyCFunction)(void (*)(void))plan_views, METH_FASTCALL | METH_KEYWORDS,
      "views($self, x)\n--\n\nThe outputs of x as views (no copy); they keep x alive."},
     {"_c_seconds", (PyCFunction)(void (*)(void))plan_c_seconds, METH_FASTCALL,
