@@ -39,6 +39,19 @@ static int ir_command(const char *command, int argc, char **argv) {
 #endif
 }
 
+/* st: the safetensors commands, when the build has jansson. */
+static int st_command(int argc, char **argv) {
+#ifdef CLEAVE_HAVE_SAFETENSORS
+  return cmd_st(argc, argv, 2);
+#else
+  (void)argc;
+  (void)argv;
+  return cli_error(
+      CLI_EXIT_SOFTWARE,
+      "st: this build has no safetensors support (install libjansson-dev and rebuild)");
+#endif
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     help_print(NULL, stderr);
@@ -96,7 +109,7 @@ int main(int argc, char **argv) {
     return ir_command(command, argc, argv);
   }
   if (strcmp(command, "st") == 0) {
-    return cmd_st(argc, argv, 2);
+    return st_command(argc, argv);
   }
   if (strcmp(command, "onnx-test") == 0) {
     /* The ONNX runner sees "onnx-test" as argv[0] and its own arguments after it. */
