@@ -1,6 +1,7 @@
 /* Helpers of the copy-engine tests (see kernel_check.h). */
 #include "kernel_check.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,35 @@ static size_t product(const int64_t *shape, size_t from, size_t to) {
 size_t kc_output_bytes(const kc_case *c, size_t i) {
   return product(c->shape, 0, c->axis) * (size_t)c->lengths[i] *
          product(c->shape, c->axis + 1, c->rank) * c->esize;
+}
+
+void kc_check_allocated(const kc_case *c, const unsigned char *in, void *const *outs) {
+  size_t offset = 0, inner = product(c->shape, c->axis + 1, c->rank) * c->esize;
+  size_t outer = product(c->shape, 0, c->axis);
+  for (size_t i = 0; i < c->num_outputs; i++) {
+    assert_non_null(outs[i]);
+    size_t bytes = kc_output_bytes(c, i);
+    if (bytes > 0) {
+      uintptr_t grain = bytes >= ((size_t)1 << 20) ? 4096 : 64;
+      /* Outputs that take fewer than 64 bytes (the default tiny_bytes) from each of several
+       * rows go to the tiny-output kernels and start on a line instead. */
+      if (outer >= 2 && (size_t)c->lengths[i] * inner < 64) {
+        assert_int_equal((uintptr_t)outs[i] % 64, 0);
+      } else {
+        assert_int_equal((uintptr_t)outs[i] % grain, (uintptr_t)(in + offset * inner) % grain);
+      }
+    }
+    offset += (size_t)c->lengths[i];
+    unsigned char *expect = malloc(bytes + 1);
+    assert_non_null(expect);
+    kc_reference(c, in, i, expect);
+    assert_memory_equal(outs[i], expect, bytes);
+    free(expect);
+    if (i > 0) {
+      assert_true((const unsigned char *)outs[i] >=
+                  (const unsigned char *)outs[i - 1] + kc_output_bytes(c, i - 1));
+    }
+  }
 }
 
 void kc_reference(const kc_case *c, const unsigned char *in, size_t i, unsigned char *out) {

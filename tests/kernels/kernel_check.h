@@ -65,6 +65,14 @@ size_t kc_output_bytes(const kc_case *c, size_t i);
 void kc_reference(const kc_case *c, const unsigned char *in, size_t i, unsigned char *out);
 
 /**
+ * Checks the outputs of an allocating run (`cleave_plan_run_alloc` or `_with`) of the case on
+ * `in`: each equals the reference, is as aligned as its first element in the input (within a
+ * 64-byte line; a 4 KiB page for outputs of 1 MiB or more) or on a line when the tiny-output
+ * kernels write it, and no output overlaps the one before.
+ */
+void kc_check_allocated(const kc_case *c, const unsigned char *in, void *const *outs);
+
+/**
  * Runs the case through a plan created with `options` and `threads`, and checks: the plan's
  * kernel description contains every word of the NULL-terminated `words`, every output equals
  * the reference, every guard byte is intact. Also runs `cleave_run` (the one-shot path) and

@@ -23,41 +23,7 @@ static void check_alloc(const kc_case *c, const cleave_exec *exec) {
   cleave_error err;
   assert_int_equal(cleave_plan_run_alloc(plan, in, exec, outs, &err), CLEAVE_OK);
   assert_int_equal(err.status, CLEAVE_OK);
-  size_t offset = 0, inner = c->esize;
-  for (size_t k = c->axis + 1; k < c->rank; k++) {
-    inner *= (size_t)c->shape[k];
-  }
-  for (size_t i = 0; i < c->num_outputs; i++) {
-    assert_non_null(outs[i]);
-    size_t bytes = kc_output_bytes(c, i);
-    if (bytes > 0) {
-      /* As aligned as the input: the same offset within a 64-byte line as its first element,
-       * and within a 4 KiB page for outputs of 1 MiB or more. */
-      uintptr_t grain = bytes >= ((size_t)1 << 20) ? 4096 : 64;
-      /* Outputs that take fewer than 64 bytes (the default tiny_bytes) from each of several
-       * rows go to the tiny-output kernels and start on a line instead. */
-      size_t outer = 1;
-      for (size_t k = 0; k < c->axis; k++) {
-        outer *= (size_t)c->shape[k];
-      }
-      if (outer >= 2 && (size_t)c->lengths[i] * inner < 64) {
-        assert_int_equal((uintptr_t)outs[i] % 64, 0);
-      } else {
-        assert_int_equal((uintptr_t)outs[i] % grain, (uintptr_t)(in + offset * inner) % grain);
-      }
-    }
-    offset += (size_t)c->lengths[i];
-    unsigned char *expect = malloc(bytes + 1);
-    assert_non_null(expect);
-    kc_reference(c, in, i, expect);
-    assert_memory_equal(outs[i], expect, bytes);
-    free(expect);
-    if (i > 0) {
-      /* Outputs do not overlap. */
-      assert_true((unsigned char *)outs[i] >=
-                  (unsigned char *)outs[i - 1] + kc_output_bytes(c, i - 1));
-    }
-  }
+  kc_check_allocated(c, in, outs);
   cleave_outputs_free(outs, c->num_outputs);
   for (size_t i = 0; i < c->num_outputs; i++) {
     assert_null(outs[i]);
