@@ -19,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_cases.h"
+#include "bench_util.h"
 #include "cleave.h"
 
 #include <stdio.h>
@@ -50,35 +51,6 @@ static long minor_faults(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_minflt;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n) {
-  double s[MAX_REPS > MAX_RUNS ? MAX_REPS : MAX_RUNS];
-  memcpy(s, v, (size_t)n * sizeof *v);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-static void check(cleave_status st, const cleave_error *err, const char *what) {
-  if (st != CLEAVE_OK) {
-    fprintf(stderr, "%s failed: %s\n", what, err->message);
-    exit(1);
-  }
-}
-
-static void *xalloc(size_t n) {
-  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
-  if (p == NULL) {
-    fprintf(stderr, "out of memory (%zu bytes)\n", n);
-    exit(1);
-  }
-  memset(p, 0x11, n); /* touched: caller buffers and reused memory pay no faults */
-  return p;
 }
 
 /* Variants; the threaded ones are measured at 1 and 2 threads. */
@@ -128,14 +100,15 @@ static double sample(int s, const cleave_plan *plan, size_t n, void **outs, void
     }
     switch (v) {
     case V_CALLER:
-      check(cleave_plan_run_exec(plan, g_in, caller, exec, &err), &err, "run_exec");
+      bench_check(cleave_plan_run_exec(plan, g_in, caller, exec, &err), &err, "run_exec");
       break;
     case V_ARENA:
-      check(cleave_plan_run_alloc_with(plan, g_in, exec, arena, outs, &err), &err, "alloc arena");
+      bench_check(cleave_plan_run_alloc_with(plan, g_in, exec, arena, outs, &err), &err,
+                  "alloc arena");
       cleave_outputs_free(outs, n);
       break;
     default:
-      check(cleave_plan_run_alloc(plan, g_in, exec, outs, &err), &err, "alloc");
+      bench_check(cleave_plan_run_alloc(plan, g_in, exec, outs, &err), &err, "alloc");
       cleave_outputs_free(outs, n);
       break;
     }
@@ -150,10 +123,10 @@ static void verify(const cleave_plan *plan, size_t n, void *const *caller,
                    const cleave_allocator *arena, const cleave_exec *exec, char letter) {
   void *outs[MAX_OUTPUTS];
   cleave_error err;
-  check(cleave_plan_run_exec(plan, g_in, caller, exec, &err), &err, "run_exec");
+  bench_check(cleave_plan_run_exec(plan, g_in, caller, exec, &err), &err, "run_exec");
   for (int k = 0; k < 2; k++) {
-    check(cleave_plan_run_alloc_with(plan, g_in, exec, k ? arena : NULL, outs, &err), &err,
-          "alloc");
+    bench_check(cleave_plan_run_alloc_with(plan, g_in, exec, k ? arena : NULL, outs, &err), &err,
+                "alloc");
     for (size_t i = 0; i < n; i++) {
       if (memcmp(outs[i], caller[i], (size_t)cleave_plan_output_bytes(plan, i)) != 0) {
         fprintf(stderr, "case %c: allocated output %zu differs\n", letter, i);
@@ -171,15 +144,15 @@ static void run_case(case_stats *st, int run, int reps, double pause, cleave_thr
   cleave_op op = bench_case_op(c);
   cleave_plan *plan = NULL;
   cleave_error err;
-  check(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &plan, &err), &err,
-        "plan");
+  bench_check(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &plan, &err),
+              &err, "plan");
   size_t n = cleave_plan_info(plan)->num_outputs;
   void **caller = calloc(n, sizeof *caller);
   void **outs = calloc(n, sizeof *outs);
   for (size_t i = 0; i < n; i++) {
-    caller[i] = xalloc((size_t)cleave_plan_output_bytes(plan, i));
+    caller[i] = bench_alloc_touched((size_t)cleave_plan_output_bytes(plan, i));
   }
-  unsigned char *reused = xalloc(bytes);
+  unsigned char *reused = bench_alloc_touched(bytes);
   cleave_exec exec1 = {NULL, NULL, 0}, exec2 = cleave_exec_threadpool(pool);
   cleave_allocator from_arena = cleave_arena_allocator(arena);
   int calls = bytes < ((size_t)1 << 20) ? SMALL_CALLS : 1;
@@ -201,8 +174,8 @@ static void run_case(case_stats *st, int run, int reps, double pause, cleave_thr
   }
   printf("run %d (%c) %s, %zu bytes\n", run + 1, c->letter, c->what, bytes);
   for (int s = 0; s < NUM_SLOTS; s++) {
-    st->med[run][s] = median(t[s], reps);
-    st->faults[run][s] = median(f[s], reps);
+    st->med[run][s] = bench_median(t[s], reps);
+    st->faults[run][s] = bench_median(f[s], reps);
     printf("    %-18s %12.3f us   %8.0f faults/call\n", slot_names[s], st->med[run][s] * 1e6,
            st->faults[run][s]);
   }
@@ -244,8 +217,8 @@ static void summary(case_stats *stats, int num, int runs) {
         lo[s] = v[r] < lo[s] ? v[r] : lo[s];
         hi[s] = v[r] > hi[s] ? v[r] : hi[s];
       }
-      m[s] = median(v, runs);
-      fa[s] = median(w, runs);
+      m[s] = bench_median(v, runs);
+      fa[s] = bench_median(w, runs);
     }
     for (int threads = 1; threads <= 2; threads++) {
       int sc = slot_of(V_CALLER, threads), sa = slot_of(V_ARENA, threads),
@@ -267,7 +240,7 @@ static void summary(case_stats *stats, int num, int runs) {
           q[r] = st->med[r][ss] / st->med[r][slot_of(V_SYSTEM, 1)];
           worst = q[r] > worst ? q[r] : worst;
         }
-        snprintf(ratio2, sizeof ratio2, "%.2f (worst %.2f)", median(q, runs), worst);
+        snprintf(ratio2, sizeof ratio2, "%.2f (worst %.2f)", bench_median(q, runs), worst);
       }
       printf("| (%c) | %d | %s | %s | %.3f | %.2fx | %s | %.2fx | %s | %s | %s | %.0f, %.0f |\n",
              st->c->letter, threads, tc, ta, m[sa] / m[sc], hi[sa] / lo[sa], ts, hi[ss] / lo[ss],
@@ -315,7 +288,7 @@ int main(int argc, char **argv) {
       most = b > most ? b : most;
     }
   }
-  g_in = xalloc(most);
+  g_in = bench_alloc_touched(most);
   for (size_t i = 0; i < most; i++) {
     g_in[i] = (unsigned char)(i * 131u + (i >> 12));
   }
@@ -326,8 +299,8 @@ int main(int argc, char **argv) {
     cleave_threadpool *pool = NULL;
     cleave_arena *arena = NULL;
     cleave_error err;
-    check(cleave_threadpool_create(2, &pool, &err), &err, "pool");
-    check(cleave_arena_create(limit_mib << 20, NULL, &arena, &err), &err, "arena");
+    bench_check(cleave_threadpool_create(2, &pool, &err), &err, "pool");
+    bench_check(cleave_arena_create(limit_mib << 20, NULL, &arena, &err), &err, "arena");
     for (int k = 0; k < num; k++) {
       run_case(&stats[k], run, reps, pause, pool, arena);
     }

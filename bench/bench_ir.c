@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "ir_check.h"
 #include "ir_const.h"
 #include "ir_model.h"
@@ -25,16 +26,6 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Reads the file into a malloc'd buffer; exits on failure. */
@@ -140,8 +131,8 @@ int main(int argc, char **argv) {
     ok = run_check(xml, bin_path, &layers);
     t_check[r] = now_ms() - t0;
   }
-  double read = median(t_read, (size_t)reps), expat = median(t_expat, (size_t)reps);
-  double check = median(t_check, (size_t)reps);
+  double read = bench_median(t_read, reps), expat = bench_median(t_expat, reps);
+  double check = bench_median(t_check, reps);
   printf("model: %s (%zu bytes of XML), %zu split layers, %zu OK; %d reps, medians:\n", xml, bytes,
          layers, ok, reps);
   printf("  read the .xml          %8.3f ms\n", read);

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_cases.h"
+#include "bench_util.h"
 #include "cleave.h"
 
 #include <dlfcn.h>
@@ -95,35 +96,6 @@ static void pause_for(double seconds) {
   }
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n) {
-  double s[MAX_REPS];
-  memcpy(s, v, (size_t)n * sizeof *v);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-static void check(cleave_status st, const cleave_error *err, const char *what) {
-  if (st != CLEAVE_OK) {
-    fprintf(stderr, "%s failed: %s\n", what, err->message);
-    exit(1);
-  }
-}
-
-static void *xalloc(size_t n) {
-  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
-  if (p == NULL) {
-    fprintf(stderr, "out of memory\n");
-    exit(1);
-  }
-  memset(p, 0x11, n);
-  return p;
-}
-
 enum { S_CALLER, S_ARENA, S_ORT, S_PER_T, NUM_SLOTS = 2 * S_PER_T };
 static const char *const slot_names[NUM_SLOTS] = {"cleave caller 1T", "cleave arena 1T",
                                                   "ORT Run 1T",       "cleave caller 2T",
@@ -165,12 +137,12 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
   cleave_op op = bench_case_op(c);
   cleave_plan *plan = NULL;
   cleave_error err;
-  check(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &plan, &err), &err,
-        "plan");
+  bench_check(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &plan, &err),
+              &err, "plan");
   size_t n = cleave_plan_info(plan)->num_outputs;
   void **caller = calloc(n, sizeof *caller), **outs = calloc(n, sizeof *outs);
   for (size_t i = 0; i < n; i++) {
-    caller[i] = xalloc((size_t)cleave_plan_output_bytes(plan, i));
+    caller[i] = bench_alloc_touched((size_t)cleave_plan_output_bytes(plan, i));
   }
   cleave_exec exec1 = {NULL, NULL, 0}, exec2 = cleave_exec_threadpool(pool);
   cleave_allocator from_arena = cleave_arena_allocator(arena);
@@ -204,7 +176,7 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
   }
 
   /* Check: both runtimes write the same bytes; the arena's outputs too. */
-  check(cleave_plan_run(plan, g_in, caller, &err), &err, "run");
+  bench_check(cleave_plan_run(plan, g_in, caller, &err), &err, "run");
   for (int t = 0; t < 2; t++) {
     ort_run(&o, t, n);
     for (size_t i = 0; i < n; i++) {
@@ -217,7 +189,8 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
     }
     ort_release(&o, n);
   }
-  check(cleave_plan_run_alloc_with(plan, g_in, &exec2, &from_arena, outs, &err), &err, "alloc");
+  bench_check(cleave_plan_run_alloc_with(plan, g_in, &exec2, &from_arena, outs, &err), &err,
+              "alloc");
   for (size_t i = 0; i < n; i++) {
     if (memcmp(outs[i], caller[i], (size_t)cleave_plan_output_bytes(plan, i)) != 0) {
       fprintf(stderr, "case %c: arena output %zu differs\n", c->letter, i);
@@ -238,10 +211,10 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
       double t0 = now();
       for (int call = 0; call < calls; call++) {
         if (v == S_CALLER) {
-          check(cleave_plan_run_exec(plan, g_in, caller, exec, &err), &err, "run");
+          bench_check(cleave_plan_run_exec(plan, g_in, caller, exec, &err), &err, "run");
         } else if (v == S_ARENA) {
-          check(cleave_plan_run_alloc_with(plan, g_in, exec, &from_arena, outs, &err), &err,
-                "alloc");
+          bench_check(cleave_plan_run_alloc_with(plan, g_in, exec, &from_arena, outs, &err), &err,
+                      "alloc");
           cleave_outputs_free(outs, n);
         } else {
           ort_run(&o, th, n);
@@ -255,7 +228,7 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
   }
   printf("run %d (%c) %s\n", run + 1, c->letter, c->what);
   for (int s = 0; s < NUM_SLOTS; s++) {
-    res->med[run][s] = median(t[s], reps);
+    res->med[run][s] = bench_median(t[s], reps);
     printf("    %-18s %12.3f us\n", slot_names[s], res->med[run][s] * 1e6);
   }
   fflush(stdout);
@@ -332,7 +305,7 @@ int main(int argc, char **argv) {
       most = b > most ? b : most;
     }
   }
-  g_in = xalloc(most);
+  g_in = bench_alloc_touched(most);
   for (size_t i = 0; i < most; i++) {
     g_in[i] = (unsigned char)(i * 131u + (i >> 12));
   }
@@ -343,8 +316,8 @@ int main(int argc, char **argv) {
     cleave_threadpool *pool = NULL;
     cleave_arena *arena = NULL;
     cleave_error err;
-    check(cleave_threadpool_create(2, &pool, &err), &err, "pool");
-    check(cleave_arena_create((size_t)1 << 30, NULL, &arena, &err), &err, "arena");
+    bench_check(cleave_threadpool_create(2, &pool, &err), &err, "pool");
+    bench_check(cleave_arena_create((size_t)1 << 30, NULL, &arena, &err), &err, "arena");
     for (int k = 0; k < num; k++) {
       run_case(&res[k], run, models, env, pool, arena, reps, pause);
     }
@@ -362,7 +335,7 @@ int main(int argc, char **argv) {
         for (int r = 0; r < runs; r++) {
           col[r] = res[k].med[r][th * S_PER_T + v];
         }
-        m[v] = median(col, runs);
+        m[v] = bench_median(col, runs);
       }
       printf("| (%c) | %d | %.3f ms | %.3f ms | %.3f ms | %.2fx | %.3f |\n", res[k].c->letter,
              th + 1, m[S_CALLER] * 1e3, m[S_ARENA] * 1e3, m[S_ORT] * 1e3, m[S_ORT] / m[S_ARENA],

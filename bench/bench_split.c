@@ -19,6 +19,7 @@
 
 #include "bench_cases.h"
 #include "bench_copy.h"
+#include "bench_util.h"
 #include "cleave.h"
 
 #include <inttypes.h>
@@ -36,36 +37,7 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static cleave_plan_options g_options;
-
-/* 64-byte aligned, as PyTorch's CPU allocator aligns tensors. */
-static void *xalloc(size_t n) {
-  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
-  if (p == NULL) {
-    fprintf(stderr, "out of memory (%zu bytes)\n", n);
-    exit(1);
-  }
-  /* Touch every page now so that no run pays first-touch faults. */
-  memset(p, 0x11, n);
-  return p;
-}
-
-static void check(cleave_status st, const cleave_error *err, const char *what) {
-  if (st != CLEAVE_OK) {
-    fprintf(stderr, "%s failed: %s\n", what, err->message);
-    exit(1);
-  }
-}
 
 /* A parallel-for that counts its calls (it runs tasks on the calling thread). */
 static int counted_calls;
@@ -101,8 +73,8 @@ static void ensure_buffers(size_t bytes) {
   }
   free(g_in);
   free(g_copy);
-  g_in = xalloc(bytes);
-  g_copy = xalloc(bytes);
+  g_in = bench_alloc_touched(bytes);
+  g_copy = bench_alloc_touched(bytes);
   for (size_t i = 0; i < bytes; i++) {
     g_in[i] = (unsigned char)(i * 131u + (i >> 12));
   }
@@ -124,10 +96,11 @@ static void run_variant(int v, const cleave_plan *plan, void *const *outs, size_
       bench_copy_nt(g_copy, g_in, bytes);
       break;
     case V_CLEAVE1:
-      check(cleave_plan_run(plan, g_in, outs, &err), &err, "cleave_plan_run");
+      bench_check(cleave_plan_run(plan, g_in, outs, &err), &err, "cleave_plan_run");
       break;
     default:
-      check(cleave_plan_run_exec(plan, g_in, outs, pooled, &err), &err, "cleave_plan_run_exec");
+      bench_check(cleave_plan_run_exec(plan, g_in, outs, pooled, &err), &err,
+                  "cleave_plan_run_exec");
       break;
     }
   }
@@ -139,13 +112,13 @@ static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *poo
   cleave_op op = bench_case_op(c);
   cleave_plan *plan = NULL;
   cleave_error err;
-  check(cleave_plan_create_with(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &g_options,
-                                &plan, &err),
-        &err, "cleave_plan_create");
+  bench_check(cleave_plan_create_with(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank,
+                                      &g_options, &plan, &err),
+              &err, "cleave_plan_create");
   size_t n = (size_t)cleave_plan_info(plan)->num_outputs;
   void **outs = calloc(n, sizeof *outs);
   for (size_t i = 0; i < n; i++) {
-    outs[i] = xalloc((size_t)cleave_plan_output_bytes(plan, i));
+    outs[i] = bench_alloc_touched((size_t)cleave_plan_output_bytes(plan, i));
   }
   cleave_exec pooled = cleave_exec_threadpool(pool);
   /* The small case is timed over many calls per sample. */
@@ -190,7 +163,7 @@ static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *poo
   }
   double med[V_COUNT];
   for (int v = 0; v < V_COUNT; v++) {
-    med[v] = median(t[v], reps);
+    med[v] = bench_median(t[v], reps);
   }
   double moved = 2.0 * (double)bytes; /* read + write */
   double best = med[V_MEMCPY];
@@ -222,7 +195,7 @@ static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *poo
     /* Small work must stay on the calling thread even when threads are offered. */
     cleave_exec counting = {counting_for, NULL, 2};
     counted_calls = 0;
-    check(cleave_plan_run_exec(plan, g_in, outs, &counting, &err), &err, "run_exec");
+    bench_check(cleave_plan_run_exec(plan, g_in, outs, &counting, &err), &err, "run_exec");
     printf("    parallel-for calls with 2 threads offered: %d\n", counted_calls);
     res->parallel_calls = counted_calls;
   }
@@ -247,8 +220,8 @@ static void bench_views(int reps) {
     void *in = malloc(bytes);
     cleave_plan *plan = NULL;
     cleave_error err;
-    check(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), shapes[s], 3, &plan, &err), &err,
-          "plan");
+    bench_check(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), shapes[s], 3, &plan, &err),
+                &err, "plan");
     cleave_view views[4];
     int64_t dims[24];
     cleave_tensor t = {in, cleave_type_of(CLEAVE_F32), 3, shapes[s]};
@@ -268,7 +241,8 @@ static void bench_views(int reps) {
       to[r] = (t2 - t1) / calls;
     }
     printf("    %s tensor: cleave_plan_views %8.1f ns   cleave_views %8.1f ns   (contiguous %d)\n",
-           names[s], median(tp, reps) * 1e9, median(to, reps) * 1e9, views[0].contiguous);
+           names[s], bench_median(tp, reps) * 1e9, bench_median(to, reps) * 1e9,
+           views[0].contiguous);
     cleave_plan_destroy(plan);
     free(in);
   }
@@ -282,15 +256,15 @@ static void bench_alloc(int reps, cleave_threadpool *pool) {
   cleave_op op = bench_case_op(c);
   cleave_plan *plan = NULL;
   cleave_error err;
-  check(cleave_plan_create_with(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank, &g_options,
-                                &plan, &err),
-        &err, "plan");
+  bench_check(cleave_plan_create_with(&op, cleave_type_of(CLEAVE_F32), c->shape, c->rank,
+                                      &g_options, &plan, &err),
+              &err, "plan");
   cleave_exec pooled = cleave_exec_threadpool(pool);
   double t1[MAX_REPS], tn[MAX_REPS], tm[MAX_REPS];
   void *outs[4];
   for (int r = 0; r < reps; r++) {
     double t0 = now();
-    check(cleave_plan_run_alloc(plan, g_in, NULL, outs, &err), &err, "run_alloc");
+    bench_check(cleave_plan_run_alloc(plan, g_in, NULL, outs, &err), &err, "run_alloc");
     t1[r] = now() - t0;
     if (memcmp(outs[3], g_in + 3 * bytes / 4, bytes / 4) != 0) {
       fprintf(stderr, "allocated output 3 differs\n");
@@ -298,7 +272,7 @@ static void bench_alloc(int reps, cleave_threadpool *pool) {
     }
     cleave_outputs_free(outs, 4);
     t0 = now();
-    check(cleave_plan_run_alloc(plan, g_in, &pooled, outs, &err), &err, "run_alloc");
+    bench_check(cleave_plan_run_alloc(plan, g_in, &pooled, outs, &err), &err, "run_alloc");
     tn[r] = now() - t0;
     cleave_outputs_free(outs, 4);
     /* For scale: malloc + memcpy of each quarter, as a plain allocating copy does. */
@@ -313,10 +287,10 @@ static void bench_alloc(int reps, cleave_threadpool *pool) {
     }
   }
   printf("(alloc) %s, library-allocated outputs\n", c->what);
-  printf("    cleave_plan_run_alloc 1T %10.3f ms\n", median(t1, reps) * 1e3);
+  printf("    cleave_plan_run_alloc 1T %10.3f ms\n", bench_median(t1, reps) * 1e3);
   printf("    cleave_plan_run_alloc %zuT %10.3f ms\n", cleave_threadpool_threads(pool),
-         median(tn, reps) * 1e3);
-  printf("    malloc + memcpy       1T %10.3f ms\n", median(tm, reps) * 1e3);
+         bench_median(tn, reps) * 1e3);
+  printf("    malloc + memcpy       1T %10.3f ms\n", bench_median(tm, reps) * 1e3);
   cleave_plan_destroy(plan);
 }
 
@@ -440,7 +414,7 @@ static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool
                      : cleave_op_variadic_split(&(int64_t){1}, c->lengths, (size_t)c->num_lengths);
   cleave_plan *plan = NULL, *bytes_plan = NULL;
   cleave_error err;
-  check(
+  bench_check(
       cleave_plan_create_with(&op, cleave_type_of(c->dtype), c->shape, 2, &g_options, &plan, &err),
       &err, "cleave_plan_create (packed)");
   size_t bytes = (size_t)((c->shape[0] * c->shape[1] * c->bits + 7) / 8);
@@ -448,15 +422,15 @@ static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool
   size_t n = (size_t)cleave_plan_info(plan)->num_outputs;
   void **outs = calloc(n, sizeof *outs);
   for (size_t i = 0; i < n; i++) {
-    outs[i] = xalloc((size_t)cleave_plan_output_bytes(plan, i));
+    outs[i] = bench_alloc_touched((size_t)cleave_plan_output_bytes(plan, i));
   }
   if (c->aligned) {
     /* The same bytes as u8: each row of shape[1] elements is shape[1] * bits / 8 bytes. */
     int64_t shape[2] = {c->shape[0], c->shape[1] * c->bits / 8};
     cleave_op bop = cleave_op_split(&(int64_t){1}, c->num_splits);
-    check(cleave_plan_create_with(&bop, cleave_type_of(CLEAVE_U8), shape, 2, &g_options,
-                                  &bytes_plan, &err),
-          &err, "cleave_plan_create (u8)");
+    bench_check(cleave_plan_create_with(&bop, cleave_type_of(CLEAVE_U8), shape, 2, &g_options,
+                                        &bytes_plan, &err),
+                &err, "cleave_plan_create (u8)");
   }
   cleave_exec pooled = cleave_exec_threadpool(pool);
   double t[P_COUNT][MAX_REPS];
@@ -479,14 +453,15 @@ static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool
         memcpy(g_copy, g_in, bytes);
         break;
       case P_CLEAVE1:
-        check(cleave_plan_run(plan, g_in, outs, &err), &err, "cleave_plan_run (packed)");
+        bench_check(cleave_plan_run(plan, g_in, outs, &err), &err, "cleave_plan_run (packed)");
         break;
       case P_CLEAVEN:
-        check(cleave_plan_run_exec(plan, g_in, outs, &pooled, &err), &err, "run_exec (packed)");
+        bench_check(cleave_plan_run_exec(plan, g_in, outs, &pooled, &err), &err,
+                    "run_exec (packed)");
         break;
       default:
         if (bytes_plan != NULL) {
-          check(cleave_plan_run(bytes_plan, g_in, outs, &err), &err, "cleave_plan_run (u8)");
+          bench_check(cleave_plan_run(bytes_plan, g_in, outs, &err), &err, "cleave_plan_run (u8)");
         }
         break;
       }
@@ -497,13 +472,13 @@ static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool
   }
   /* The last run may have been the u8 split, into the same buffers: run the packed plan again to
    * verify it. */
-  check(cleave_plan_run(plan, g_in, outs, &err), &err, "cleave_plan_run (packed)");
+  bench_check(cleave_plan_run(plan, g_in, outs, &err), &err, "cleave_plan_run (packed)");
   packed_verify(c, plan, outs);
   packed_result *res = &g_packed[g_num_packed++];
   res->c = c;
   res->bytes = bytes;
   for (int v = 0; v < P_COUNT; v++) {
-    res->med[v] = median(t[v], reps);
+    res->med[v] = bench_median(t[v], reps);
   }
   printf("(p) %s   %zu bytes   plan: %s\n", c->what, bytes, cleave_plan_description(plan));
   printf("    memcpy       %12.3f us  %7.2f GB/s\n", res->med[P_MEMCPY] * 1e6,
@@ -632,7 +607,7 @@ int main(int argc, char **argv) {
   }
   cleave_threadpool *pool = NULL;
   cleave_error err;
-  check(cleave_threadpool_create(threads, &pool, &err), &err, "cleave_threadpool_create");
+  bench_check(cleave_threadpool_create(threads, &pool, &err), &err, "cleave_threadpool_create");
   printf("cleave %s benchmark: medians of %d samples, f32, bandwidth counts read + write\n",
          cleave_version_string(), reps);
   for (size_t k = 0; k < bench_num_cases; k++) {

@@ -1,0 +1,41 @@
+/* Helpers shared by the C benchmarks (see bench_util.h). */
+#include "bench_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double bench_median(const double *v, int n) {
+  double *s = malloc((size_t)n * sizeof *s);
+  if (s == NULL) {
+    fprintf(stderr, "out of memory\n");
+    exit(1);
+  }
+  memcpy(s, v, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  free(s);
+  return m;
+}
+
+void bench_check(cleave_status st, const cleave_error *err, const char *what) {
+  if (st != CLEAVE_OK) {
+    fprintf(stderr, "%s failed: %s\n", what, err->message);
+    exit(1);
+  }
+}
+
+void *bench_alloc_touched(size_t n) {
+  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+  if (p == NULL) {
+    fprintf(stderr, "out of memory (%zu bytes)\n", n);
+    exit(1);
+  }
+  memset(p, 0x11, n);
+  return p;
+}
