@@ -19,7 +19,32 @@ static inline void CLEAVE_K(copy_cached)(unsigned char *dst, const unsigned char
 /* Below this a streamed copy is not worth aligning: a plain copy of a few lines. */
 #define NT_MIN 256
 
-static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *src, size_t n) {
+#if defined(__SSE2__)
+/* One 64-byte line of streaming stores to a line-aligned `dst`. */
+static inline void CLEAVE_K(stream_line)(unsigned char *dst, const unsigned char *src) {
+  __m128i a = _mm_loadu_si128((const __m128i *)(const void *)src);
+  __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
+  __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + 32));
+  __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
+  _mm_stream_si128((__m128i *)(void *)dst, a);
+  _mm_stream_si128((__m128i *)(void *)(dst + 16), b);
+  _mm_stream_si128((__m128i *)(void *)(dst + 32), c);
+  _mm_stream_si128((__m128i *)(void *)(dst + 48), d);
+}
+#endif
+
+/* One 256-byte step of streaming stores to a line-aligned `dst`. */
+static inline void CLEAVE_K(stream_step)(unsigned char *dst, const unsigned char *src) {
+#if defined(__SSE2__)
+  for (int q = 0; q < 256; q += 64) {
+    CLEAVE_K(stream_line)(dst + q, src + q);
+  }
+#else
+  memcpy(dst, src, 256);
+#endif
+}
+
+static inline void CLEAVE_K(copy_nt_seq)(unsigned char *dst, const unsigned char *src, size_t n) {
 #if defined(__SSE2__)
   if (n < NT_MIN) {
     memcpy(dst, src, n);
@@ -35,14 +60,7 @@ static inline void CLEAVE_K(copy_nt)(unsigned char *dst, const unsigned char *sr
     n -= head;
   }
   for (; n >= 64; n -= 64, dst += 64, src += 64) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)src);
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
-    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(src + 32));
-    __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
-    _mm_stream_si128((__m128i *)(void *)dst, a);
-    _mm_stream_si128((__m128i *)(void *)(dst + 16), b);
-    _mm_stream_si128((__m128i *)(void *)(dst + 32), c);
-    _mm_stream_si128((__m128i *)(void *)(dst + 48), d);
+    CLEAVE_K(stream_line)(dst, src);
   }
   if (n != 0) {
     memcpy(dst, src, n);

@@ -122,6 +122,45 @@ static void test_rows_streamed_joined(void **state) {
   }
 }
 
+/* Streamed copies in lanes: pieces at and around the size where copy_nt cuts a copy into
+ * interleaved lanes (16 KiB), single-row and multi-row, and row counts around the walk's lanes of
+ * rows (at least 8 rows, pieces under 16 KiB; a leftover row or not), on one thread and split into
+ * tasks that cut pieces anywhere. */
+static void test_rows_streamed_lanes(void **state) {
+  (void)state;
+  static const int64_t wide_lengths[5] = {16383, 16384, 16385, 16640, 70001};
+  static const int64_t narrow_lengths[4] = {256, 300, 321, 623};
+  static const int64_t row_counts[] = {1, 3, 8, 9, 11, 35};
+  static const size_t out_misalign[] = {0, 1, 48};
+  static const kc_threads threads[] = {KC_ONE_THREAD, KC_POOL_2, KC_CUSTOM_2};
+  int64_t axis = 1;
+  for (size_t f = 0; f < kc_num_families(); f++) {
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+      /* Tasks of about 5000 bytes: most start and end inside a piece or a lane. */
+      cleave_plan_options o = kc_options(kc_families[f], 0, t == 0 ? NEVER : 40000, 64);
+      for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; r++) {
+        for (size_t m = 0; m < sizeof out_misalign / sizeof out_misalign[0]; m++) {
+          const char *words[] = {"rows", "nt", NULL};
+          if (row_counts[r] <= 9) {
+            int64_t shape[2] = {row_counts[r], 16383 + 16384 + 16385 + 16640 + 70001};
+            kc_case c =
+                variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, wide_lengths, 5, &axis);
+            c.in_misalign = m;
+            c.out_misalign = out_misalign[m];
+            kc_check(&c, &o, threads[t], words);
+          }
+          int64_t narrow[2] = {row_counts[r], 1500};
+          kc_case d =
+              variadic_case(cleave_type_of(CLEAVE_U8), 1, narrow, 2, 1, narrow_lengths, 4, &axis);
+          d.in_misalign = 2 * m;
+          d.out_misalign = out_misalign[m];
+          kc_check(&d, &o, threads[t], words);
+        }
+      }
+    }
+  }
+}
+
 /* Without streaming, the description must not claim it. */
 static void test_rows_in_cache_description(void **state) {
   (void)state;
@@ -731,6 +770,7 @@ int main(void) {
       cmocka_unit_test(test_rows_contiguous),
       cmocka_unit_test(test_rows_streamed),
       cmocka_unit_test(test_rows_streamed_joined),
+      cmocka_unit_test(test_rows_streamed_lanes),
       cmocka_unit_test(test_tiny_units_mixed_alignment),
       cmocka_unit_test(test_rows_cached_edges),
       cmocka_unit_test(test_rows_in_cache_description),
