@@ -269,7 +269,7 @@ static int check_combination(op_options *o) {
       o->opset = 24;
     } else if (o->opset < 11) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: --opset %" PRId64 " is below SplitToSequence's first version (11)",
+                       "%s: --opset %" PRId64 " is below ONNX SplitToSequence's first version (11)",
                        name, o->opset);
     }
     if (!o->has_keepdims) {
@@ -281,8 +281,9 @@ static int check_combination(op_options *o) {
       return missing(o, "--opset", " (it selects the Split version: 1, 2, 11, 13 or 18)");
     }
     if (o->opset < 1) {
-      return cli_error(CLI_EXIT_USAGE, "%s: --opset %" PRId64 " is below Split's first version (1)",
-                       name, o->opset);
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --opset %" PRId64 " is below ONNX Split's first version (1)", name,
+                       o->opset);
     }
     if (o->opset < 18 && !o->has_lengths && !o->has_num) {
       return cli_error(CLI_EXIT_USAGE,
