@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define ALIGNMENT 64
@@ -97,6 +98,39 @@ static bool layout(const cleave_plan *plan, const void *input, unsigned char *da
   return true;
 }
 
+/* Populating fresh memory on threads: `parts` ranges of whole pages of [data, data + size). */
+typedef struct populate_ctx {
+  unsigned char *data;
+  size_t size, per, parts;
+  atomic_bool failed;
+} populate_ctx;
+
+static void populate_task(void *context, size_t index) {
+  populate_ctx *ctx = context;
+  size_t at = index * ctx->per;
+  if (at < ctx->size) {
+    size_t n = ctx->size - at < ctx->per ? ctx->size - at : ctx->per;
+    if (!cleave_memory_populate(ctx->data + at, n)) {
+      atomic_store(&ctx->failed, true);
+    }
+  }
+}
+
+/* Makes fresh memory resident before it is written: in ranges of at least a huge page spread
+ * over the threads when `threaded`. False when the system cannot (nothing is lost then). */
+static bool populate(unsigned char *data, size_t size, const cleave_exec *exec, bool threaded) {
+  if (!threaded) {
+    return cleave_memory_populate(data, size);
+  }
+  size_t parts = (size_t)exec->num_threads * FRESH_TASKS_PER_THREAD;
+  size_t most = size / (size_t)FRESH_MIN_TASK;
+  parts = parts < most ? parts : most > 0 ? most : 1;
+  size_t per = ((size + parts - 1) / parts + 4095) & ~(size_t)4095;
+  populate_ctx ctx = {data, size, per, (size + per - 1) / per, false};
+  exec->parallel_for(exec->context, populate_task, &ctx, ctx.parts);
+  return !atomic_load(&ctx.failed);
+}
+
 cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                                     const cleave_exec *exec, void **outputs, cleave_error *err) {
   return cleave_plan_run_alloc_with(plan, input, exec, NULL, outputs, err);
@@ -161,15 +195,18 @@ cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, const void *in
   bool threaded = exec != NULL && exec->parallel_for != NULL && exec->num_threads > 1 &&
                   engine.total >= engine.parallel_bytes;
   /* Reused memory (resident pages, e.g. from an arena) is written exactly as caller buffers
-   * are. Fresh memory: the kernel zeroes each page on first touch, which leaves it in the
-   * cache, so ordinary stores then overwrite it there, where streaming stores would first push
-   * the zeroes out to memory (measured on (a), 1 thread: 68 ms instead of 81-108 ms for 256 MiB
-   * fresh); and the work is cut into a few long ranges per thread (at least 2 MiB, a huge page),
-   * so that each thread first touches (and the kernel zeroes) its own pages and the C library's
-   * copy takes its fast path for large blocks, while a thread that another process delays holds
-   * back only a small share (measured with one range per thread on a busy machine: the 2-thread
-   * run as slow as 1 thread, or slower). */
-  if ((engine.nontemporal || threaded) && !cleave_memory_resident(data, (size_t)total)) {
+   * are. Fresh memory is first made resident with one system call per range (a few long ranges
+   * per thread, at least 2 MiB each, so that a thread another process delays holds back only a
+   * small share) and then written the same way: the kernel zeroes and maps its pages in bulk,
+   * where faulting them in one at a time from inside the copy costs twice as much (Intel Xeon of
+   * 2026-11-24, bench_alloc (a), 256 MiB fresh: 90 ms instead of 140 ms on 1 thread, 45-60 ms
+   * instead of 83 ms on 2). Where the system cannot populate memory, the copy first-touches the
+   * pages itself: with ordinary stores, which overwrite the zeroed page while it is still in the
+   * cache, where streaming stores would first push the zeroes out to memory (68 ms instead of
+   * 81-108 ms for (a) on 1 thread), and in the same long ranges per thread, so that each thread
+   * first touches (and the kernel zeroes) its own pages. */
+  if ((engine.nontemporal || threaded) && !cleave_memory_resident(data, (size_t)total) &&
+      !populate(data, (size_t)total, exec, threaded)) {
     engine.nontemporal = false;
     if (threaded) {
       int64_t per = engine.total / ((int64_t)exec->num_threads * FRESH_TASKS_PER_THREAD);

@@ -136,3 +136,20 @@ bool cleave_memory_resident(const void *ptr, size_t size) {
   return false;
 #endif
 }
+
+bool cleave_memory_populate(void *ptr, size_t size) {
+#if defined(CLEAVE_HAVE_MMAP) && defined(MADV_POPULATE_WRITE)
+  long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size <= 0 || size == 0) {
+    return false;
+  }
+  uintptr_t page = (uintptr_t)page_size;
+  uintptr_t first = (uintptr_t)ptr & ~(page - 1);
+  uintptr_t end = ((uintptr_t)ptr + size + page - 1) & ~(page - 1);
+  return madvise((void *)first, (size_t)(end - first), MADV_POPULATE_WRITE) == 0;
+#else
+  (void)ptr;
+  (void)size;
+  return false;
+#endif
+}

@@ -34,4 +34,12 @@ static inline cleave_allocator cleave_default_allocator(void) {
  */
 bool cleave_memory_resident(const void *ptr, size_t size);
 
+/**
+ * Makes the pages of [ptr, ptr + size) resident and writable in one system call (Linux 5.14's
+ * MADV_POPULATE_WRITE; the contents are unchanged: fresh pages read as zero, touched ones keep
+ * their bytes). Whole pages, including those the range only shares. False when it cannot be
+ * done (another system, an older kernel, memory that cannot be populated); nothing is lost then.
+ */
+bool cleave_memory_populate(void *ptr, size_t size);
+
 #endif /* CLEAVE_ALLOCATOR_H */
