@@ -988,8 +988,12 @@ CLEAVE_API cleave_allocator cleave_arena_allocator(cleave_arena *arena);
  *
  * Both calls copy with the plan's schedule: memory whose pages are already resident (a reused
  * block) is written as `cleave_plan_run_exec` writes caller buffers (streaming stores for large
- * runs, the tiny-output kernels, threads as `exec` allows); fresh memory is written with ordinary
- * stores (the kernel's zeroing leaves the page in the cache), each thread writing, and so first
+ * runs, the tiny-output kernels, threads as `exec` allows). Fresh memory (pages not yet touched)
+ * is first made resident, on Linux 5.14 or later with `madvise(MADV_POPULATE_WRITE)` over the
+ * whole pages the outputs occupy, in a few long ranges per thread, and then written the same
+ * way; populating leaves every byte as it was, so it is safe on any writable memory an
+ * allocator hands out. Where it cannot be done, fresh memory is written with ordinary stores
+ * (the kernel's zeroing leaves the page in the cache), each thread writing, and so first
  * touching, its own long range of pages. Thread-safe as far as the allocator is.
  */
 CLEAVE_API cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, const void *input,

