@@ -1,5 +1,7 @@
-/* Fuzz target: execution on small random tensors, one-shot and through a plan, compared with a
- * naive element-by-element reference. Also checks that a failing call writes nothing. */
+/* Fuzz target: execution on small random tensors, one-shot, through a plan into caller buffers
+ * and into library-allocated outputs (the system allocator and an output arena, alternately),
+ * compared with a naive element-by-element reference. Also checks that a failing call writes
+ * nothing. */
 #include "fuzz_input.h"
 
 #include <stdlib.h>
@@ -45,6 +47,29 @@ static bool same_element(const unsigned char *out, int64_t e, const unsigned cha
     return memcmp(out + (size_t)e * esize, in + (size_t)from * esize, esize) == 0;
   }
   return packed_get(out, e, ebits, msb_first) == packed_get(in, from, ebits, msb_first);
+}
+
+/* Whether every element of output `o` equals its source element of the input. */
+static bool output_matches(const fuzz_case *c, const cleave_split_info *info,
+                           const int64_t *lengths, int64_t o, const unsigned char *out,
+                           const unsigned char *in, int64_t count, int64_t ebits, bool msb_first) {
+  int64_t elements = count == 0 ? 0 : count / c->shape[info->axis] * lengths[o];
+  for (int64_t e = 0; e < elements; e++) {
+    if (!same_element(out, e, in, source_index(c, info, lengths, o, e), ebits, msb_first)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* One arena for the whole run, as a long-lived program would keep it: blocks freed by one input
+ * serve the next (stale bytes included), up to 1 MiB kept. */
+static cleave_arena *fuzz_arena(void) {
+  static cleave_arena *arena;
+  if (arena == NULL && cleave_arena_create((size_t)1 << 20, NULL, &arena, NULL) != CLEAVE_OK) {
+    abort();
+  }
+  return arena;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -98,11 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int pass = 0; pass < 2; pass++) {
       for (int64_t o = 0; o < (int64_t)info.num_outputs; o++) {
         int64_t elements = count == 0 ? 0 : count / c.shape[info.axis] * lengths[o];
-        for (int64_t e = 0; e < elements; e++) {
-          int64_t from = source_index(&c, &info, lengths, o, e);
-          if (!same_element(outputs[o], e, input, from, ebits, msb_first)) {
-            abort();
-          }
+        if (!output_matches(&c, &info, lengths, o, outputs[o], input, count, ebits, msb_first)) {
+          abort();
         }
         int64_t out_bits = elements * ebits, out_bytes = (out_bits + 7) / 8;
         /* A packed output's unused tail bits are zero. */
@@ -134,6 +156,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (cleave_plan_run(plan, input, ptrs, NULL) != CLEAVE_OK) {
         abort();
       }
+      /* Into outputs the library allocates: from the system, or from the arena. */
+      void *allocated[MAX_OUTPUTS];
+      cleave_allocator from_arena = cleave_arena_allocator(fuzz_arena());
+      const cleave_allocator *allocator = fuzz_u8(&r) % 2 == 0 ? NULL : &from_arena;
+      if (info.num_outputs > 0 &&
+          cleave_plan_run_alloc_with(plan, input, NULL, allocator, allocated, NULL) != CLEAVE_OK) {
+        abort();
+      }
+      for (int64_t o = 0; o < (int64_t)info.num_outputs; o++) {
+        if (!output_matches(&c, &info, lengths, o, allocated[o], input, count, ebits, msb_first)) {
+          abort();
+        }
+      }
+      cleave_outputs_free(allocated, info.num_outputs);
       cleave_plan_destroy(plan);
     }
   }
