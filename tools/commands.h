@@ -5,8 +5,7 @@
 #ifndef CLEAVE_CLI_COMMANDS_H
 #define CLEAVE_CLI_COMMANDS_H
 
-#include <stdio.h>
-
+#include "help.h"
 #include "op_options.h"
 
 /** split, variadic-split, split-to-sequence, onnx-split: runs `command` on a .npy file. */
@@ -20,8 +19,5 @@ int cmd_demo(int argc, char **argv, int first);
 
 /** st ls|check|split|shard: safetensors checkpoints (tools/safetensors). */
 int cmd_st(int argc, char **argv, int first);
-
-/** Prints the help of `command` (NULL: the tool's overview) to `out`. Returns 0 if known. */
-int help_print(const char *command, FILE *out);
 
 #endif /* CLEAVE_CLI_COMMANDS_H */

@@ -1,7 +1,7 @@
 /* The --help texts. Every option of every command is explained here and in docs/cleave.1. */
 #include <string.h>
 
-#include "commands.h"
+#include "help.h"
 
 static const char overview[] =
     "usage: cleave COMMAND [OPTIONS] [INPUT.npy]\n"

@@ -5,7 +5,7 @@
 
 #include "args.h"
 #include "cli_util.h"
-#include "commands.h"
+#include "help.h"
 #include "ir_check.h"
 #include "ir_commands.h"
 #include "ir_open.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli_util.h"
-#include "commands.h"
+#include "help.h"
 #include "st_cli.h"
 #include "st_planner.h"
 #include "st_rules.h"
