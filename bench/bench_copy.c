@@ -23,14 +23,18 @@ void bench_copy_nt(void *dst_, const void *src_, size_t n) {
   dst += head;
   src += head;
   n -= head;
-  /* 256 bytes per iteration: 8 loads, then 8 streaming stores. */
-  for (; n >= 256; n -= 256, dst += 256, src += 256) {
-    __m256i v[8];
-    for (int k = 0; k < 8; k++) {
-      v[k] = _mm256_loadu_si256((const __m256i *)(const void *)(src + 32 * k));
-    }
-    for (int k = 0; k < 8; k++) {
-      _mm256_stream_si256((__m256i *)(void *)(dst + 32 * k), v[k]);
+  /* Four consecutive pages at a time, a line from each in turn (as glibc's memcpy does for large
+   * copies): one stream front to back keeps too few lines in flight on some CPUs (Intel Xeon of
+   * 2026-11-24: 30-34 ms for 256 MiB, against 26-28 ms so). */
+  for (; n >= 4 * 4096; n -= 4 * 4096, dst += 4 * 4096, src += 4 * 4096) {
+    for (size_t at = 0; at < 4096; at += 64) {
+      for (size_t p = 0; p < 4; p++) {
+        const unsigned char *s = src + p * 4096 + at;
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32));
+        _mm256_stream_si256((__m256i *)(void *)(dst + p * 4096 + at), a);
+        _mm256_stream_si256((__m256i *)(void *)(dst + p * 4096 + at + 32), b);
+      }
     }
   }
   for (; n >= 32; n -= 32, dst += 32, src += 32) {

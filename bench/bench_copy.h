@@ -10,7 +10,8 @@
 /** Whether the AVX2 streaming copy can run here. */
 int bench_has_avx2(void);
 
-/** Copies n bytes with AVX2 non-temporal stores (destination lines aligned first), then sfence. */
+/** Copies n bytes with AVX2 non-temporal stores (destination lines aligned first), four pages at
+ * a time interleaved line by line, then sfence. */
 void bench_copy_nt(void *dst, const void *src, size_t n);
 
 /** Copies n bytes with `rep movsb` (x86-64; memcpy elsewhere). */

@@ -126,6 +126,14 @@ static void bench_case_run(const bench_case *c, int reps, cleave_threadpool *poo
   double t[V_COUNT][MAX_REPS];
   for (int v = 0; v < V_COUNT; v++) {
     run_variant(v, plan, outs, bytes, &pooled, calls > 1 ? 1000 : 1); /* warm-up */
+    /* The plain copies are baselines only if they copy: each is checked once. */
+    if (v <= V_NT && memcmp(g_copy, g_in, bytes) != 0) {
+      fprintf(stderr, "bench_split: the %s baseline copied wrong bytes\n", variant_names[v]);
+      exit(1);
+    }
+    if (v < V_NT) {
+      memset(g_copy, 0, bytes);
+    }
   }
   for (int r = 0; r < reps; r++) {
     for (int v = 0; v < V_COUNT; v++) {

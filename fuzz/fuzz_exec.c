@@ -1,7 +1,7 @@
 /* Fuzz target: execution on small random tensors, one-shot, through a plan into caller buffers
- * and into library-allocated outputs (the system allocator and an output arena, alternately),
- * compared with a naive element-by-element reference. Also checks that a failing call writes
- * nothing. */
+ * and into library-allocated outputs (the system allocator or an output arena; default thresholds,
+ * or streaming stores and 2 threads for any size), compared with a naive element-by-element
+ * reference. Also checks that a failing call writes nothing. */
 #include "fuzz_input.h"
 
 #include <stdlib.h>
@@ -70,6 +70,15 @@ static cleave_arena *fuzz_arena(void) {
     abort();
   }
   return arena;
+}
+
+/* One pool of 2 threads for the whole run. */
+static cleave_threadpool *fuzz_pool(void) {
+  static cleave_threadpool *pool;
+  if (pool == NULL && cleave_threadpool_create(2, &pool, NULL) != CLEAVE_OK) {
+    abort();
+  }
+  return pool;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -156,12 +165,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (cleave_plan_run(plan, input, ptrs, NULL) != CLEAVE_OK) {
         abort();
       }
-      /* Into outputs the library allocates: from the system, or from the arena. */
-      void *allocated[MAX_OUTPUTS];
+      /* Into outputs the library allocates: from the system or from the arena, with the
+       * default thresholds or with streaming stores and threads for any size (a pool of 2). */
+      unsigned choice = fuzz_u8(&r);
       cleave_allocator from_arena = cleave_arena_allocator(fuzz_arena());
-      const cleave_allocator *allocator = fuzz_u8(&r) % 2 == 0 ? NULL : &from_arena;
-      if (info.num_outputs > 0 &&
-          cleave_plan_run_alloc_with(plan, input, NULL, allocator, allocated, NULL) != CLEAVE_OK) {
+      const cleave_allocator *allocator = choice % 2 == 0 ? NULL : &from_arena;
+      cleave_plan *alloc_plan = plan;
+      cleave_exec pooled = cleave_exec_threadpool(fuzz_pool());
+      const cleave_exec *exec = NULL;
+      if (choice & 2) {
+        cleave_plan_options eager = cleave_plan_options_default();
+        eager.nontemporal_bytes = 0;
+        eager.parallel_bytes = 0;
+        if (cleave_plan_create_with(&c.op, c.type, c.shape, c.rank, &eager, &alloc_plan, NULL) !=
+            CLEAVE_OK) {
+          abort();
+        }
+        exec = &pooled;
+      }
+      void *allocated[MAX_OUTPUTS];
+      if (info.num_outputs > 0 && cleave_plan_run_alloc_with(alloc_plan, input, exec, allocator,
+                                                             allocated, NULL) != CLEAVE_OK) {
         abort();
       }
       for (int64_t o = 0; o < (int64_t)info.num_outputs; o++) {
@@ -170,6 +194,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
       }
       cleave_outputs_free(allocated, info.num_outputs);
+      if (alloc_plan != plan) {
+        cleave_plan_destroy(alloc_plan);
+      }
       cleave_plan_destroy(plan);
     }
   }

@@ -19,6 +19,13 @@
 /* Fresh memory on threads: ranges per thread, and the smallest range (a huge page). */
 #define FRESH_TASKS_PER_THREAD 8
 #define FRESH_MIN_TASK ((int64_t)2 * 1024 * 1024)
+/* Threads counted for those ranges at most (the engine caps its own threads the same way). */
+#define FRESH_MAX_THREADS 4096
+
+/* The threads of `exec` that the fresh-memory ranges are spread over. */
+static size_t fresh_threads(const cleave_exec *exec) {
+  return exec->num_threads < FRESH_MAX_THREADS ? exec->num_threads : FRESH_MAX_THREADS;
+}
 
 /* What `cleave_outputs_free` needs: the block and the allocator to give it back to. */
 typedef struct block_header {
@@ -117,16 +124,29 @@ static void populate_task(void *context, size_t index) {
 }
 
 /* Makes fresh memory resident before it is written: in ranges of at least a huge page spread
- * over the threads when `threaded`. False when the system cannot (nothing is lost then). */
+ * over the threads when `threaded`. False when the system cannot (nothing is lost then): its
+ * first page is tried alone, so that a system without the call costs one system call and no
+ * parallel-for. */
 static bool populate(unsigned char *data, size_t size, const cleave_exec *exec, bool threaded) {
+  if (size == 0) {
+    return true;
+  }
   if (!threaded) {
     return cleave_memory_populate(data, size);
   }
-  size_t parts = (size_t)exec->num_threads * FRESH_TASKS_PER_THREAD;
+  if (!cleave_memory_populate(data, 1)) {
+    return false;
+  }
+  size_t parts = fresh_threads(exec) * FRESH_TASKS_PER_THREAD;
   size_t most = size / (size_t)FRESH_MIN_TASK;
   parts = parts < most ? parts : most > 0 ? most : 1;
   size_t per = ((size + parts - 1) / parts + 4095) & ~(size_t)4095;
-  populate_ctx ctx = {data, size, per, (size + per - 1) / per, false};
+  populate_ctx ctx;
+  ctx.data = data;
+  ctx.size = size;
+  ctx.per = per;
+  ctx.parts = (size + per - 1) / per;
+  atomic_init(&ctx.failed, false);
   exec->parallel_for(exec->context, populate_task, &ctx, ctx.parts);
   return !atomic_load(&ctx.failed);
 }
@@ -209,7 +229,7 @@ cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, const void *in
       !populate(data, (size_t)total, exec, threaded)) {
     engine.nontemporal = false;
     if (threaded) {
-      int64_t per = engine.total / ((int64_t)exec->num_threads * FRESH_TASKS_PER_THREAD);
+      int64_t per = engine.total / ((int64_t)fresh_threads(exec) * FRESH_TASKS_PER_THREAD);
       engine.min_task_bytes = per > FRESH_MIN_TASK ? per : FRESH_MIN_TASK;
     }
   }
