@@ -189,14 +189,6 @@ static void run_case(case_stats *st, int run, int reps, double pause, cleave_thr
   cleave_plan_destroy(plan);
 }
 
-static void fmt_time(char *buf, size_t size, double s) {
-  if (s >= 1e-3) {
-    snprintf(buf, size, "%.2f ms", s * 1e3);
-  } else {
-    snprintf(buf, size, "%.2f us", s * 1e6);
-  }
-}
-
 static void summary(case_stats *stats, int num, int runs) {
   printf(
       "\n## Summary: medians of %d per-run medians (spread = max/min of the per-run medians)\n\n",
@@ -224,15 +216,15 @@ static void summary(case_stats *stats, int num, int runs) {
       int sc = slot_of(V_CALLER, threads), sa = slot_of(V_ARENA, threads),
           ss = slot_of(V_SYSTEM, threads);
       char tc[32], ta[32], ts[32], tr[32], tf[32], ratio2[32];
-      fmt_time(tc, sizeof tc, m[sc]);
-      fmt_time(ta, sizeof ta, m[sa]);
-      fmt_time(ts, sizeof ts, m[ss]);
+      bench_fmt_time(tc, sizeof tc, m[sc], 2);
+      bench_fmt_time(ta, sizeof ta, m[sa], 2);
+      bench_fmt_time(ts, sizeof ts, m[ss], 2);
       snprintf(tr, sizeof tr, "-");
       snprintf(tf, sizeof tf, "-");
       snprintf(ratio2, sizeof ratio2, "-");
       if (threads == 1) {
-        fmt_time(tr, sizeof tr, m[slot_of(V_MEMCPY_REUSED, 1)]);
-        fmt_time(tf, sizeof tf, m[slot_of(V_MEMCPY_FRESH, 1)]);
+        bench_fmt_time(tr, sizeof tr, m[slot_of(V_MEMCPY_REUSED, 1)], 2);
+        bench_fmt_time(tf, sizeof tf, m[slot_of(V_MEMCPY_FRESH, 1)], 2);
       } else {
         /* Per run: 2T time over 1T time; the median of those and the worst run. */
         double q[MAX_RUNS], worst = 0;
@@ -288,10 +280,7 @@ int main(int argc, char **argv) {
       most = b > most ? b : most;
     }
   }
-  g_in = bench_alloc_touched(most);
-  for (size_t i = 0; i < most; i++) {
-    g_in[i] = (unsigned char)(i * 131u + (i >> 12));
-  }
+  g_in = bench_alloc_input(most);
   printf("cleave %s allocating-split benchmark: %d runs x %d samples, pause %.2f s before each "
          "sample, arena limit %zu MiB\n",
          cleave_version_string(), runs, reps, pause, limit_mib);

@@ -305,10 +305,7 @@ int main(int argc, char **argv) {
       most = b > most ? b : most;
     }
   }
-  g_in = bench_alloc_touched(most);
-  for (size_t i = 0; i < most; i++) {
-    g_in[i] = (unsigned char)(i * 131u + (i >> 12));
-  }
+  g_in = bench_alloc_input(most);
   printf("cleave %s vs ONNX Runtime %s: %d runs x %d samples, pause %.2f s before each "
          "sample\n",
          cleave_version_string(), base->get_version_string(), runs, reps, pause);

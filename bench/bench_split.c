@@ -73,11 +73,8 @@ static void ensure_buffers(size_t bytes) {
   }
   free(g_in);
   free(g_copy);
-  g_in = bench_alloc_touched(bytes);
+  g_in = bench_alloc_input(bytes);
   g_copy = bench_alloc_touched(bytes);
-  for (size_t i = 0; i < bytes; i++) {
-    g_in[i] = (unsigned char)(i * 131u + (i >> 12));
-  }
   g_size = bytes;
 }
 
@@ -510,14 +507,6 @@ static void bench_packed_case(const packed_bench *c, int reps, cleave_threadpool
   cleave_plan_destroy(plan);
 }
 
-static void fmt_time(char *buf, size_t size, double s) {
-  if (s >= 1e-3) {
-    snprintf(buf, size, "%.3f ms", s * 1e3);
-  } else {
-    snprintf(buf, size, "%.2f us", s * 1e6);
-  }
-}
-
 /* The results as a Markdown table, with the targets against plain copies. */
 static void summary(size_t threads) {
   printf("\n| case | cleave 1T | memcpy | rep movsb | nt copy | 1T / best copy | target "
@@ -528,7 +517,7 @@ static void summary(size_t threads) {
     const case_result *r = &g_results[i];
     char t[V_COUNT][32];
     for (int v = 0; v < V_COUNT; v++) {
-      fmt_time(t[v], sizeof t[v], r->med[v]);
+      bench_fmt_time(t[v], sizeof t[v], r->med[v], 3);
     }
     double ratio = r->best / r->med[V_CLEAVE1];
     const char *target = "";
@@ -560,13 +549,13 @@ static void packed_summary(size_t threads) {
   for (int i = 0; i < g_num_packed; i++) {
     const packed_result *r = &g_packed[i];
     char t1[32], tm[32], tb[32] = "-", tn[32], ratio_bytes[32] = "-", target[64];
-    fmt_time(t1, sizeof t1, r->med[P_CLEAVE1]);
-    fmt_time(tm, sizeof tm, r->med[P_MEMCPY]);
-    fmt_time(tn, sizeof tn, r->med[P_CLEAVEN]);
+    bench_fmt_time(t1, sizeof t1, r->med[P_CLEAVE1], 3);
+    bench_fmt_time(tm, sizeof tm, r->med[P_MEMCPY], 3);
+    bench_fmt_time(tn, sizeof tn, r->med[P_CLEAVEN], 3);
     double ratio = r->med[P_MEMCPY] / r->med[P_CLEAVE1];
     if (r->c->aligned) {
       double vs_bytes = r->med[P_BYTES] / r->med[P_CLEAVE1];
-      fmt_time(tb, sizeof tb, r->med[P_BYTES]);
+      bench_fmt_time(tb, sizeof tb, r->med[P_BYTES], 3);
       snprintf(ratio_bytes, sizeof ratio_bytes, "%.3f", vs_bytes);
       snprintf(target, sizeof target, "byte engine's speed: **%s**",
                vs_bytes >= 0.9 ? "met" : "not met");

@@ -39,3 +39,19 @@ void *bench_alloc_touched(size_t n) {
   memset(p, 0x11, n);
   return p;
 }
+
+unsigned char *bench_alloc_input(size_t n) {
+  unsigned char *p = bench_alloc_touched(n);
+  for (size_t i = 0; i < n; i++) {
+    p[i] = (unsigned char)(i * 131u + (i >> 12));
+  }
+  return p;
+}
+
+void bench_fmt_time(char *buf, size_t size, double s, int ms_decimals) {
+  if (s >= 1e-3) {
+    snprintf(buf, size, "%.*f ms", ms_decimals, s * 1e3);
+  } else {
+    snprintf(buf, size, "%.2f us", s * 1e6);
+  }
+}

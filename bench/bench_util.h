@@ -18,4 +18,12 @@ void bench_check(cleave_status st, const cleave_error *err, const char *what);
  */
 void *bench_alloc_touched(size_t n);
 
+/** `bench_alloc_touched(n)` filled with the benchmarks' input pattern (a byte of i * 131 +
+ * i / 4096 at offset i: no two neighbouring lines alike, so a misplaced copy shows). */
+unsigned char *bench_alloc_input(size_t n);
+
+/** Writes `s` seconds as "X.YZ us" below a millisecond, else in milliseconds with
+ * `ms_decimals` decimals. */
+void bench_fmt_time(char *buf, size_t size, double s, int ms_decimals);
+
 #endif /* CLEAVE_BENCH_UTIL_H */

@@ -155,15 +155,6 @@ static int stream_bytes(const split_input *in, const split_result *res, stream_j
   return stream_split(job);
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b) {
-  while (b != 0) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /* Packed data. When every output's share of a row is whole bytes, the split is a byte split of
  * the packed bytes (stream.h, with units of the largest common byte count); otherwise the bit
  * stream of stream_bits.h. */
@@ -189,7 +180,7 @@ static int stream_packed(const split_input *in, const split_result *res, stream_
   for (size_t i = 0; i < count && aligned; i++) {
     uint64_t bits = (uint64_t)res->lengths[i] * unit_bits;
     aligned = bits % 8 == 0;
-    unit = gcd(unit, bits / 8);
+    unit = stream_gcd(unit, bits / 8);
   }
   if (!aligned) {
     stream_bits_job bj;

@@ -70,4 +70,15 @@ typedef struct stream_job {
  */
 int stream_split(const stream_job *job);
 
+/** The greatest common divisor of a and b (gcd(a, 0) = a): the largest copy unit that divides
+ * several byte (or bit) counts, for the callers that choose a job's `unit`. */
+static inline uint64_t stream_gcd(uint64_t a, uint64_t b) {
+  while (b != 0) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
 #endif /* CLEAVE_CLI_STREAM_H */

@@ -175,15 +175,6 @@ static int piece_mode(bits_ctx *c, size_t g0, size_t g1) {
   return rc;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b) {
-  while (b != 0) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 static int run_group(bits_ctx *c, size_t g0, size_t g1, int64_t per_batch) {
   const stream_bits_job *job = c->job;
   size_t opened = 0;
@@ -238,7 +229,7 @@ int stream_bits_split(const stream_bits_job *job) {
   uint64_t whole = 8;
   for (size_t i = 0; i < job->count && rc == 0; i++) {
     c.col[i + 1] = c.col[i] + (uint64_t)job->lengths[i] * unit;
-    whole = gcd(whole, piece_bits(&c, i) % 8);
+    whole = stream_gcd(whole, piece_bits(&c, i) % 8);
   }
   c.row_bits = c.col[job->count];
   /* After `step` rows every output holds whole bytes (and so does the input). */

@@ -137,15 +137,6 @@ static uint64_t piece_start(const copier *c, const member *m, const st_piece *p)
   return 8 + c->plan->files[m->file].header_size + p->begin;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b) {
-  while (b != 0) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /* A library plan for the gather of one batch: `rows` rows of `row_bytes` bytes (`unit`-byte
  * elements) cut along axis 1 into the destinations' columns, each output's rows packed. This is
  * VariadicSplit-1 on [rows, row_bytes / unit], run by the library's copy kernels. */
@@ -189,11 +180,11 @@ static int gather(copier *c, dest *dests, size_t count) {
       return cli_error(CLI_EXIT_SOFTWARE, "internal error: the parts of '%s' overlap",
                        lead->source);
     }
-    unit = gcd64(gcd64(unit, p->col - pos), p->take);
+    unit = stream_gcd(stream_gcd(unit, p->col - pos), p->take);
     pos = p->col + p->take;
     taken += p->take;
   }
-  unit = gcd64(unit, row - pos);
+  unit = stream_gcd(unit, row - pos);
   if (taken == 0 || lead->rows == 0) {
     return 0; /* only empty parts here (a part taking whole rows was copied as a range) */
   }
