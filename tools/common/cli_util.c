@@ -27,29 +27,6 @@ void cli_warning(const char *format, ...) {
   va_end(args);
 }
 
-int cli_exit_for_status(cleave_status status) {
-  switch (status) {
-  case CLEAVE_OK:
-    return CLI_EXIT_OK;
-  case CLEAVE_ERROR_INVALID_SHAPE:
-  case CLEAVE_ERROR_INVALID_AXIS:
-  case CLEAVE_ERROR_INVALID_SPLIT:
-  case CLEAVE_ERROR_UNSUPPORTED_TYPE:
-  case CLEAVE_ERROR_OVERFLOW:
-    return CLI_EXIT_DATA;
-  /* docs/cli.md puts "-k 2" and "an opset below the operator's first version" among the usage
-   * errors: the command line itself holds a value outside the option's allowed set. */
-  case CLEAVE_ERROR_INVALID_ATTRIBUTE:
-  case CLEAVE_ERROR_UNSUPPORTED_VERSION:
-    return CLI_EXIT_USAGE;
-  case CLEAVE_ERROR_INVALID_ARGUMENT:
-  case CLEAVE_ERROR_OUT_OF_MEMORY:
-  case CLEAVE_ERROR_CAPACITY:
-  default:
-    return CLI_EXIT_SOFTWARE;
-  }
-}
-
 int cli_library_error(const cleave_error *err, const char *context) {
   if (context != NULL) {
     return cli_error(cli_exit_for_status(err->status), "%s: %s", context, err->message);

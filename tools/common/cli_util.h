@@ -1,8 +1,7 @@
 /*
- * Shared helpers of the cleave command: exit statuses (docs/cli.md, "Errors and exit status"),
- * error messages on stderr, and the mapping from library statuses to exit statuses. Every command
- * family (the operator commands, ir-*, st) and the .npy, IR and safetensors readers use them, so
- * that every command reports errors the same way.
+ * Reporting at once on stderr, for the commands that print a fault where they find it (the exit
+ * statuses and the error type that readers fill are in error.h): "cleave: error: ..." and
+ * "cleave: warning: ...", a failed library call, and an allocation that reports its failure.
  */
 #ifndef CLEAVE_CLI_UTIL_H
 #define CLEAVE_CLI_UTIL_H
@@ -10,24 +9,7 @@
 #include <stddef.h>
 
 #include "cleave.h"
-
-/** Exit statuses of the cleave command (sysexits.h numbers, fixed by docs/cli.md). */
-enum {
-  /** Success. */
-  CLI_EXIT_OK = 0,
-  /** The command line is malformed or incomplete. */
-  CLI_EXIT_USAGE = 64,
-  /** The request breaks a rule of docs/operators.md, or the input is not a valid .npy file. */
-  CLI_EXIT_DATA = 65,
-  /** The input file cannot be opened. */
-  CLI_EXIT_NOINPUT = 66,
-  /** Internal error (including running out of memory). */
-  CLI_EXIT_SOFTWARE = 70,
-  /** An output cannot be created, or exists and --force was not given. */
-  CLI_EXIT_CANTCREAT = 73,
-  /** A read or write system call failed. */
-  CLI_EXIT_IOERR = 74
-};
+#include "error.h"
 
 /**
  * Prints "cleave: error: <message>\n" to stderr, formatting the message like printf, and returns
@@ -38,13 +20,6 @@ int cli_error(int status, const char *format, ...) __attribute__((format(printf,
 
 /** Prints "cleave: warning: <message>\n" to stderr. */
 void cli_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
-
-/**
- * Returns the exit status for a failing library status: rule violations give CLI_EXIT_DATA, an
- * attribute or opset outside its allowed set CLI_EXIT_USAGE, API misuse and out-of-memory
- * CLI_EXIT_SOFTWARE. CLEAVE_OK gives CLI_EXIT_OK.
- */
-int cli_exit_for_status(cleave_status status);
 
 /**
  * Reports a failed library call: prints the library's message (prefixed by `context` and ": "
