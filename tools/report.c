@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli_util.h"
-#include "json_string.h"
+#include "json_out.h"
 #include "shape_text.h"
 
 void report_begin(report *r, const char *op, int json, int quiet) {
@@ -16,7 +16,7 @@ void report_begin(report *r, const char *op, int json, int quiet) {
   r->sequence = 0;
   if (json) {
     printf("{\"op\": ");
-    cli_json_string(stdout, op);
+    json_out_escaped(stdout, op);
   }
 }
 
@@ -38,7 +38,7 @@ void report_output(report *r, const int64_t *dims, size_t rank, const char *path
     putchar('"');
     if (path != NULL) {
       printf(", \"path\": ");
-      cli_json_string(stdout, path);
+      json_out_escaped(stdout, path);
     }
     putchar('}');
     return;

@@ -9,7 +9,7 @@
 #include "ir_check.h"
 #include "ir_commands.h"
 #include "ir_open.h"
-#include "json_string.h"
+#include "json_out.h"
 
 enum { OPT_BIN = 1, OPT_JSON, OPT_QUIET, OPT_HELP };
 
@@ -65,7 +65,7 @@ static void json_field(const char *key, const char *value, int *first) {
   if (value == NULL) {
     printf("null");
   } else {
-    cli_json_string(stdout, value);
+    json_out_escaped(stdout, value);
   }
 }
 
@@ -73,7 +73,7 @@ static void json_list(const char *key, char **items, size_t n) {
   printf(", \"%s\": [", key);
   for (size_t i = 0; i < n; i++) {
     printf("%s", i > 0 ? ", " : "");
-    cli_json_string(stdout, items[i] != NULL ? items[i] : "?");
+    json_out_escaped(stdout, items[i] != NULL ? items[i] : "?");
   }
   putchar(']');
 }
@@ -152,7 +152,7 @@ int cmd_ir_check(int argc, char **argv, int first) {
   size_t checked = 0;
   if (json) {
     printf("{\"op\": \"ir-check\", \"model\": ");
-    cli_json_string(stdout, model_path);
+    json_out_escaped(stdout, model_path);
     printf(", \"version\": %d, \"layer_count\": %zu, \"layers\": [", m.version, m.num_layers);
   }
   for (size_t i = 0; i < m.num_layers && rc == 0; i++) {

@@ -1,0 +1,98 @@
+/* tools/common/json_out.c and shape_format.c: the --json writer and the shape formatter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "json_out.h"
+#include "shape_format.h"
+
+/* Runs `write` into a memory stream and compares the text. */
+static void expect_json(void (*write)(json_out *), const char *expected) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  assert_non_null(out);
+  json_out j;
+  json_out_begin(&j, out);
+  write(&j);
+  assert_int_equal(json_out_finish(&j), 0);
+  fclose(out);
+  assert_string_equal(text, expected);
+  free(text);
+}
+
+static void report(json_out *j) {
+  const int64_t dims[] = {1, 12, 10, 24};
+  json_out_object(j, NULL);
+  json_out_string(j, "op", "variadic-split");
+  json_out_array(j, "outputs");
+  json_out_object(j, NULL);
+  json_out_dims(j, "shape", dims, 4);
+  json_out_string(j, "path", "x_0.npy");
+  json_out_end_object(j);
+  json_out_object(j, NULL);
+  json_out_dims(j, "shape", dims, 0);
+  json_out_string(j, "path", NULL);
+  json_out_end_object(j);
+  json_out_end_array(j);
+  json_out_int(j, "axis", -2);
+  json_out_uint(j, "bytes", 18446744073709551615u);
+  json_out_bool(j, "ok", 1);
+  json_out_bool(j, "dry_run", 0);
+  json_out_end_object(j);
+}
+
+static void test_report(void **state) {
+  (void)state;
+  expect_json(report, "{\"op\":\"variadic-split\",\"outputs\":[{\"shape\":[1,12,10,24],"
+                      "\"path\":\"x_0.npy\"},{\"shape\":[],\"path\":null}],\"axis\":-2,"
+                      "\"bytes\":18446744073709551615,\"ok\":true,\"dry_run\":false}\n");
+}
+
+static void escapes(json_out *j) {
+  json_out_array(j, NULL);
+  json_out_string(j, NULL, "a\"b\\c\n\x01\x7f\xc3\xa9");
+  json_out_array(j, NULL);
+  json_out_end_array(j);
+  json_out_object(j, NULL);
+  json_out_end_object(j);
+  json_out_end_array(j);
+}
+
+static void test_escapes_and_empty_containers(void **state) {
+  (void)state;
+  expect_json(escapes, "[\"a\\\"b\\\\c\\u000a\\u0001\\u007f\xc3\xa9\",[],{}]\n");
+}
+
+static void test_shape_format(void **state) {
+  (void)state;
+  const int64_t dims[] = {6, 4, 0, 9223372036854775807};
+  char buf[SHAPE_TEXT_MAX];
+  assert_string_equal(shape_format(dims, 4, buf, sizeof buf), "[6,4,0,9223372036854775807]");
+  assert_string_equal(shape_format(dims, 0, buf, sizeof buf), "[]");
+  /* Cut, never overrun, always terminated. */
+  char small[6];
+  assert_string_equal(shape_format(dims, 4, small, sizeof small), "[6,4,");
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  shape_print(out, dims, 2);
+  fclose(out);
+  assert_string_equal(text, "[6,4]");
+  free(text);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_report),
+      cmocka_unit_test(test_escapes_and_empty_containers),
+      cmocka_unit_test(test_shape_format),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,105 @@
+/* One writer of compact JSON for the commands' --json reports. */
+#include "json_out.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "error.h"
+
+void json_out_begin(json_out *j, FILE *out) {
+  memset(j, 0, sizeof *j);
+  j->out = out;
+}
+
+/* The separator and key before a value. */
+static void member(json_out *j, const char *key) {
+  if (j->has_member[j->depth]) {
+    fputc(',', j->out);
+  }
+  j->has_member[j->depth] = 1;
+  if (key != NULL) {
+    json_out_escaped(j->out, key);
+    fputc(':', j->out);
+  }
+}
+
+static void open(json_out *j, const char *key, char bracket) {
+  member(j, key);
+  fputc(bracket, j->out);
+  if (j->depth < JSON_OUT_MAX_DEPTH) {
+    j->depth++;
+    j->has_member[j->depth] = 0;
+  }
+}
+
+void json_out_object(json_out *j, const char *key) {
+  open(j, key, '{');
+}
+
+void json_out_array(json_out *j, const char *key) {
+  open(j, key, '[');
+}
+
+void json_out_close(json_out *j, char bracket) {
+  fputc(bracket, j->out);
+  if (j->depth > 0) {
+    j->depth--;
+  }
+}
+
+void json_out_escaped(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
+    if (*c == '"' || *c == '\\') {
+      fprintf(out, "\\%c", *c);
+    } else if (*c < 0x20 || *c == 0x7f) {
+      fprintf(out, "\\u%04x", *c);
+    } else {
+      fputc(*c, out);
+    }
+  }
+  fputc('"', out);
+}
+
+void json_out_string(json_out *j, const char *key, const char *value) {
+  member(j, key);
+  if (value == NULL) {
+    fputs("null", j->out);
+  } else {
+    json_out_escaped(j->out, value);
+  }
+}
+
+void json_out_int(json_out *j, const char *key, int64_t value) {
+  member(j, key);
+  fprintf(j->out, "%" PRId64, value);
+}
+
+void json_out_uint(json_out *j, const char *key, uint64_t value) {
+  member(j, key);
+  fprintf(j->out, "%" PRIu64, value);
+}
+
+void json_out_bool(json_out *j, const char *key, int value) {
+  member(j, key);
+  fputs(value ? "true" : "false", j->out);
+}
+
+void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t rank) {
+  member(j, key);
+  fputc('[', j->out);
+  for (size_t i = 0; i < rank; i++) {
+    fprintf(j->out, "%s%" PRId64, i > 0 ? "," : "", dims[i]);
+  }
+  fputc(']', j->out);
+}
+
+int json_out_finish(json_out *j) {
+  fputc('\n', j->out);
+  if (fflush(j->out) != 0 || ferror(j->out)) {
+    fprintf(stderr, "cleave: error: writing the report failed: %s\n", strerror(errno));
+    return CLI_EXIT_IOERR;
+  }
+  return 0;
+}
