@@ -50,9 +50,9 @@ static void report(json_out *j) {
 
 static void test_report(void **state) {
   (void)state;
-  expect_json(report, "{\"op\":\"variadic-split\",\"outputs\":[{\"shape\":[1,12,10,24],"
-                      "\"path\":\"x_0.npy\"},{\"shape\":[],\"path\":null}],\"axis\":-2,"
-                      "\"bytes\":18446744073709551615,\"ok\":true,\"dry_run\":false}\n");
+  expect_json(report, "{\"op\": \"variadic-split\", \"outputs\": [{\"shape\": [1, 12, 10, 24], "
+                      "\"path\": \"x_0.npy\"}, {\"shape\": [], \"path\": null}], \"axis\": -2, "
+                      "\"bytes\": 18446744073709551615, \"ok\": true, \"dry_run\": false}\n");
 }
 
 static void escapes(json_out *j) {
@@ -67,7 +67,7 @@ static void escapes(json_out *j) {
 
 static void test_escapes_and_empty_containers(void **state) {
   (void)state;
-  expect_json(escapes, "[\"a\\\"b\\\\c\\u000a\\u0001\\u007f\xc3\xa9\",[],{}]\n");
+  expect_json(escapes, "[\"a\\\"b\\\\c\\u000a\\u0001\\u007f\xc3\xa9\", [], {}]\n");
 }
 
 static void test_shape_format(void **state) {

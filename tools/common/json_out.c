@@ -1,4 +1,4 @@
-/* One writer of compact JSON for the commands' --json reports. */
+/* One writer of JSON for the commands' --json reports. */
 #include "json_out.h"
 
 #include <errno.h>
@@ -15,12 +15,12 @@ void json_out_begin(json_out *j, FILE *out) {
 /* The separator and key before a value. */
 static void member(json_out *j, const char *key) {
   if (j->has_member[j->depth]) {
-    fputc(',', j->out);
+    fputs(", ", j->out);
   }
   j->has_member[j->depth] = 1;
   if (key != NULL) {
     json_out_escaped(j->out, key);
-    fputc(':', j->out);
+    fputs(": ", j->out);
   }
 }
 
@@ -90,7 +90,7 @@ void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t ran
   member(j, key);
   fputc('[', j->out);
   for (size_t i = 0; i < rank; i++) {
-    fprintf(j->out, "%s%" PRId64, i > 0 ? "," : "", dims[i]);
+    fprintf(j->out, "%s%" PRId64, i > 0 ? ", " : "", dims[i]);
   }
   fputc(']', j->out);
 }

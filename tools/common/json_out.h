@@ -1,6 +1,6 @@
 /*
- * The --json reports of every command family (docs/cli.md, "--json"): one writer of compact JSON
- * on a stream, so that every command escapes strings, writes numbers and shapes, and separates
+ * The --json reports of every command family (docs/cli.md, "--json"): one writer of JSON on a
+ * stream, on one line with ", " and ": " between members (the contract's examples), so that every command escapes strings, writes numbers and shapes, and separates
  * members the same way. Values are written as they come (nothing is held in memory), which suits
  * reports of 200,000 tensors.
  *
@@ -42,7 +42,7 @@ void json_out_int(json_out *j, const char *key, int64_t value);
 void json_out_uint(json_out *j, const char *key, uint64_t value);
 /** true or false. */
 void json_out_bool(json_out *j, const char *key, int value);
-/** A static shape as an array of integers: [6,4,10,24]. */
+/** A static shape as an array of integers: [6, 4, 10, 24]. */
 void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t rank);
 
 /** Ends the value with a newline and flushes. Returns 0, or CLI_EXIT_IOERR when the stream
