@@ -57,7 +57,7 @@ static char *read_file(const char *path, size_t *size) {
 static size_t run_check(const char *xml, const char *bin_path, size_t *layers) {
   ir_model m;
   ir_bin bin;
-  ir_error err;
+  tool_error err;
   if (ir_model_load(xml, &m, &err) != 0 || ir_bin_open(xml, bin_path, &bin, &err) != 0 ||
       ir_const_check_all(&m, &bin, &err) != 0) {
     fprintf(stderr, "bench_ir: %s\n", err.message);

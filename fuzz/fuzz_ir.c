@@ -34,7 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-static void check_message(const ir_error *err, int rc) {
+static void check_message(const tool_error *err, int rc) {
   if ((rc != CLI_EXIT_DATA && rc != CLI_EXIT_SOFTWARE) || err->status != rc ||
       strncmp(err->message, "'fuzz.xml'", 10) != 0) {
     abort();
@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   memcpy(xml, data, xml_size);
   ir_model m;
-  ir_error err;
+  tool_error err;
   int rc = ir_model_parse(xml, xml_size, "fuzz.xml", &m, &err);
   free(xml);
   if (rc != 0) {

@@ -1,11 +1,11 @@
-/* Fuzz target: the .npy header reader of the cleave command (tools/npy/npy_read.c, npy_dtype.c,
- * npy_write.c) on arbitrary file contents.
+/* Fuzz target: the .npy header reader of the cleave command (tools/npy/npy_read.c, npy_file.c,
+ * npy_dtype.c, npy_write.c) on arbitrary file contents.
  *
  * The input is a whole .npy file. It goes through the buffer entry points (npy_parse_preamble,
  * npy_parse_dict) and, through a memfd, through npy_read_header as the CLI calls it; both must
  * agree. Then the dtype mapping and the data-size check, whose results are recomputed here, and
  * for every accepted header a round trip through the writer (npy_build_header) that must read back
- * to the same header. Every failure must come with a "cleave: error:" message naming the file. */
+ * to the same header. Every failure must come with its status and a message naming the file. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli_util.h"
 #include "npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,44 +20,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define PATH "fuzz.npy"
 
-/* The CLI's messages go to stderr; they are captured here (checked, and kept out of the log).
- * glibc's stderr is an assignable variable; libFuzzer and the sanitizers keep their own handle. */
-static char g_captured[8192];
-static FILE *g_sink;
-static FILE *g_stderr;
 static int g_memfd = -1;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  g_sink = fmemopen(g_captured, sizeof g_captured, "w");
   g_memfd = memfd_create("fuzz_npy", MFD_CLOEXEC);
-  if (g_sink == NULL || g_memfd < 0) {
+  if (g_memfd < 0) {
     abort();
   }
-  g_stderr = stderr;
   return 0;
 }
 
-static void capture_begin(void) {
-  rewind(g_sink);
-  /* fflush writes a NUL after what was written; this one covers an empty capture. */
-  g_captured[0] = '\0';
-  stderr = g_sink;
-}
-
-/* Stops capturing; returns the captured text (NUL-terminated, possibly truncated). */
-static const char *capture_end(void) {
-  fflush(g_sink);
-  stderr = g_stderr;
-  g_captured[sizeof g_captured - 1] = '\0';
-  return g_captured;
-}
-
-/* A failing call must return CLI_EXIT_DATA and print one error naming the file. */
-static void check_reported(int rc, const char *text, const char *must_contain) {
-  if (rc != CLI_EXIT_DATA || strncmp(text, "cleave: error: ", 15) != 0 ||
-      strstr(text, must_contain) == NULL) {
+/* A failing call must return CLI_EXIT_DATA and record it with a message naming the file. */
+static void check_reported(int rc, const tool_error *err, const char *must_contain) {
+  if (rc != CLI_EXIT_DATA || err->status != rc || strstr(err->message, must_contain) == NULL) {
     abort();
   }
 }
@@ -207,13 +183,10 @@ static int parse_fd(const uint8_t *data, size_t size, npy_header *h) {
     }
     done += (size_t)n;
   }
-  capture_begin();
-  int rc = npy_read_header(g_memfd, size, PATH, h);
-  const char *text = capture_end();
+  tool_error err;
+  int rc = npy_read_header(g_memfd, size, PATH, h, &err);
   if (rc != 0) {
-    check_reported(rc, text, "'" PATH "' is not a valid .npy file: ");
-  } else if (text[0] != '\0') {
-    abort();
+    check_reported(rc, &err, "'" PATH "' is not a valid .npy file: ");
   }
   return rc;
 }
@@ -237,20 +210,19 @@ static int64_t expected_bytes(const npy_header *h, int64_t item_size) {
 
 static void check_data_size(const npy_header *h, const npy_dtype *dt, size_t size) {
   uint64_t bytes = UINT64_MAX;
-  capture_begin();
-  int rc = npy_check_data_size(h, dt->item_size, size, PATH, &bytes);
-  const char *text = capture_end();
+  tool_error err;
+  int rc = npy_check_data_size(h, dt->item_size, size, PATH, &bytes, &err);
   int64_t want = expected_bytes(h, dt->item_size);
   int fits = want >= 0 && (uint64_t)want <= size - h->data_offset;
   if (fits != (rc == 0)) {
     abort();
   }
   if (rc == 0) {
-    if (bytes != (uint64_t)want || text[0] != '\0') {
+    if (bytes != (uint64_t)want) {
       abort();
     }
   } else {
-    check_reported(rc, text, want < 0 ? "overflows int64" : "data bytes but the file holds");
+    check_reported(rc, &err, want < 0 ? "overflows int64" : "data bytes but the file holds");
   }
 }
 
@@ -258,7 +230,8 @@ static void check_data_size(const npy_header *h, const npy_dtype *dt, size_t siz
 static void check_round_trip(const npy_header *h) {
   unsigned char *bytes = NULL;
   size_t size = 0;
-  if (npy_build_header(h->descr, h->fortran_order, h->shape, h->rank, &bytes, &size) != 0) {
+  tool_error err;
+  if (npy_build_header(h->descr, h->fortran_order, h->shape, h->rank, &bytes, &size, &err) != 0) {
     abort();
   }
   npy_header back;
@@ -289,22 +262,21 @@ static cleave_type forced_type(const uint8_t *data, size_t size) {
 static void check_dtype(const npy_header *h, const cleave_type *forced, size_t size) {
   npy_dtype dt;
   memset(&dt, 0, sizeof dt);
-  capture_begin();
-  int rc = npy_descr_to_dtype(h->descr, forced, PATH, &dt);
-  const char *text = capture_end();
+  tool_error err;
+  int rc = npy_descr_to_dtype(h->descr, forced, PATH, &dt, &err);
   if (rc != 0) {
     /* The message quotes the file and the descr as written. */
     char quoted[NPY_DESCR_SIZE + 3];
     snprintf(quoted, sizeof quoted, "'%s'", h->descr);
-    check_reported(rc, text, "'" PATH "' has dtype ");
-    if (strstr(text, quoted) == NULL) {
+    check_reported(rc, &err, "'" PATH "' has dtype ");
+    if (strstr(err.message, quoted) == NULL) {
       abort();
     }
     return;
   }
   int64_t size_of_type = 0;
-  if (text[0] != '\0' || dt.item_size <= 0 ||
-      cleave_type_size(dt.type, &size_of_type, NULL) != CLEAVE_OK || size_of_type != dt.item_size) {
+  if (dt.item_size <= 0 || cleave_type_size(dt.type, &size_of_type, NULL) != CLEAVE_OK ||
+      size_of_type != dt.item_size) {
     abort();
   }
   /* A --dtype that is accepted is the type the data is read as, exactly (width included). */

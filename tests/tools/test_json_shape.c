@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "error.h"
 #include "json_out.h"
 #include "shape_format.h"
 
@@ -88,9 +89,40 @@ static void test_shape_format(void **state) {
   free(text);
 }
 
+/* A report on stdout that cannot be written says so, naming stdout (the tests of the commands look
+ * for the word). */
+static void test_failed_stdout(void **state) {
+  (void)state;
+  FILE *full = fopen("/dev/full", "w");
+  if (full == NULL) {
+    skip();
+  }
+  char *text = NULL;
+  size_t size = 0;
+  FILE *messages = open_memstream(&text, &size);
+  assert_non_null(messages);
+  FILE *saved_out = stdout, *saved_err = stderr;
+  stdout = full;
+  stderr = messages;
+  json_out j;
+  json_out_begin(&j, stdout);
+  json_out_object(&j, NULL);
+  json_out_end_object(&j);
+  int rc = json_out_finish(&j);
+  stdout = saved_out;
+  stderr = saved_err;
+  fclose(messages);
+  fclose(full);
+  assert_int_equal(rc, CLI_EXIT_IOERR);
+  assert_string_equal(
+      text, "cleave: error: writing the report to stdout failed: No space left on device\n");
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report),
+      cmocka_unit_test(test_failed_stdout),
       cmocka_unit_test(test_escapes_and_empty_containers),
       cmocka_unit_test(test_shape_format),
   };

@@ -1,7 +1,7 @@
 /*
- * Full reads and writes at an offset: every file access of the tools goes through these, so
- * that interrupted calls (EINTR) are retried, short counts continue where they stopped, and a
- * failure becomes one tool_error naming the file and the offset.
+ * Opening input files, and full reads and writes at an offset: every file access of the tools
+ * goes through these, so that interrupted calls (EINTR) are retried, short counts continue where
+ * they stopped, and a failure becomes one tool_error naming the file and the offset.
  */
 #ifndef CLEAVE_TOOL_IO_H
 #define CLEAVE_TOOL_IO_H
@@ -10,6 +10,14 @@
 #include <stdint.h>
 
 #include "error.h"
+
+/**
+ * Opens `path` read-only as a regular file and stores its descriptor in `*fd` (the caller closes
+ * it) and its size in `*size`. `what` names the file in messages ("input", "the weights"; NULL
+ * for nothing): "cannot open WHAT 'PATH': strerror", "...: it is a directory", "...: it is not a
+ * regular file (...)". Returns 0, or CLI_EXIT_NOINPUT with `*fd` -1 and nothing left open.
+ */
+int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size, tool_error *err);
 
 /**
  * Reads exactly `size` bytes at `offset` of `fd` (named `path` in messages) into `buf`.
@@ -36,5 +44,16 @@ int io_write_full(int fd, const char *path, const void *buf, size_t size, uint64
  */
 int io_read_upto(int fd, const char *path, void *buf, size_t size, uint64_t offset, size_t *got,
                  tool_error *err);
+
+/**
+ * The loops alone, for a caller whose messages name the file its own way (an output by its final
+ * name, not its temporary one): reads up to `size` bytes at `offset` until the end of the file,
+ * stores the count in `*got`, and returns 0 or the errno of the failed read.
+ */
+int io_pread_all(int fd, void *buf, size_t size, uint64_t offset, size_t *got);
+
+/** Writes all `size` bytes at `offset`, storing the count written in `*done`; returns 0 or the
+ * errno of the failed write (ENOSPC for a write that makes no progress). */
+int io_pwrite_all(int fd, const void *buf, size_t size, uint64_t offset, size_t *done);
 
 #endif /* CLEAVE_TOOL_IO_H */

@@ -98,7 +98,8 @@ void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t ran
 int json_out_finish(json_out *j) {
   fputc('\n', j->out);
   if (fflush(j->out) != 0 || ferror(j->out)) {
-    fprintf(stderr, "cleave: error: writing the report failed: %s\n", strerror(errno));
+    fprintf(stderr, "cleave: error: writing the report%s failed: %s\n",
+            j->out == stdout ? " to stdout" : "", strerror(errno));
     return CLI_EXIT_IOERR;
   }
   return 0;

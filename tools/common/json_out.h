@@ -1,8 +1,8 @@
 /*
  * The --json reports of every command family (docs/cli.md, "--json"): one writer of JSON on a
- * stream, on one line with ", " and ": " between members (the contract's examples), so that every command escapes strings, writes numbers and shapes, and separates
- * members the same way. Values are written as they come (nothing is held in memory), which suits
- * reports of 200,000 tensors.
+ * stream, on one line with ", " and ": " between members (the contract's examples), so that every
+ * command escapes strings, writes numbers and shapes, and separates members the same way. Values
+ * are written as they come (nothing is held in memory), which suits reports of 200,000 tensors.
  *
  * Inside an object every value takes a key; inside an array (and at the top) the key is NULL.
  * Nesting deeper than JSON_OUT_MAX_DEPTH is a programming error (the writer stops nesting).
@@ -46,7 +46,7 @@ void json_out_bool(json_out *j, const char *key, int value);
 void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t rank);
 
 /** Ends the value with a newline and flushes. Returns 0, or CLI_EXIT_IOERR when the stream
- * failed (reported on stderr). */
+ * failed (reported on stderr: "writing the report to stdout failed: ..."). */
 int json_out_finish(json_out *j);
 
 /** Writes `s` as a JSON string, quotes included (the escaping of json_out_string). */

@@ -220,6 +220,20 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
   return 0;
 }
 
+char *out_default_prefix(const char *input, const char *suffix) {
+  size_t len = strlen(input);
+  size_t cut = strlen(suffix);
+  if (len > cut && strcmp(input + len - cut, suffix) == 0) {
+    len -= cut;
+  }
+  char *prefix = malloc(len + 1);
+  if (prefix != NULL) {
+    memcpy(prefix, input, len);
+    prefix[len] = '\0';
+  }
+  return prefix;
+}
+
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
   if (set->folder) {
     snprintf(buf, size, "%s", set->finals[i]);

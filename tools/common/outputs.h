@@ -61,6 +61,13 @@ int out_set_init(out_set *set, const char *prefix, size_t count, int force, int 
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
                         const char *const *inputs, size_t input_count, int force, int sync);
 
+/**
+ * The default PREFIX of a run on `input`: its path without `suffix` (".npy", ".xml") when it ends
+ * with it after at least one other character, otherwise the whole path. Returns a malloc'd string
+ * (the caller frees it), or NULL when out of memory.
+ */
+char *out_default_prefix(const char *input, const char *suffix);
+
 /** Writes the final path of output i (e.g. "PREFIX_i.npy") to buf. */
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size);
 

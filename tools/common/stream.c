@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "io.h"
 
 /* Default input chunk size; also the size of the staging buffer for gathered pieces. Small
  * enough for the gathered pieces to still be in the cache when write() copies them out. */
@@ -68,35 +69,17 @@ static int write_failed(const out_set *outputs, size_t i, int e) {
 }
 
 int stream_read(int fd, const char *path, void *buf, size_t size, uint64_t offset) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pread(fd, (char *)buf + done, size - done, (off_t)(offset + done));
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return read_failed(path, n == 0 ? 0 : errno);
-    }
-    done += (size_t)n;
-  }
-  return 0;
+  size_t got = 0;
+  int e = io_pread_all(fd, buf, size, offset, &got);
+  return e != 0 || got < size ? read_failed(path, e) : 0;
 }
 
 int stream_write(const out_set *outputs, size_t i, int fd, uint64_t *pos, const void *buf,
                  size_t size) {
   size_t done = 0;
-  while (done < size) {
-    ssize_t n = pwrite(fd, (const char *)buf + done, size - done, (off_t)*pos);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return write_failed(outputs, i, n == 0 ? 0 : errno);
-    }
-    done += (size_t)n;
-    *pos += (uint64_t)n;
-  }
-  return 0;
+  int e = io_pwrite_all(fd, buf, size, *pos, &done);
+  *pos += done;
+  return e != 0 ? write_failed(outputs, i, e) : 0;
 }
 
 static int read_full(const stream_ctx *c, void *buf, size_t size, uint64_t offset) {

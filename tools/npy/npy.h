@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cleave.h"
+#include "error.h"
 
 /** Largest rank the reader accepts (NumPy 2's limit). */
 #define NPY_MAX_RANK 64
@@ -63,36 +64,52 @@ int npy_parse_dict(const char *text, size_t len, int major, npy_header *h, char 
 
 /**
  * Reads and validates the header of the open regular file `fd` of `file_size` bytes into `h`.
- * Returns 0, or prints "cleave: error: '<path>' is not a valid .npy file: ..." and returns
- * CLI_EXIT_DATA (CLI_EXIT_IOERR when a read fails).
+ * Returns 0, or fills `err` ("'<path>' is not a valid .npy file: ...") and returns CLI_EXIT_DATA
+ * (CLI_EXIT_IOERR when a read fails, CLI_EXIT_SOFTWARE when out of memory).
  */
-int npy_read_header(int fd, uint64_t file_size, const char *path, npy_header *h);
+int npy_read_header(int fd, uint64_t file_size, const char *path, npy_header *h, tool_error *err);
 
 /**
  * Computes the size of the data `h` announces for elements of `item_size` bytes into `*bytes`
  * and checks that it fits in the file. A size that overflows int64, or data shorter than that,
- * prints an error naming `path` and returns CLI_EXIT_DATA; returns 0 on success. Trailing bytes
+ * fills `err` naming `path` and returns CLI_EXIT_DATA; returns 0 on success. Trailing bytes
  * after the data are allowed (numpy.load ignores them too).
  */
 int npy_check_data_size(const npy_header *h, int64_t item_size, uint64_t file_size,
-                        const char *path, uint64_t *bytes);
+                        const char *path, uint64_t *bytes, tool_error *err);
+
+/**
+ * Reads the `bytes` data bytes of the file (as npy_check_data_size measured them) into a malloc'd
+ * buffer `*data` that the caller frees (a 1-byte buffer for 0). Returns 0, or fills `err` and
+ * returns CLI_EXIT_IOERR (a read failed, or the file shrank) or CLI_EXIT_SOFTWARE.
+ */
+int npy_read_data(int fd, const char *path, const npy_header *h, uint64_t bytes, void **data,
+                  tool_error *err);
 
 /**
  * Maps a descr to a cleave type. `forced` is the --dtype given by the user, or NULL: it must be
  * the file's own type, or give the meaning of raw "V<n>" data (bf16 for V2 as saved by
  * ml_dtypes, an 8-bit float for V1, or any other fixed-size type of n bytes). Unsupported descrs
- * (objects, structured, datetimes, long double, ...) print an error naming `path` and the descr
- * and return CLI_EXIT_DATA; returns 0 on success.
+ * (objects, structured, datetimes, long double, ...) fill `err` naming `path` and the descr and
+ * return CLI_EXIT_DATA; returns 0 on success.
  */
 int npy_descr_to_dtype(const char *descr, const cleave_type *forced, const char *path,
-                       npy_dtype *out);
+                       npy_dtype *out, tool_error *err);
+
+/**
+ * Writes the little-endian descr of `type` to buf ("<f4", "|i1", "<c16"; "|V2" for bfloat16 and
+ * "|V1" for the 8-bit floats, raw elements as ml_dtypes saves them). Returns 0, or -1 when .npy
+ * has no element for the type (strings of cleave_string handles, packed sub-byte types).
+ */
+int npy_descr_for(cleave_type type, char *buf, size_t size);
 
 /**
  * Builds a complete header (magic, version, length, dictionary, padding to 64 bytes) for an
  * array of `descr`, `fortran_order` and shape[0..rank), in a malloc'd buffer stored in `*bytes`
- * with its length in `*size`. Returns 0, or CLI_EXIT_SOFTWARE when out of memory.
+ * with its length in `*size`. Returns 0, or fills `err` and returns CLI_EXIT_SOFTWARE when out of
+ * memory.
  */
 int npy_build_header(const char *descr, int fortran_order, const int64_t *shape, size_t rank,
-                     unsigned char **bytes, size_t *size);
+                     unsigned char **bytes, size_t *size, tool_error *err);
 
 #endif /* CLEAVE_CLI_NPY_H */

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_util.h"
+#include "error.h"
 
-static int unsupported(const char *path, const char *descr, const char *why) {
-  return cli_error(CLI_EXIT_DATA, "'%s' has dtype '%s': %s", path, descr, why);
+static int unsupported(tool_error *err, const char *path, const char *descr, const char *why) {
+  return tool_fail(err, CLI_EXIT_DATA, "'%s' has dtype '%s': %s", path, descr, why);
 }
 
 /* Parses the decimal item size after the kind letter; returns -1 when malformed. */
@@ -26,21 +26,25 @@ static int64_t descr_size(const char *digits) {
   return n;
 }
 
+/* The fixed-size numeric descrs: kind letter and item size, and the cleave type they hold. One
+ * table for both directions (reading a descr, writing one). */
+static const struct {
+  char kind;
+  int64_t size;
+  cleave_dtype dtype;
+} numeric[] = {
+    {'b', 1, CLEAVE_BOOLEAN}, {'i', 1, CLEAVE_I8},    {'i', 2, CLEAVE_I16}, {'i', 4, CLEAVE_I32},
+    {'i', 8, CLEAVE_I64},     {'u', 1, CLEAVE_U8},    {'u', 2, CLEAVE_U16}, {'u', 4, CLEAVE_U32},
+    {'u', 8, CLEAVE_U64},     {'f', 2, CLEAVE_F16},   {'f', 4, CLEAVE_F32}, {'f', 8, CLEAVE_F64},
+    {'c', 8, CLEAVE_C64},     {'c', 16, CLEAVE_C128},
+};
+#define NUMERIC_COUNT (sizeof numeric / sizeof numeric[0])
+
 /* The dtype of a fixed-size numeric descr kind and size, or 0 when there is none. */
 static cleave_dtype numeric_dtype(char kind, int64_t size) {
-  static const struct {
-    char kind;
-    int64_t size;
-    cleave_dtype dtype;
-  } table[] = {
-      {'b', 1, CLEAVE_BOOLEAN}, {'i', 1, CLEAVE_I8},    {'i', 2, CLEAVE_I16}, {'i', 4, CLEAVE_I32},
-      {'i', 8, CLEAVE_I64},     {'u', 1, CLEAVE_U8},    {'u', 2, CLEAVE_U16}, {'u', 4, CLEAVE_U32},
-      {'u', 8, CLEAVE_U64},     {'f', 2, CLEAVE_F16},   {'f', 4, CLEAVE_F32}, {'f', 8, CLEAVE_F64},
-      {'c', 8, CLEAVE_C64},     {'c', 16, CLEAVE_C128},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    if (table[i].kind == kind && table[i].size == size) {
-      return table[i].dtype;
+  for (size_t i = 0; i < NUMERIC_COUNT; i++) {
+    if (numeric[i].kind == kind && numeric[i].size == size) {
+      return numeric[i].dtype;
     }
   }
   return (cleave_dtype)0;
@@ -58,10 +62,10 @@ static const char *type_label(cleave_type t, char *buf, size_t size) {
 
 /* Applies --dtype to raw "V<n>" data: any fixed-size type of n bytes gives the bytes a meaning. */
 static int reinterpret_void(const char *descr, int64_t size, const cleave_type *forced,
-                            const char *path, npy_dtype *out) {
+                            const char *path, npy_dtype *out, tool_error *err) {
   char label[32];
   if (forced == NULL) {
-    return unsupported(path, descr,
+    return unsupported(err, path, descr,
                        "raw void data needs --dtype to say what it holds (bf16 for V2 as saved "
                        "by ml_dtypes, an 8-bit float name for V1)");
   }
@@ -72,7 +76,7 @@ static int reinterpret_void(const char *descr, int64_t size, const cleave_type *
     char why[160];
     snprintf(why, sizeof why, "--dtype %s does not describe %" PRId64 "-byte raw elements",
              type_label(*forced, label, sizeof label), size);
-    return unsupported(path, descr, why);
+    return unsupported(err, path, descr, why);
   }
   out->type = *forced;
   out->item_size = size;
@@ -80,52 +84,54 @@ static int reinterpret_void(const char *descr, int64_t size, const cleave_type *
 }
 
 int npy_descr_to_dtype(const char *descr, const cleave_type *forced, const char *path,
-                       npy_dtype *out) {
+                       npy_dtype *out, tool_error *err) {
   int64_t bits = 0;
   if (forced != NULL && cleave_type_bits(*forced, &bits, NULL, NULL) == CLEAVE_OK && bits < 8) {
     char label[32], why[160];
     snprintf(why, sizeof why,
              "--dtype %s is a packed sub-byte type, and .npy files hold whole-byte elements",
              type_label(*forced, label, sizeof label));
-    return unsupported(path, descr, why);
+    return unsupported(err, path, descr, why);
   }
   char order = descr[0];
   if (order != '<' && order != '>' && order != '|' && order != '=') {
-    return unsupported(path, descr, "a descr starts with a byte-order character (<, >, | or =)");
+    return unsupported(err, path, descr,
+                       "a descr starts with a byte-order character (<, >, | or =)");
   }
   char kind = descr[1];
   switch (kind) {
   case 'O':
-    return unsupported(path, descr, "object arrays (pickled Python objects) are not supported");
+    return unsupported(err, path, descr,
+                       "object arrays (pickled Python objects) are not supported");
   case 'M':
   case 'm':
-    return unsupported(path, descr, "datetime and timedelta arrays are not supported");
+    return unsupported(err, path, descr, "datetime and timedelta arrays are not supported");
   default:
     break;
   }
   int64_t size = kind == '\0' ? -1 : descr_size(descr + 2);
   if (size < 0) {
-    return unsupported(path, descr, "this descr is not supported");
+    return unsupported(err, path, descr, "this descr is not supported");
   }
   npy_dtype found;
   found.item_size = size;
   found.type = cleave_type_of(numeric_dtype(kind, size));
   if (kind == 'S' || kind == 'U') {
     if (size == 0) {
-      return unsupported(path, descr, "zero-width strings are not supported");
+      return unsupported(err, path, descr, "zero-width strings are not supported");
     }
     found.type.dtype = kind == 'S' ? CLEAVE_BYTES : CLEAVE_UNICODE;
     found.type.width = size;
     if (cleave_type_size(found.type, &found.item_size, NULL) != CLEAVE_OK) {
-      return unsupported(path, descr, "the string width overflows the element size");
+      return unsupported(err, path, descr, "the string width overflows the element size");
     }
   } else if (kind == 'V') {
     if (size == 0) {
-      return unsupported(path, descr, "zero-size void elements are not supported");
+      return unsupported(err, path, descr, "zero-size void elements are not supported");
     }
-    return reinterpret_void(descr, size, forced, path, out);
+    return reinterpret_void(descr, size, forced, path, out, err);
   } else if (found.type.dtype == 0) {
-    return unsupported(path, descr,
+    return unsupported(err, path, descr,
                        kind == 'f' || kind == 'c'
                            ? "extended-precision floats are not supported"
                            : "this descr is not supported (supported: b1, i1-i8, u1-u8, f2, f4, "
@@ -136,8 +142,28 @@ int npy_descr_to_dtype(const char *descr, const cleave_type *forced, const char 
     char label[32], why[160];
     snprintf(why, sizeof why, "--dtype %s contradicts the file's type (%s)",
              type_label(*forced, label, sizeof label), descr);
-    return unsupported(path, descr, why);
+    return unsupported(err, path, descr, why);
   }
   *out = found;
+  return 0;
+}
+
+int npy_descr_for(cleave_type type, char *buf, size_t size) {
+  for (size_t i = 0; i < NUMERIC_COUNT; i++) {
+    if (numeric[i].dtype == type.dtype) {
+      /* Little-endian, and "|" where one byte has no order, as numpy.save writes them. */
+      snprintf(buf, size, "%c%c%" PRId64, numeric[i].size == 1 ? '|' : '<', numeric[i].kind,
+               numeric[i].size);
+      return 0;
+    }
+  }
+  int64_t bits = 0, bytes = 0;
+  if (type.dtype == CLEAVE_STRING || type.dtype == CLEAVE_BYTES || type.dtype == CLEAVE_UNICODE ||
+      cleave_type_bits(type, &bits, NULL, NULL) != CLEAVE_OK || bits < 8 ||
+      cleave_type_size(type, &bytes, NULL) != CLEAVE_OK) {
+    return -1;
+  }
+  /* bfloat16 and the 8-bit floats: raw void elements, as ml_dtypes saves them. */
+  snprintf(buf, size, "|V%" PRId64, bytes);
   return 0;
 }

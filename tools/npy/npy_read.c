@@ -1,15 +1,13 @@
-/* Reading and validating .npy headers. */
+/* Parsing .npy headers from memory: the preamble and the header dictionary. */
 #include "npy.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cli_util.h"
+#include "error.h"
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -364,98 +362,5 @@ int npy_parse_dict(const char *text, size_t len, int major, npy_header *h, char 
                 : !seen_fortran ? "fortran_order"
                                 : "shape");
   }
-  return 0;
-}
-
-static int read_at(int fd, void *buf, size_t size, uint64_t offset, size_t *got) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pread(fd, (char *)buf + done, size - done, (off_t)(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return -1;
-    }
-    if (n == 0) {
-      break;
-    }
-    done += (size_t)n;
-  }
-  *got = done;
-  return 0;
-}
-
-int npy_read_header(int fd, uint64_t file_size, const char *path, npy_header *h) {
-  char msg[256];
-  unsigned char pre[12];
-  size_t got = 0;
-  memset(h, 0, sizeof *h);
-  if (read_at(fd, pre, sizeof pre, 0, &got) != 0) {
-    return cli_error(CLI_EXIT_IOERR, "cannot read '%s': %s", path, strerror(errno));
-  }
-  uint64_t header_len = 0;
-  size_t pre_len = 0;
-  int rc =
-      npy_parse_preamble(pre, got, &h->major, &h->minor, &header_len, &pre_len, msg, sizeof msg);
-  if (rc == 0 && pre_len + header_len > file_size) {
-    rc = fail(msg, sizeof msg,
-              "the header length %" PRIu64 " runs past the end of the file (%" PRIu64 " bytes)",
-              header_len, file_size);
-  }
-  if (rc != 0) {
-    return cli_error(rc, "'%s' is not a valid .npy file: %s", path, msg);
-  }
-  char *text = malloc((size_t)header_len + 1);
-  if (text == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading the header of '%s'", path);
-  }
-  if (read_at(fd, text, (size_t)header_len, pre_len, &got) != 0) {
-    int e = errno;
-    free(text);
-    return cli_error(CLI_EXIT_IOERR, "cannot read '%s': %s", path, strerror(e));
-  }
-  if (got != header_len) {
-    free(text);
-    return cli_error(CLI_EXIT_DATA,
-                     "'%s' is not a valid .npy file: the file ends inside the "
-                     "header",
-                     path);
-  }
-  rc = npy_parse_dict(text, (size_t)header_len, h->major, h, msg, sizeof msg);
-  free(text);
-  if (rc != 0) {
-    return cli_error(rc, "'%s' is not a valid .npy file: %s", path, msg);
-  }
-  h->data_offset = pre_len + header_len;
-  return 0;
-}
-
-int npy_check_data_size(const npy_header *h, int64_t item_size, uint64_t file_size,
-                        const char *path, uint64_t *bytes) {
-  int64_t total = item_size;
-  for (size_t i = 0; i < h->rank; i++) {
-    if (h->shape[i] == 0) {
-      total = 0;
-      break;
-    }
-  }
-  for (size_t i = 0; i < h->rank && total != 0; i++) {
-    if (total > INT64_MAX / h->shape[i]) {
-      return cli_error(CLI_EXIT_DATA,
-                       "'%s' is not a valid .npy file: the data size of the shape "
-                       "in the header (elements of %" PRId64 " bytes) overflows int64",
-                       path, item_size);
-    }
-    total *= h->shape[i];
-  }
-  uint64_t available = file_size - h->data_offset;
-  if ((uint64_t)total > available) {
-    return cli_error(CLI_EXIT_DATA,
-                     "'%s' is not a valid .npy file: the header announces %" PRId64
-                     " data bytes but the file holds %" PRIu64,
-                     path, total, available);
-  }
-  *bytes = (uint64_t)total;
   return 0;
 }

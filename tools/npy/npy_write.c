@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
+#include "error.h"
 
 /* NumPy aligns the data to this many bytes (numpy.lib.format.ARRAY_ALIGN). */
 #define NPY_ALIGN 64
 
 int npy_build_header(const char *descr, int fortran_order, const int64_t *shape, size_t rank,
-                     unsigned char **bytes, size_t *size) {
+                     unsigned char **bytes, size_t *size, tool_error *err) {
   /* 24 bytes per dimension hold ", " and any int64; the fixed text is under 80 bytes. */
   size_t dict_cap = 96 + strlen(descr) + rank * 24;
   char *dict = malloc(dict_cap);
   if (dict == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory building a .npy header");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory building a .npy header");
   }
   int n = snprintf(dict, dict_cap, "{'descr': '%s', 'fortran_order': %s, 'shape': (", descr,
                    fortran_order ? "True" : "False");
@@ -39,7 +39,7 @@ int npy_build_header(const char *descr, int fortran_order, const int64_t *shape,
   unsigned char *out = malloc(total);
   if (out == NULL) {
     free(dict);
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory building a .npy header");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory building a .npy header");
   }
   size_t header_len = total - preamble;
   memcpy(out, "\x93NUMPY", 6);

@@ -3,7 +3,7 @@
 #ifndef CLEAVE_OX_DATASET_H
 #define CLEAVE_OX_DATASET_H
 
-#include "ox_error.h"
+#include "error.h"
 #include "ox_model.h"
 #include "ox_value.h"
 
@@ -31,11 +31,12 @@ typedef struct ox_data_set {
  * file K feeds the K-th graph input without an initializer, output file K is the expected value
  * of graph output K, each parsed as a TensorProto or SequenceProto by the declared type. A
  * non-empty name in a file must equal the graph's name for it.
- * Returns OX_OK, OX_NOINPUT, OX_MALFORMED (no data set, missing or extra files, bad messages),
- * OX_FAIL (unsupported types) or OX_INTERNAL. On failure nothing is left allocated.
+ * Returns CLI_EXIT_OK, CLI_EXIT_NOINPUT, CLI_EXIT_DATA (no data set, missing or extra files, bad
+ * messages), CLI_EXIT_FAIL (unsupported types) or CLI_EXIT_SOFTWARE. On failure nothing is left
+ * allocated.
  */
 int ox_data_sets_load(const char *dir, const ox_model *m, ox_data_set **sets, size_t *count,
-                      ox_error *err);
+                      tool_error *err);
 
 /** Releases `count` data sets and the array. */
 void ox_data_sets_free(ox_data_set *sets, size_t count);

@@ -1,11 +1,13 @@
 /* Decoding of ONNX tensors and sequences from protobuf messages. */
 #include "ox_decode.h"
+#include "io.h"
+#include "shape_format.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ONNX TensorProto.DataLocation and SequenceProto.DataType values used here. */
 #define OX_LOCATION_EXTERNAL 1
@@ -13,49 +15,37 @@
 #define OX_SEQ_TENSOR 1
 
 int ox_unpack_file(const char *path, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **out,
-                   ox_error *err) {
-  FILE *f = fopen(path, "rb");
-  unsigned char *bytes = NULL;
-  size_t size = 0;
-  size_t cap = 0;
+                   tool_error *err) {
   *out = NULL;
-  if (f == NULL) {
-    return ox_fail(err, OX_NOINPUT, "cannot open %s: %s", path, strerror(errno));
+  int fd = -1;
+  uint64_t size = 0;
+  int st = io_open_regular(path, NULL, &fd, &size, err);
+  if (st != CLI_EXIT_OK) {
+    return st;
   }
-  for (;;) {
-    if (size == cap) {
-      size_t ncap = cap == 0 ? 65536 : cap * 2;
-      unsigned char *nb = ncap > cap ? realloc(bytes, ncap) : NULL;
-      if (nb == NULL) {
-        free(bytes);
-        fclose(f);
-        return ox_oom(err, path);
-      }
-      bytes = nb;
-      cap = ncap;
-    }
-    size_t got = fread(bytes + size, 1, cap - size, f);
-    size += got;
-    if (got == 0) {
-      break;
-    }
+  /* A file is read whole; one that does not fit in memory cannot be a message to unpack. */
+  unsigned char *bytes = size < SIZE_MAX ? malloc(size > 0 ? (size_t)size : 1) : NULL;
+  if (bytes == NULL) {
+    close(fd);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", path);
   }
-  if (ferror(f)) {
-    int e = errno;
+  st = io_read_full(fd, path, bytes, (size_t)size, 0, CLI_EXIT_NOINPUT, err);
+  close(fd);
+  if (st != CLI_EXIT_OK) {
     free(bytes);
-    fclose(f);
-    return ox_fail(err, OX_NOINPUT, "cannot read %s: %s", path, strerror(e));
+    /* onnx-test's statuses put a file that cannot be read with those that cannot be opened. */
+    err->status = CLI_EXIT_NOINPUT;
+    return CLI_EXIT_NOINPUT;
   }
-  fclose(f);
-  *out = protobuf_c_message_unpack(desc, NULL, size, bytes);
+  *out = protobuf_c_message_unpack(desc, NULL, (size_t)size, bytes);
   free(bytes);
   if (*out == NULL) {
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed protobuf: %s is not a valid %s message (%zu bytes could not be "
-                   "parsed)",
-                   path, desc->name, size);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "malformed protobuf: %s is not a valid %s message (%llu bytes could not be "
+                     "parsed)",
+                     path, desc->name, (unsigned long long)size);
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 static int ox_host_is_little_endian(void) {
@@ -146,7 +136,7 @@ static void ox_int32_range(int32_t onnx_type, size_t width, int64_t *lo, int64_t
 
 /* Fills t (allocated for tp's dims) from the typed field; the value count was checked. */
 static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_tensor *t,
-                           ox_field field, ox_error *err) {
+                           ox_field field, tool_error *err) {
   size_t elem = t->count > 0 ? t->nbytes / (size_t)t->count : 0;
   size_t n = ox_field_count(tp, field);
   unsigned char *out = (unsigned char *)t->data;
@@ -173,9 +163,9 @@ static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_ten
       uint64_t v = tp->uint64_data[i];
       if (elem == 4) {
         if (v > UINT32_MAX) {
-          return ox_fail(err, OX_MALFORMED,
-                         "malformed tensor %s: uint64_data[%zu] = %" PRIu64 " does not fit %s",
-                         what, i, v, ox_type_name(t->onnx_type));
+          return tool_fail(err, CLI_EXIT_DATA,
+                           "malformed tensor %s: uint64_data[%zu] = %" PRIu64 " does not fit %s",
+                           what, i, v, ox_type_name(t->onnx_type));
         }
         uint32_t v32 = (uint32_t)v;
         memcpy(out + i * 4, &v32, 4);
@@ -191,9 +181,9 @@ static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_ten
     for (size_t i = 0; i < n; i++) {
       int32_t v = tp->int32_data[i];
       if (v < lo || v > hi) {
-        return ox_fail(err, OX_MALFORMED,
-                       "malformed tensor %s: int32_data[%zu] = %" PRId32 " does not fit %s", what,
-                       i, v, ox_type_name(t->onnx_type));
+        return tool_fail(err, CLI_EXIT_DATA,
+                         "malformed tensor %s: int32_data[%zu] = %" PRId32 " does not fit %s", what,
+                         i, v, ox_type_name(t->onnx_type));
       }
       /* Keep the low `elem` bytes: the value (or bit pattern) in the element's width. */
       if (elem == 1) {
@@ -209,7 +199,7 @@ static int ox_decode_typed(const Onnx__TensorProto *tp, const char *what, ox_ten
     break;
   }
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 /* Names the first typed field other than `allowed` that holds values, or NULL. */
@@ -222,21 +212,22 @@ static const char *ox_stray_field(const Onnx__TensorProto *tp, int allowed) {
   return NULL;
 }
 
-int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *out, ox_error *err) {
+int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *out,
+                     tool_error *err) {
   int64_t count = 0;
   size_t nbytes = 0;
   memset(out, 0, sizeof *out);
   if (tp->has_data_location && tp->data_location == OX_LOCATION_EXTERNAL) {
-    return ox_fail(err, OX_FAIL, "%s: tensors with external data are not supported", what);
+    return tool_fail(err, CLI_EXIT_FAIL, "%s: tensors with external data are not supported", what);
   }
   if (tp->segment != NULL) {
-    return ox_fail(err, OX_FAIL, "%s: segmented tensors are not supported", what);
+    return tool_fail(err, CLI_EXIT_FAIL, "%s: segmented tensors are not supported", what);
   }
   if (!tp->has_data_type || tp->data_type == OX_UNDEFINED) {
-    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has no data_type", what);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: it has no data_type", what);
   }
   int st = ox_tensor_measure(tp->data_type, tp->n_dims, tp->dims, what, &count, &nbytes, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   /* Check the data against the dims before allocating: a file may claim any dims. */
@@ -244,37 +235,37 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
   const char *stray = ox_stray_field(tp, tp->has_raw_data ? -1 : (int)field);
   const char *type_name = ox_type_name(tp->data_type);
   if (tp->has_raw_data && field == OX_FIELD_STRING) {
-    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: a STRING tensor cannot use raw_data",
-                   what);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: a STRING tensor cannot use raw_data",
+                     what);
   }
   if (tp->has_raw_data && stray != NULL) {
-    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: it has both raw_data and %s", what,
-                   stray);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: it has both raw_data and %s", what,
+                     stray);
   }
   if (tp->has_raw_data && tp->raw_data.len != nbytes) {
     char dims[128];
-    ox_format_dims(dims, sizeof dims, tp->dims, tp->n_dims);
-    return ox_fail(
-        err, OX_MALFORMED,
+    shape_format(tp->dims, tp->n_dims, dims, sizeof dims);
+    return tool_fail(
+        err, CLI_EXIT_DATA,
         "malformed tensor %s: raw_data has %zu bytes but a %s tensor of shape %s needs %zu", what,
         tp->raw_data.len, type_name, dims, nbytes);
   }
   if (!tp->has_raw_data && stray != NULL) {
-    return ox_fail(err, OX_MALFORMED, "malformed tensor %s: a %s tensor cannot carry %s", what,
-                   type_name, stray);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: a %s tensor cannot carry %s", what,
+                     type_name, stray);
   }
   if (!tp->has_raw_data) {
     int complex = tp->data_type == OX_COMPLEX64 || tp->data_type == OX_COMPLEX128;
     size_t want = (size_t)count * (complex ? 2u : 1u);
     size_t n = ox_field_count(tp, field);
     if (n != want) {
-      return ox_fail(err, OX_MALFORMED,
-                     "malformed tensor %s: %zu %s values for %" PRId64 " %s elements", what, n,
-                     ox_field_names[field], count, type_name);
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "malformed tensor %s: %zu %s values for %" PRId64 " %s elements", what, n,
+                       ox_field_names[field], count, type_name);
     }
   }
   st = ox_tensor_init(out, tp->data_type, tp->n_dims, tp->dims, what, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   if (!tp->has_raw_data) {
@@ -287,42 +278,42 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
       ox_swap_units((unsigned char *)out->data, out->nbytes, complex ? elem / 2 : elem);
     }
   }
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     ox_tensor_free(out);
   }
   return st;
 }
 
 int ox_decode_sequence(const Onnx__SequenceProto *sp, const char *what, ox_value *out,
-                       ox_error *err) {
+                       tool_error *err) {
   memset(out, 0, sizeof *out);
   out->kind = OX_KIND_SEQUENCE;
   if (sp->n_sparse_tensor_values > 0 || sp->n_sequence_values > 0 || sp->n_map_values > 0 ||
       sp->n_optional_values > 0 ||
       (sp->has_elem_type && sp->elem_type != OX_SEQ_TENSOR && sp->elem_type != OX_SEQ_UNDEFINED)) {
-    return ox_fail(err, OX_FAIL, "%s: only sequences of tensors are supported", what);
+    return tool_fail(err, CLI_EXIT_FAIL, "%s: only sequences of tensors are supported", what);
   }
   if (sp->n_tensor_values > 0 && (!sp->has_elem_type || sp->elem_type != OX_SEQ_TENSOR)) {
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed sequence %s: it holds tensors but its elem_type "
-                   "is not TENSOR",
-                   what);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "malformed sequence %s: it holds tensors but its elem_type "
+                     "is not TENSOR",
+                     what);
   }
   if (sp->n_tensor_values > 0) {
     out->items = calloc(sp->n_tensor_values, sizeof *out->items);
     if (out->items == NULL) {
-      return ox_oom(err, what);
+      return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", what);
     }
   }
   for (size_t i = 0; i < sp->n_tensor_values; i++) {
     char item[512];
     snprintf(item, sizeof item, "%s, tensor_values[%zu]", what, i);
     int st = ox_decode_tensor(sp->tensor_values[i], item, &out->items[i], err);
-    if (st != OX_OK) {
+    if (st != CLI_EXIT_OK) {
       ox_value_free(out);
       return st;
     }
     out->length = i + 1;
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }

@@ -36,13 +36,13 @@ static const ox_value *ox_env_get(const ox_env *env, const char *name) {
 }
 
 /* Takes ownership of *value (and zeroes it), also on failure. */
-static int ox_env_put(ox_env *env, const char *name, ox_value *value, ox_error *err) {
+static int ox_env_put(ox_env *env, const char *name, ox_value *value, tool_error *err) {
   if (env->count == env->cap) {
     size_t ncap = env->cap == 0 ? 16 : env->cap * 2;
     ox_binding *n = realloc(env->items, ncap * sizeof *n);
     if (n == NULL) {
       ox_value_free(value);
-      return ox_oom(err, "graph values");
+      return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", "graph values");
     }
     env->items = n;
     env->cap = ncap;
@@ -51,7 +51,7 @@ static int ox_env_put(ox_env *env, const char *name, ox_value *value, ox_error *
   env->items[env->count].value = *value;
   env->count++;
   memset(value, 0, sizeof *value);
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 static void ox_env_free(ox_env *env) {
@@ -77,7 +77,7 @@ static void ox_label(char *buf, size_t size, const Onnx__NodeProto *node, size_t
   }
 }
 
-int ox_check_operators(const ox_model *m, ox_error *err) {
+int ox_check_operators(const ox_model *m, tool_error *err) {
   for (size_t i = 0; i < m->graph->n_node; i++) {
     const Onnx__NodeProto *node = m->graph->node[i];
     if (ox_op_find(node->domain, node->op_type) == NULL) {
@@ -89,44 +89,44 @@ int ox_check_operators(const ox_model *m, ox_error *err) {
       } else {
         snprintf(where, sizeof where, "node #%zu", i);
       }
-      return ox_fail(err, OX_FAIL,
-                     "unsupported operator '%s%s%s' (%s); supported: Split, "
-                     "SplitToSequence, SequenceAt, SequenceLength, Constant",
-                     domain, domain[0] != '\0' ? "::" : "", ox_str(node->op_type), where);
+      return tool_fail(err, CLI_EXIT_FAIL,
+                       "unsupported operator '%s%s%s' (%s); supported: Split, "
+                       "SplitToSequence, SequenceAt, SequenceLength, Constant",
+                       domain, domain[0] != '\0' ? "::" : "", ox_str(node->op_type), where);
     }
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
-static int ox_run_node(const ox_model *m, ox_env *env, size_t index, ox_error *err) {
+static int ox_run_node(const ox_model *m, ox_env *env, size_t index, tool_error *err) {
   const Onnx__NodeProto *node = m->graph->node[index];
   const ox_op *op = ox_op_find(node->domain, node->op_type);
   char label[256];
   const ox_value **inputs = NULL;
   ox_value *outputs = NULL;
-  int st = OX_OK;
+  int st = CLI_EXIT_OK;
   if (op == NULL) {
-    return ox_fail(err, OX_FAIL, "unsupported operator '%s'", ox_str(node->op_type));
+    return tool_fail(err, CLI_EXIT_FAIL, "unsupported operator '%s'", ox_str(node->op_type));
   }
   int version = ox_op_version(op, m->opset);
   ox_label(label, sizeof label, node, index, op, version, m->opset);
   inputs = calloc(node->n_input + 1, sizeof *inputs);
   outputs = calloc(node->n_output + 1, sizeof *outputs);
   if (inputs == NULL || outputs == NULL) {
-    st = ox_oom(err, label);
+    st = tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", label);
   }
-  for (size_t i = 0; st == OX_OK && i < node->n_input; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < node->n_input; i++) {
     const char *name = ox_str(node->input[i]);
     if (name[0] == '\0') {
       continue;
     }
     inputs[i] = ox_env_get(env, name);
     if (inputs[i] == NULL) {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: %s reads '%s', which is not defined", label,
-                   name);
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: %s reads '%s', which is not defined",
+                     label, name);
     }
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     ox_node_ctx ctx;
     ctx.node = node;
     ctx.label = label;
@@ -138,13 +138,13 @@ static int ox_run_node(const ox_model *m, ox_env *env, size_t index, ox_error *e
     ctx.n_outputs = node->n_output;
     st = op->run(&ctx, err);
   }
-  for (size_t i = 0; st == OX_OK && i < node->n_output; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < node->n_output; i++) {
     const char *name = ox_str(node->output[i]);
     if (name[0] == '\0') {
       continue; /* an omitted output: nothing is stored (nor need be produced) */
     }
     if (outputs[i].kind == 0) {
-      st = ox_fail(err, OX_INTERNAL, "%s produced no value for output %zu", label, i);
+      st = tool_fail(err, CLI_EXIT_SOFTWARE, "%s produced no value for output %zu", label, i);
     } else {
       st = ox_env_put(env, name, &outputs[i], err);
     }
@@ -158,68 +158,70 @@ static int ox_run_node(const ox_model *m, ox_env *env, size_t index, ox_error *e
 }
 
 /* Checks a produced graph output against its declared element type. */
-static int ox_check_declared(const Onnx__ValueInfoProto *vi, const ox_value *v, ox_error *err) {
+static int ox_check_declared(const Onnx__ValueInfoProto *vi, const ox_value *v, tool_error *err) {
   ox_kind kind;
   int32_t elem_type;
   int st = ox_declared_type(vi, "output", &kind, &elem_type, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   if (kind != v->kind) {
-    return ox_fail(err, OX_FAIL, "graph output '%s' is declared a %s but the graph produced a %s",
-                   ox_str(vi->name), kind == OX_KIND_TENSOR ? "tensor" : "sequence",
-                   v->kind == OX_KIND_TENSOR ? "tensor" : "sequence");
+    return tool_fail(err, CLI_EXIT_FAIL,
+                     "graph output '%s' is declared a %s but the graph produced a %s",
+                     ox_str(vi->name), kind == OX_KIND_TENSOR ? "tensor" : "sequence",
+                     v->kind == OX_KIND_TENSOR ? "tensor" : "sequence");
   }
   for (size_t i = 0; elem_type != 0 && i < (v->kind == OX_KIND_TENSOR ? 1 : v->length); i++) {
     const ox_tensor *t = v->kind == OX_KIND_TENSOR ? &v->tensor : &v->items[i];
     if (t->onnx_type != elem_type) {
-      return ox_fail(err, OX_FAIL, "graph output '%s' is declared %s but the graph produced %s",
-                     ox_str(vi->name), ox_type_name(elem_type), ox_type_name(t->onnx_type));
+      return tool_fail(err, CLI_EXIT_FAIL,
+                       "graph output '%s' is declared %s but the graph produced %s",
+                       ox_str(vi->name), ox_type_name(elem_type), ox_type_name(t->onnx_type));
     }
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
-int ox_run_graph(const ox_model *m, const ox_data_set *ds, ox_value *results, ox_error *err) {
+int ox_run_graph(const ox_model *m, const ox_data_set *ds, ox_value *results, tool_error *err) {
   const Onnx__GraphProto *g = m->graph;
   ox_env env = {NULL, 0, 0};
-  int st = OX_OK;
-  for (size_t i = 0; st == OX_OK && i < g->n_initializer; i++) {
+  int st = CLI_EXIT_OK;
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_initializer; i++) {
     ox_value v;
     char what[256];
     memset(&v, 0, sizeof v);
     snprintf(what, sizeof what, "initializer '%.200s'", ox_str(g->initializer[i]->name));
     v.kind = OX_KIND_TENSOR;
     st = ox_decode_tensor(g->initializer[i], what, &v.tensor, err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_env_put(&env, ox_str(g->initializer[i]->name), &v, err);
     }
   }
-  if (g->n_sparse_initializer > 0 && st == OX_OK) {
-    st = ox_fail(err, OX_FAIL, "sparse initializers are not supported");
+  if (g->n_sparse_initializer > 0 && st == CLI_EXIT_OK) {
+    st = tool_fail(err, CLI_EXIT_FAIL, "sparse initializers are not supported");
   }
-  for (size_t i = 0; st == OX_OK && i < g->n_input; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_input; i++) {
     ox_value v;
     if (i >= ds->n_inputs || !ds->fed[i]) {
       continue;
     }
     st = ox_value_copy(&v, &ds->inputs[i], err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_env_put(&env, ox_str(g->input[i]->name), &v, err);
     }
   }
-  for (size_t i = 0; st == OX_OK && i < g->n_node; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_node; i++) {
     st = ox_run_node(m, &env, i, err);
   }
-  for (size_t i = 0; st == OX_OK && i < g->n_output; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_output; i++) {
     const char *name = ox_str(g->output[i]->name);
     const ox_value *v = ox_env_get(&env, name);
     if (v == NULL) {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: graph output '%s' is not defined", name);
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: graph output '%s' is not defined", name);
     } else {
       st = ox_check_declared(g->output[i], v, err);
     }
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_value_copy(&results[i], v, err);
     }
   }

@@ -43,18 +43,18 @@ static int ox_names_has(const ox_names *s, const char *name) {
   return 0;
 }
 
-static int ox_names_add(ox_names *s, const char *name, ox_error *err) {
+static int ox_names_add(ox_names *s, const char *name, tool_error *err) {
   if (s->count == s->cap) {
     size_t ncap = s->cap == 0 ? 16 : s->cap * 2;
     const char **n = realloc(s->items, ncap * sizeof *n);
     if (n == NULL) {
-      return ox_oom(err, "graph names");
+      return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", "graph names");
     }
     s->items = n;
     s->cap = ncap;
   }
   s->items[s->count++] = name;
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 /* Describes node i for messages: "node 'name' (OpType)" or "node #i (OpType)". */
@@ -66,86 +66,88 @@ static void ox_node_label(char *buf, size_t size, const Onnx__NodeProto *node, s
   }
 }
 
-static int ox_check_graph(const Onnx__GraphProto *g, ox_error *err) {
+static int ox_check_graph(const Onnx__GraphProto *g, tool_error *err) {
   ox_names defined = {NULL, 0, 0};
-  int st = OX_OK;
+  int st = CLI_EXIT_OK;
   char label[256];
   /* Initializers first: below IR 4 they are also listed as graph inputs, which is no
    * redefinition. */
-  for (size_t i = 0; st == OX_OK && i < g->n_initializer; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_initializer; i++) {
     const char *name = ox_str(g->initializer[i]->name);
     if (name[0] == '\0') {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: initializer %zu has no name", i);
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: initializer %zu has no name", i);
     } else if (ox_names_has(&defined, name)) {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: initializer '%s' is defined twice", name);
+      st =
+          tool_fail(err, CLI_EXIT_DATA, "malformed model: initializer '%s' is defined twice", name);
     } else {
       st = ox_names_add(&defined, name, err);
     }
   }
-  for (size_t i = 0; st == OX_OK && i < g->n_input; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_input; i++) {
     const char *name = ox_str(g->input[i]->name);
     int is_init = 0;
     for (size_t k = 0; k < g->n_initializer; k++) {
       is_init = is_init || strcmp(ox_str(g->initializer[k]->name), name) == 0;
     }
     if (name[0] == '\0') {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: graph input %zu has no name", i);
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: graph input %zu has no name", i);
     } else if (!is_init && ox_names_has(&defined, name)) {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: graph input '%s' is defined twice", name);
+      st =
+          tool_fail(err, CLI_EXIT_DATA, "malformed model: graph input '%s' is defined twice", name);
     } else if (!is_init) {
       st = ox_names_add(&defined, name, err);
     }
   }
-  for (size_t i = 0; st == OX_OK && i < g->n_node; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_node; i++) {
     const Onnx__NodeProto *node = g->node[i];
     ox_node_label(label, sizeof label, node, i);
     if (node->op_type == NULL || node->op_type[0] == '\0') {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: %s has no op_type", label);
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has no op_type", label);
     }
-    for (size_t k = 0; st == OX_OK && k < node->n_input; k++) {
+    for (size_t k = 0; st == CLI_EXIT_OK && k < node->n_input; k++) {
       const char *name = ox_str(node->input[k]);
       /* An empty name is an omitted optional input. */
       if (name[0] != '\0' && !ox_names_has(&defined, name)) {
-        st = ox_fail(err, OX_MALFORMED,
-                     "malformed model: %s reads '%s', which no graph input, initializer or "
-                     "earlier node defines",
-                     label, name);
+        st = tool_fail(err, CLI_EXIT_DATA,
+                       "malformed model: %s reads '%s', which no graph input, initializer or "
+                       "earlier node defines",
+                       label, name);
       }
     }
-    for (size_t k = 0; st == OX_OK && k < node->n_output; k++) {
+    for (size_t k = 0; st == CLI_EXIT_OK && k < node->n_output; k++) {
       const char *name = ox_str(node->output[k]);
       if (name[0] != '\0' && ox_names_has(&defined, name)) {
-        st = ox_fail(err, OX_MALFORMED,
-                     "malformed model: %s defines '%s', which is already "
-                     "defined",
-                     label, name);
+        st = tool_fail(err, CLI_EXIT_DATA,
+                       "malformed model: %s defines '%s', which is already "
+                       "defined",
+                       label, name);
       } else if (name[0] != '\0') {
         st = ox_names_add(&defined, name, err);
       }
     }
   }
-  for (size_t i = 0; st == OX_OK && i < g->n_output; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_output; i++) {
     const char *name = ox_str(g->output[i]->name);
     if (!ox_names_has(&defined, name)) {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: graph output '%s' is not defined", name);
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: graph output '%s' is not defined", name);
     }
   }
   free(defined.items);
   return st;
 }
 
-int ox_model_load(const char *path, ox_model *m, ox_error *err) {
+int ox_model_load(const char *path, ox_model *m, tool_error *err) {
   ProtobufCMessage *msg = NULL;
   memset(m, 0, sizeof *m);
   int st = ox_unpack_file(path, &onnx__model_proto__descriptor, &msg, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   m->proto = (Onnx__ModelProto *)msg;
   m->graph = m->proto->graph;
   if (m->graph == NULL) {
     ox_model_free(m);
-    return ox_fail(err, OX_MALFORMED, "malformed model: %s has no graph", path);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has no graph", path);
   }
   int found = 0;
   for (size_t i = 0; i < m->proto->n_opset_import; i++) {
@@ -157,11 +159,11 @@ int ox_model_load(const char *path, ox_model *m, ox_error *err) {
   }
   if (!found) {
     ox_model_free(m);
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed model: %s imports no opset version for the default domain", path);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "malformed model: %s imports no opset version for the default domain", path);
   }
   st = ox_check_graph(m->graph, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     ox_model_free(m);
   }
   return st;
@@ -175,35 +177,35 @@ void ox_model_free(ox_model *m) {
 }
 
 int ox_declared_type(const Onnx__ValueInfoProto *vi, const char *role, ox_kind *kind,
-                     int32_t *elem_type, ox_error *err) {
+                     int32_t *elem_type, tool_error *err) {
   const char *name = ox_str(vi->name);
   const Onnx__TypeProto *t = vi->type;
   *elem_type = 0;
   if (t == NULL || t->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
-    return ox_fail(err, OX_MALFORMED, "malformed model: graph %s '%s' has no type", role, name);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: graph %s '%s' has no type", role, name);
   }
   if (t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
     *kind = OX_KIND_TENSOR;
     if (t->tensor_type->has_elem_type) {
       *elem_type = t->tensor_type->elem_type;
     }
-    return OX_OK;
+    return CLI_EXIT_OK;
   }
   if (t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
     const Onnx__TypeProto *e = t->sequence_type->elem_type;
     *kind = OX_KIND_SEQUENCE;
     if (e == NULL || e->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
-      return OX_OK;
+      return CLI_EXIT_OK;
     }
     if (e->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
       if (e->tensor_type->has_elem_type) {
         *elem_type = e->tensor_type->elem_type;
       }
-      return OX_OK;
+      return CLI_EXIT_OK;
     }
   }
-  return ox_fail(err, OX_FAIL,
-                 "graph %s '%s' has a type the runner does not support (only tensors and "
-                 "sequences of tensors)",
-                 role, name);
+  return tool_fail(err, CLI_EXIT_FAIL,
+                   "graph %s '%s' has a type the runner does not support (only tensors and "
+                   "sequences of tensors)",
+                   role, name);
 }

@@ -3,8 +3,8 @@
 #ifndef CLEAVE_OX_MODEL_H
 #define CLEAVE_OX_MODEL_H
 
+#include "error.h"
 #include "ox_decode.h"
-#include "ox_error.h"
 #include "ox_value.h"
 
 #include <stddef.h>
@@ -22,9 +22,10 @@ typedef struct ox_model {
  * Reads and parses `path` as a ModelProto and checks the graph's structure: a graph is present,
  * the default domain's opset is imported, every name a node reads is defined before (by a graph
  * input, an initializer or an earlier node), no name is defined twice, every graph output is
- * defined. Returns OX_OK, OX_NOINPUT, OX_MALFORMED or OX_INTERNAL; on failure `*m` owns nothing.
+ * defined. Returns CLI_EXIT_OK, CLI_EXIT_NOINPUT, CLI_EXIT_DATA or CLI_EXIT_SOFTWARE; on failure
+ * `*m` owns nothing.
  */
-int ox_model_load(const char *path, ox_model *m, ox_error *err);
+int ox_model_load(const char *path, ox_model *m, tool_error *err);
 
 /** Releases the model. */
 void ox_model_free(ox_model *m);
@@ -37,11 +38,11 @@ int ox_model_input_is_fed(const ox_model *m, size_t i);
 
 /**
  * The declared type of a graph input or output: a tensor of `*elem_type`, or a sequence of
- * tensors of `*elem_type` (0 when not declared). Returns OX_OK, OX_MALFORMED (no type) or OX_FAIL
- * (a kind the runner does not handle: maps, optionals, sparse tensors). `role` ("input",
- * "output") is used in messages.
+ * tensors of `*elem_type` (0 when not declared). Returns CLI_EXIT_OK, CLI_EXIT_DATA (no type) or
+ * CLI_EXIT_FAIL (a kind the runner does not handle: maps, optionals, sparse tensors). `role`
+ * ("input", "output") is used in messages.
  */
 int ox_declared_type(const Onnx__ValueInfoProto *vi, const char *role, ox_kind *kind,
-                     int32_t *elem_type, ox_error *err);
+                     int32_t *elem_type, tool_error *err);
 
 #endif /* CLEAVE_OX_MODEL_H */

@@ -4,6 +4,7 @@
 #include "ox_ops.h"
 
 #include "ox_decode.h"
+#include "shape_format.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static const Onnx__AttributeProto *ox_attr(const ox_node_ctx *c, const char *nam
 }
 
 /* Checks that every attribute of the node is one of `allowed` (NULL-terminated). */
-static int ox_check_attributes(const ox_node_ctx *c, const char *const *allowed, ox_error *err) {
+static int ox_check_attributes(const ox_node_ctx *c, const char *const *allowed, tool_error *err) {
   for (size_t i = 0; i < c->node->n_attribute; i++) {
     const char *name = ox_str(c->node->attribute[i]->name);
     int known = 0;
@@ -42,37 +43,37 @@ static int ox_check_attributes(const ox_node_ctx *c, const char *const *allowed,
       known = known || strcmp(allowed[k], name) == 0;
     }
     if (!known) {
-      return ox_fail(err, OX_MALFORMED,
-                     "malformed model: %s has an attribute '%s', which the "
-                     "operator does not define",
-                     c->label, name);
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "malformed model: %s has an attribute '%s', which the "
+                       "operator does not define",
+                       c->label, name);
     }
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 /* Checks the attribute's declared type, when it declares one. */
 static int ox_check_attr_type(const ox_node_ctx *c, const Onnx__AttributeProto *a, int type,
-                              const char *type_name, ox_error *err) {
+                              const char *type_name, tool_error *err) {
   if (a->has_type && (int)a->type != type) {
-    return ox_fail(err, OX_MALFORMED, "malformed model: attribute '%s' of %s is not of type %s",
-                   ox_str(a->name), c->label, type_name);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: attribute '%s' of %s is not of type %s",
+                     ox_str(a->name), c->label, type_name);
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 /* Reads an INT attribute; `*present` says whether the node has it. */
 static int ox_attr_int(const ox_node_ctx *c, const char *name, int64_t *value, int *present,
-                       ox_error *err) {
+                       tool_error *err) {
   const Onnx__AttributeProto *a = ox_attr(c, name);
   *present = a != NULL;
   if (a == NULL) {
-    return OX_OK;
+    return CLI_EXIT_OK;
   }
   int st = ox_check_attr_type(c, a, OX_ATTR_INT, "INT", err);
-  if (st == OX_OK && !a->has_i) {
-    st = ox_fail(err, OX_MALFORMED, "malformed model: attribute '%s' of %s has no value", name,
-                 c->label);
+  if (st == CLI_EXIT_OK && !a->has_i) {
+    st = tool_fail(err, CLI_EXIT_DATA, "malformed model: attribute '%s' of %s has no value", name,
+                   c->label);
   }
   *value = a->i;
   return st;
@@ -80,37 +81,37 @@ static int ox_attr_int(const ox_node_ctx *c, const char *name, int64_t *value, i
 
 /* Checks the node's input and output counts against the operator's. */
 static int ox_check_arity(const ox_node_ctx *c, size_t min_in, size_t max_in, size_t min_out,
-                          size_t max_out, ox_error *err) {
+                          size_t max_out, tool_error *err) {
   if (c->n_inputs < min_in || c->n_inputs > max_in) {
-    return ox_fail(err, OX_MALFORMED, "malformed model: %s has %zu inputs; it takes %zu to %zu",
-                   c->label, c->n_inputs, min_in, max_in);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu inputs; it takes %zu to %zu",
+                     c->label, c->n_inputs, min_in, max_in);
   }
   if (c->n_outputs < min_out || c->n_outputs > max_out) {
-    return ox_fail(err, OX_MALFORMED, "malformed model: %s has %zu outputs; it gives %zu to %zu",
-                   c->label, c->n_outputs, min_out, max_out);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu outputs; it gives %zu to %zu",
+                     c->label, c->n_outputs, min_out, max_out);
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 /* Returns input i as a tensor in *t (NULL when the optional input is omitted). */
 static int ox_input_tensor(const ox_node_ctx *c, size_t i, const char *name, int required,
-                           const ox_tensor **t, ox_error *err) {
+                           const ox_tensor **t, tool_error *err) {
   const ox_value *v = i < c->n_inputs ? c->inputs[i] : NULL;
   *t = NULL;
   if (v == NULL) {
     if (required) {
-      return ox_fail(err, OX_MALFORMED, "malformed model: %s has no input '%s'", c->label, name);
+      return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has no input '%s'", c->label, name);
     }
-    return OX_OK;
+    return CLI_EXIT_OK;
   }
   if (v->kind != OX_KIND_TENSOR) {
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed model: input '%s' of %s is a sequence, not a "
-                   "tensor",
-                   name, c->label);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "malformed model: input '%s' of %s is a sequence, not a "
+                     "tensor",
+                     name, c->label);
   }
   *t = &v->tensor;
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 /* The integer values held by a tensor, as cleave reads an axis or lengths from one. Non-integer
@@ -129,7 +130,7 @@ static cleave_values ox_values_of(const ox_tensor *t) {
  * them). Shapes come from cleave_infer; the copy from cleave_run.
  */
 static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor *data,
-                      ox_tensor **outs, size_t *n_outs, ox_error *err) {
+                      ox_tensor **outs, size_t *n_outs, tool_error *err) {
   cleave_error cerr;
   cleave_split_info info;
   int64_t *lengths = NULL;
@@ -137,17 +138,17 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
   void **ptrs = NULL;
   ox_tensor *res = NULL;
   size_t n = 0;
-  int st = OX_OK;
+  int st = CLI_EXIT_OK;
   *outs = NULL;
   *n_outs = 0;
   memset(&cerr, 0, sizeof cerr);
   if (cleave_infer(op, data->type, data->dims, data->rank, &info, NULL, 0, &cerr) != CLEAVE_OK) {
-    return ox_fail(err, OX_FAIL, "%s: %s: %s", c->label, cleave_status_name(cerr.status),
-                   cerr.message);
+    return tool_fail(err, CLI_EXIT_FAIL, "%s: %s: %s", c->label, cleave_status_name(cerr.status),
+                     cerr.message);
   }
   if (info.num_outputs > SIZE_MAX / sizeof(ox_tensor) || info.output_rank > data->rank) {
-    return ox_fail(err, OX_INTERNAL, "%s: cleave_infer returned %zu outputs of rank %zu", c->label,
-                   info.num_outputs, info.output_rank);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "%s: cleave_infer returned %zu outputs of rank %zu",
+                     c->label, info.num_outputs, info.output_rank);
   }
   n = info.num_outputs;
   lengths = calloc(n + 1, sizeof *lengths);
@@ -155,15 +156,15 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
   ptrs = calloc(n + 1, sizeof *ptrs);
   res = calloc(n + 1, sizeof *res);
   if (lengths == NULL || dims == NULL || ptrs == NULL || res == NULL) {
-    st = ox_oom(err, c->label);
+    st = tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", c->label);
   }
-  if (st == OX_OK &&
+  if (st == CLI_EXIT_OK &&
       cleave_infer(op, data->type, data->dims, data->rank, &info, lengths, n, &cerr) != CLEAVE_OK) {
-    st = ox_fail(err, OX_INTERNAL, "%s: the second cleave_infer failed: %s: %s", c->label,
-                 cleave_status_name(cerr.status), cerr.message);
+    st = tool_fail(err, CLI_EXIT_SOFTWARE, "%s: the second cleave_infer failed: %s: %s", c->label,
+                   cleave_status_name(cerr.status), cerr.message);
   }
   size_t made = 0;
-  for (size_t i = 0; st == OX_OK && i < n; i++) {
+  for (size_t i = 0; st == CLI_EXIT_OK && i < n; i++) {
     size_t r = 0;
     for (size_t k = 0; k < data->rank; k++) {
       if (k == info.axis) {
@@ -176,23 +177,24 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
       }
     }
     st = ox_tensor_init(&res[i], data->onnx_type, r, dims, c->label, err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       ptrs[i] = res[i].data;
       made = i + 1;
     }
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     cleave_tensor in;
     in.data = data->data;
     in.type = data->type;
     in.rank = data->rank;
     in.shape = data->dims;
     if (cleave_run(op, &in, (void *const *)ptrs, n, &cerr) != CLEAVE_OK) {
-      st = ox_fail(err, OX_FAIL, "%s: cleave_run failed after cleave_infer succeeded: %s: %s",
-                   c->label, cleave_status_name(cerr.status), cerr.message);
+      st = tool_fail(err, CLI_EXIT_FAIL,
+                     "%s: cleave_run failed after cleave_infer succeeded: %s: %s", c->label,
+                     cleave_status_name(cerr.status), cerr.message);
     }
   }
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     for (size_t i = 0; i < made; i++) {
       ox_tensor_free(&res[i]);
     }
@@ -214,7 +216,7 @@ static int output_named(const ox_node_ctx *c, size_t i) {
   return name != NULL && name[0] != '\0';
 }
 
-static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
+static int ox_run_split(const ox_node_ctx *c, tool_error *err) {
   static const char *const attrs_v1[] = {"axis", "split", NULL};
   static const char *const attrs_v13[] = {"axis", NULL};
   static const char *const attrs_v18[] = {"axis", "num_outputs", NULL};
@@ -230,22 +232,22 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
   /* Split-1 reads `split` from an attribute or a second input, Split-2 and -11 from the
    * attribute, Split-13 and -18 from the input. */
   int st = ox_check_attributes(c, v >= 18 ? attrs_v18 : v >= 13 ? attrs_v13 : attrs_v1, err);
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_arity(c, 1, v == 2 || v == 11 ? 1 : 2, 1, SIZE_MAX, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_input_tensor(c, 0, "input", 1, &data, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_input_tensor(c, 1, "split", 0, &split_input, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_attr_int(c, "axis", &axis, &has_axis, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_attr_int(c, "num_outputs", &num_outputs, &has_num, err);
   }
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   cleave_op op = cleave_op_onnx_split(c->opset);
@@ -255,13 +257,13 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
   const Onnx__AttributeProto *split_attr = ox_attr(c, "split");
   if (split_attr != NULL) {
     st = ox_check_attr_type(c, split_attr, OX_ATTR_INTS, "INTS", err);
-    if (st == OX_OK && split_input != NULL) {
-      st = ox_fail(err, OX_MALFORMED,
-                   "malformed model: %s gives 'split' both as an attribute "
-                   "and as an input",
-                   c->label);
+    if (st == CLI_EXIT_OK && split_input != NULL) {
+      st = tool_fail(err, CLI_EXIT_DATA,
+                     "malformed model: %s gives 'split' both as an attribute "
+                     "and as an input",
+                     c->label);
     }
-    if (st != OX_OK) {
+    if (st != CLI_EXIT_OK) {
       return st;
     }
     op.lengths = cleave_values_list(split_attr->ints, split_attr->n_ints);
@@ -272,8 +274,8 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
     if (v == 1 && split_input->type.dtype != CLEAVE_F16 && split_input->type.dtype != CLEAVE_F32 &&
         split_input->type.dtype != CLEAVE_F64) {
       const char *name = cleave_dtype_name(split_input->type.dtype);
-      return ox_fail(
-          err, OX_FAIL,
+      return tool_fail(
+          err, CLI_EXIT_FAIL,
           "%s: invalid split: the split input of ONNX Split-1 has the data's type T "
           "(float16, float or double), got %s; integer lengths go in the split attribute",
           c->label, name != NULL ? name : "a non-numeric type");
@@ -289,24 +291,24 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
       op.num_outputs = cleave_values_scalar(&num_outputs);
     }
     if (has_num && num_outputs >= 1 && (uint64_t)c->n_outputs > (uint64_t)num_outputs) {
-      return ox_fail(err, OX_FAIL,
-                     "%s: invalid split: the node lists %zu outputs but num_outputs is %" PRId64,
-                     c->label, c->n_outputs, num_outputs);
+      return tool_fail(err, CLI_EXIT_FAIL,
+                       "%s: invalid split: the node lists %zu outputs but num_outputs is %" PRId64,
+                       c->label, c->n_outputs, num_outputs);
     }
   } else {
     op.num_outputs = cleave_values_scalar(&node_outputs);
   }
   st = ox_execute(c, &op, data, &outs, &n_outs, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   if (trailing_omitted ? n_outs < c->n_outputs : n_outs != c->n_outputs) {
-    st = ox_fail(err, OX_FAIL, "%s: the split gives %zu outputs but the node has %zu", c->label,
-                 n_outs, c->n_outputs);
+    st = tool_fail(err, CLI_EXIT_FAIL, "%s: the split gives %zu outputs but the node has %zu",
+                   c->label, n_outs, c->n_outputs);
   }
   /* Outputs with an empty name are omitted in every version: not produced. */
   for (size_t i = 0; i < n_outs; i++) {
-    if (st == OX_OK && i < c->n_outputs && output_named(c, i)) {
+    if (st == CLI_EXIT_OK && i < c->n_outputs && output_named(c, i)) {
       c->outputs[i].kind = OX_KIND_TENSOR;
       c->outputs[i].tensor = outs[i];
     } else {
@@ -317,7 +319,7 @@ static int ox_run_split(const ox_node_ctx *c, ox_error *err) {
   return st;
 }
 
-static int ox_run_split_to_sequence(const ox_node_ctx *c, ox_error *err) {
+static int ox_run_split_to_sequence(const ox_node_ctx *c, tool_error *err) {
   static const char *const attrs[] = {"axis", "keepdims", NULL};
   const ox_tensor *data;
   const ox_tensor *split = NULL;
@@ -326,22 +328,22 @@ static int ox_run_split_to_sequence(const ox_node_ctx *c, ox_error *err) {
   int has_axis;
   int has_keepdims;
   int st = ox_check_attributes(c, attrs, err);
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_arity(c, 1, 2, 1, 1, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_input_tensor(c, 0, "input", 1, &data, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_input_tensor(c, 1, "split", 0, &split, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_attr_int(c, "axis", &axis, &has_axis, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_attr_int(c, "keepdims", &keepdims, &has_keepdims, err);
   }
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   cleave_op op = cleave_op_split_to_sequence(c->opset);
@@ -358,57 +360,57 @@ static int ox_run_split_to_sequence(const ox_node_ctx *c, ox_error *err) {
   return ox_execute(c, &op, data, &c->outputs[0].items, &c->outputs[0].length, err);
 }
 
-static int ox_sequence_input(const ox_node_ctx *c, const ox_value **seq, ox_error *err) {
+static int ox_sequence_input(const ox_node_ctx *c, const ox_value **seq, tool_error *err) {
   *seq = c->inputs[0];
   if (*seq == NULL) {
-    return ox_fail(err, OX_MALFORMED, "malformed model: %s has no input 'input_sequence'",
-                   c->label);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has no input 'input_sequence'",
+                     c->label);
   }
   if ((*seq)->kind != OX_KIND_SEQUENCE) {
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed model: input 'input_sequence' of %s is a "
-                   "tensor, not a sequence",
-                   c->label);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "malformed model: input 'input_sequence' of %s is a "
+                     "tensor, not a sequence",
+                     c->label);
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
-static int ox_check_sequence_version(const ox_node_ctx *c, ox_error *err) {
+static int ox_check_sequence_version(const ox_node_ctx *c, tool_error *err) {
   if (c->version == 0) {
-    return ox_fail(err, OX_FAIL,
-                   "%s: the operator needs opset 11 or later, the model imports "
-                   "opset %" PRId64,
-                   c->label, c->opset);
+    return tool_fail(err, CLI_EXIT_FAIL,
+                     "%s: the operator needs opset 11 or later, the model imports "
+                     "opset %" PRId64,
+                     c->label, c->opset);
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
-static int ox_run_sequence_at(const ox_node_ctx *c, ox_error *err) {
+static int ox_run_sequence_at(const ox_node_ctx *c, tool_error *err) {
   static const char *const attrs[] = {NULL};
   const ox_value *seq;
   const ox_tensor *pos;
   int64_t p;
   int st = ox_check_attributes(c, attrs, err);
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_arity(c, 2, 2, 1, 1, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_sequence_input(c, &seq, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_input_tensor(c, 1, "position", 1, &pos, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_sequence_version(c, err);
   }
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   if (pos->rank != 0 || (pos->onnx_type != OX_INT32 && pos->onnx_type != OX_INT64)) {
     char dims[128];
-    ox_format_dims(dims, sizeof dims, pos->dims, pos->rank);
-    return ox_fail(err, OX_FAIL, "%s: position must be an int32 or int64 scalar, got %s %s",
-                   c->label, ox_type_name(pos->onnx_type), dims);
+    shape_format(pos->dims, pos->rank, dims, sizeof dims);
+    return tool_fail(err, CLI_EXIT_FAIL, "%s: position must be an int32 or int64 scalar, got %s %s",
+                     c->label, ox_type_name(pos->onnx_type), dims);
   }
   if (pos->onnx_type == OX_INT32) {
     int32_t p32;
@@ -419,10 +421,10 @@ static int ox_run_sequence_at(const ox_node_ctx *c, ox_error *err) {
   }
   int64_t n = (int64_t)seq->length;
   if (p < -n || p >= n) {
-    return ox_fail(err, OX_FAIL,
-                   "%s: position %" PRId64 " is out of range [%" PRId64 ", %" PRId64
-                   "] for a sequence of %" PRId64 " tensors",
-                   c->label, p, -n, n - 1, n);
+    return tool_fail(err, CLI_EXIT_FAIL,
+                     "%s: position %" PRId64 " is out of range [%" PRId64 ", %" PRId64
+                     "] for a sequence of %" PRId64 " tensors",
+                     c->label, p, -n, n - 1, n);
   }
   if (p < 0) {
     p += n;
@@ -431,24 +433,24 @@ static int ox_run_sequence_at(const ox_node_ctx *c, ox_error *err) {
   return ox_tensor_copy(&c->outputs[0].tensor, &seq->items[p], err);
 }
 
-static int ox_run_sequence_length(const ox_node_ctx *c, ox_error *err) {
+static int ox_run_sequence_length(const ox_node_ctx *c, tool_error *err) {
   static const char *const attrs[] = {NULL};
   const ox_value *seq;
   int st = ox_check_attributes(c, attrs, err);
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_arity(c, 1, 1, 1, 1, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_sequence_input(c, &seq, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_sequence_version(c, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     c->outputs[0].kind = OX_KIND_TENSOR;
     st = ox_tensor_init(&c->outputs[0].tensor, OX_INT64, 0, NULL, c->label, err);
   }
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     int64_t len = (int64_t)seq->length;
     memcpy(c->outputs[0].tensor.data, &len, sizeof len);
   }
@@ -457,61 +459,62 @@ static int ox_run_sequence_length(const ox_node_ctx *c, ox_error *err) {
 
 /* Builds a Constant's 0-D (count < 0) or 1-D tensor from attribute values of `elem` bytes. */
 static int ox_constant_values(const ox_node_ctx *c, int32_t onnx_type, const void *values,
-                              int64_t count, size_t elem, ox_error *err) {
+                              int64_t count, size_t elem, tool_error *err) {
   int64_t dim = count < 0 ? 1 : count;
   c->outputs[0].kind = OX_KIND_TENSOR;
   int st = ox_tensor_init(&c->outputs[0].tensor, onnx_type, count < 0 ? 0 : 1, &dim, c->label, err);
-  if (st == OX_OK && dim > 0) {
+  if (st == CLI_EXIT_OK && dim > 0) {
     memcpy(c->outputs[0].tensor.data, values, (size_t)dim * elem);
   }
   return st;
 }
 
-static int ox_run_constant(const ox_node_ctx *c, ox_error *err) {
+static int ox_run_constant(const ox_node_ctx *c, tool_error *err) {
   static const char *const attrs[] = {"value",         "value_int",    "value_ints",
                                       "value_float",   "value_floats", "value_string",
                                       "value_strings", "sparse_value", NULL};
   int st = ox_check_attributes(c, attrs, err);
-  if (st == OX_OK) {
+  if (st == CLI_EXIT_OK) {
     st = ox_check_arity(c, 0, 0, 1, 1, err);
   }
-  if (st == OX_OK && c->node->n_attribute != 1) {
-    st = ox_fail(err, OX_MALFORMED, "malformed model: %s has %zu attributes; it needs exactly one",
-                 c->label, c->node->n_attribute);
+  if (st == CLI_EXIT_OK && c->node->n_attribute != 1) {
+    st = tool_fail(err, CLI_EXIT_DATA,
+                   "malformed model: %s has %zu attributes; it needs exactly one", c->label,
+                   c->node->n_attribute);
   }
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   const Onnx__AttributeProto *a = c->node->attribute[0];
   const char *name = ox_str(a->name);
   if (strcmp(name, "value") == 0) {
     st = ox_check_attr_type(c, a, OX_ATTR_TENSOR, "TENSOR", err);
-    if (st == OX_OK && a->t == NULL) {
-      st = ox_fail(err, OX_MALFORMED, "malformed model: attribute 'value' of %s holds no tensor",
-                   c->label);
+    if (st == CLI_EXIT_OK && a->t == NULL) {
+      st = tool_fail(err, CLI_EXIT_DATA, "malformed model: attribute 'value' of %s holds no tensor",
+                     c->label);
     }
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       c->outputs[0].kind = OX_KIND_TENSOR;
       st = ox_decode_tensor(a->t, c->label, &c->outputs[0].tensor, err);
     }
   } else if (strcmp(name, "value_int") == 0) {
     st = ox_check_attr_type(c, a, OX_ATTR_INT, "INT", err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_constant_values(c, OX_INT64, &a->i, -1, sizeof a->i, err);
     }
   } else if (strcmp(name, "value_ints") == 0) {
     st = ox_check_attr_type(c, a, OX_ATTR_INTS, "INTS", err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_constant_values(c, OX_INT64, a->ints, (int64_t)a->n_ints, sizeof *a->ints, err);
     }
   } else if (strcmp(name, "value_float") == 0) {
     st = ox_check_attr_type(c, a, OX_ATTR_FLOAT, "FLOAT", err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_constant_values(c, OX_FLOAT, &a->f, -1, sizeof a->f, err);
     }
   } else if (strcmp(name, "value_floats") == 0) {
     st = ox_check_attr_type(c, a, OX_ATTR_FLOATS, "FLOATS", err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_constant_values(c, OX_FLOAT, a->floats, (int64_t)a->n_floats, sizeof *a->floats, err);
     }
   } else if (strcmp(name, "value_string") == 0 || strcmp(name, "value_strings") == 0) {
@@ -520,21 +523,21 @@ static int ox_run_constant(const ox_node_ctx *c, ox_error *err) {
     cleave_string *s = calloc(n + 1, sizeof *s);
     st = ox_check_attr_type(c, a, one ? OX_ATTR_STRING : OX_ATTR_STRINGS,
                             one ? "STRING" : "STRINGS", err);
-    if (st == OX_OK && s == NULL) {
-      st = ox_oom(err, c->label);
+    if (st == CLI_EXIT_OK && s == NULL) {
+      st = tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", c->label);
     }
-    for (size_t i = 0; st == OX_OK && i < n; i++) {
+    for (size_t i = 0; st == CLI_EXIT_OK && i < n; i++) {
       const ProtobufCBinaryData *b = one ? &a->s : &a->strings[i];
       s[i].data = (const char *)b->data;
       s[i].size = b->len;
     }
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       st = ox_constant_values(c, OX_STRING, s, one ? -1 : (int64_t)n, sizeof *s, err);
     }
     free(s);
   } else {
     (void)OX_ATTR_SPARSE_TENSOR;
-    st = ox_fail(err, OX_FAIL, "%s: sparse constants are not supported", c->label);
+    st = tool_fail(err, CLI_EXIT_FAIL, "%s: sparse constants are not supported", c->label);
   }
   return st;
 }

@@ -4,8 +4,8 @@
 #ifndef CLEAVE_OX_OPS_H
 #define CLEAVE_OX_OPS_H
 
+#include "error.h"
 #include "onnx/onnx.pb-c.h"
-#include "ox_error.h"
 #include "ox_value.h"
 
 #include <stddef.h>
@@ -28,9 +28,9 @@ typedef struct ox_node_ctx {
   size_t n_outputs;
 } ox_node_ctx;
 
-/** A kernel: returns OX_OK, OX_MALFORMED (the node breaks the operator's schema: arity,
- * attributes), OX_FAIL (the operator rejects its inputs) or OX_INTERNAL. */
-typedef int (*ox_kernel)(const ox_node_ctx *ctx, ox_error *err);
+/** A kernel: returns CLI_EXIT_OK, CLI_EXIT_DATA (the node breaks the operator's schema: arity,
+ * attributes), CLI_EXIT_FAIL (the operator rejects its inputs) or CLI_EXIT_SOFTWARE. */
+typedef int (*ox_kernel)(const ox_node_ctx *ctx, tool_error *err);
 
 /** An operator of the default ONNX domain the runner knows, with its versions (ascending,
  * 0-terminated). */

@@ -1,5 +1,6 @@
 /* Tensors and sequences of the ONNX test runner: type mapping, life cycle and exact comparison. */
 #include "ox_value.h"
+#include "shape_format.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -56,66 +57,67 @@ const char *ox_type_name(int32_t onnx_type) {
   return e != NULL ? e->name : "UNKNOWN";
 }
 
-int ox_type_to_cleave(int32_t onnx_type, cleave_type *type, ox_error *err) {
+int ox_type_to_cleave(int32_t onnx_type, cleave_type *type, tool_error *err) {
   const ox_type_entry *e = ox_find_type(onnx_type);
   if (e == NULL) {
-    return ox_fail(err, OX_FAIL, "unknown ONNX data type %" PRId32, onnx_type);
+    return tool_fail(err, CLI_EXIT_FAIL, "unknown ONNX data type %" PRId32, onnx_type);
   }
   if (e->dtype == 0) {
-    return ox_fail(err, OX_FAIL,
-                   "data type %s (%" PRId32 ") is not supported: packed sub-byte "
-                   "types are not Split or SplitToSequence types",
-                   e->name, onnx_type);
+    return tool_fail(err, CLI_EXIT_FAIL,
+                     "data type %s (%" PRId32 ") is not supported: packed sub-byte "
+                     "types are not Split or SplitToSequence types",
+                     e->name, onnx_type);
   }
   *type = cleave_type_of(e->dtype);
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 int ox_tensor_measure(int32_t onnx_type, size_t rank, const int64_t *dims, const char *what,
-                      int64_t *count, size_t *nbytes, ox_error *err) {
+                      int64_t *count, size_t *nbytes, tool_error *err) {
   int64_t n = 1;
   int64_t elem = 0;
   int64_t bytes = 0;
   cleave_type type;
   cleave_error cerr;
   int st = ox_type_to_cleave(onnx_type, &type, err);
-  if (st != OX_OK) {
-    return ox_prefix(err, "%s: ", what);
+  if (st != CLI_EXIT_OK) {
+    return tool_prefix(err, "%s", what);
   }
   for (size_t i = 0; i < rank; i++) {
     if (dims[i] < 0) {
-      return ox_fail(err, OX_MALFORMED,
-                     "malformed tensor %s: dims[%zu] is %" PRId64 ", a negative dimension", what, i,
-                     dims[i]);
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "malformed tensor %s: dims[%zu] is %" PRId64 ", a negative dimension", what,
+                       i, dims[i]);
     }
     if (__builtin_mul_overflow(n, dims[i], &n)) {
-      return ox_fail(err, OX_MALFORMED, "malformed tensor %s: the element count overflows int64",
-                     what);
+      return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: the element count overflows int64",
+                       what);
     }
   }
   if (cleave_type_size(type, &elem, &cerr) != CLEAVE_OK) {
-    return ox_fail(err, OX_INTERNAL, "%s: %s", what, cerr.message);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "%s: %s", what, cerr.message);
   }
   if (__builtin_mul_overflow(n, elem, &bytes) || (uint64_t)bytes > SIZE_MAX / 2) {
-    return ox_fail(err, OX_MALFORMED,
-                   "malformed tensor %s: the byte size of %" PRId64 " elements overflows", what, n);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "malformed tensor %s: the byte size of %" PRId64 " elements overflows", what,
+                     n);
   }
   *count = n;
   *nbytes = (size_t)bytes;
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *dims,
-                   const char *what, ox_error *err) {
+                   const char *what, tool_error *err) {
   int64_t count = 0;
   size_t bytes = 0;
   memset(t, 0, sizeof *t);
   int st = ox_tensor_measure(onnx_type, rank, dims, what, &count, &bytes, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   st = ox_type_to_cleave(onnx_type, &t->type, err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   t->onnx_type = onnx_type;
@@ -125,7 +127,7 @@ int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *
   if (rank > 0) {
     t->dims = malloc(rank * sizeof *t->dims);
     if (t->dims == NULL) {
-      return ox_oom(err, what);
+      return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", what);
     }
     memcpy(t->dims, dims, rank * sizeof *t->dims);
   }
@@ -134,9 +136,9 @@ int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *
   if (t->data == NULL) {
     free(t->dims);
     t->dims = NULL;
-    return ox_oom(err, what);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", what);
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 void ox_tensor_free(ox_tensor *t) {
@@ -147,13 +149,13 @@ void ox_tensor_free(ox_tensor *t) {
   }
 }
 
-int ox_tensor_copy(ox_tensor *dst, const ox_tensor *src, ox_error *err) {
+int ox_tensor_copy(ox_tensor *dst, const ox_tensor *src, tool_error *err) {
   int st = ox_tensor_init(dst, src->onnx_type, src->rank, src->dims, "copy", err);
-  if (st != OX_OK) {
+  if (st != CLI_EXIT_OK) {
     return st;
   }
   memcpy(dst->data, src->data, src->nbytes);
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
 void ox_value_free(ox_value *v) {
@@ -168,7 +170,7 @@ void ox_value_free(ox_value *v) {
   memset(v, 0, sizeof *v);
 }
 
-int ox_value_copy(ox_value *dst, const ox_value *src, ox_error *err) {
+int ox_value_copy(ox_value *dst, const ox_value *src, tool_error *err) {
   memset(dst, 0, sizeof *dst);
   dst->kind = src->kind;
   if (src->kind == OX_KIND_TENSOR) {
@@ -177,40 +179,18 @@ int ox_value_copy(ox_value *dst, const ox_value *src, ox_error *err) {
   if (src->length > 0) {
     dst->items = calloc(src->length, sizeof *dst->items);
     if (dst->items == NULL) {
-      return ox_oom(err, "sequence copy");
+      return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory (%s)", "sequence copy");
     }
   }
   for (size_t i = 0; i < src->length; i++) {
     int st = ox_tensor_copy(&dst->items[i], &src->items[i], err);
-    if (st != OX_OK) {
+    if (st != CLI_EXIT_OK) {
       ox_value_free(dst);
       return st;
     }
     dst->length = i + 1;
   }
-  return OX_OK;
-}
-
-void ox_format_dims(char *buf, size_t size, const int64_t *dims, size_t rank) {
-  size_t used = 0;
-  if (size < 3) {
-    if (size > 0) {
-      buf[0] = '\0';
-    }
-    return;
-  }
-  buf[used++] = '[';
-  for (size_t i = 0; i < rank; i++) {
-    char item[32];
-    int n = snprintf(item, sizeof item, "%s%" PRId64, i == 0 ? "" : ",", dims[i]);
-    if (n < 0 || used + (size_t)n + 2 > size) {
-      break;
-    }
-    memcpy(buf + used, item, (size_t)n);
-    used += (size_t)n;
-  }
-  buf[used++] = ']';
-  buf[used] = '\0';
+  return CLI_EXIT_OK;
 }
 
 /* Writes element i of t in a readable form: the number for the common types, the bytes of a
@@ -298,24 +278,24 @@ static void ox_format_index(char *buf, size_t size, const ox_tensor *t, int64_t 
     }
     rest /= d;
   }
-  ox_format_dims(buf, size, idx, rank);
+  shape_format(idx, rank, buf, size);
 }
 
-int ox_tensor_compare(const ox_tensor *expected, const ox_tensor *actual, ox_error *err) {
+int ox_tensor_compare(const ox_tensor *expected, const ox_tensor *actual, tool_error *err) {
   char a[256];
   char b[256];
   if (expected->onnx_type != actual->onnx_type) {
-    return ox_fail(err, OX_FAIL, "type %s expected, got %s", ox_type_name(expected->onnx_type),
-                   ox_type_name(actual->onnx_type));
+    return tool_fail(err, CLI_EXIT_FAIL, "type %s expected, got %s",
+                     ox_type_name(expected->onnx_type), ox_type_name(actual->onnx_type));
   }
   int same_shape = expected->rank == actual->rank;
   for (size_t i = 0; same_shape && i < expected->rank; i++) {
     same_shape = expected->dims[i] == actual->dims[i];
   }
   if (!same_shape) {
-    ox_format_dims(a, sizeof a, expected->dims, expected->rank);
-    ox_format_dims(b, sizeof b, actual->dims, actual->rank);
-    return ox_fail(err, OX_FAIL, "shape %s expected, got %s", a, b);
+    shape_format(expected->dims, expected->rank, a, sizeof a);
+    shape_format(actual->dims, actual->rank, b, sizeof b);
+    return tool_fail(err, CLI_EXIT_FAIL, "shape %s expected, got %s", a, b);
   }
   size_t n = expected->count > 0 ? expected->nbytes / (size_t)expected->count : 0;
   for (int64_t i = 0; i < expected->count; i++) {
@@ -334,29 +314,29 @@ int ox_tensor_compare(const ox_tensor *expected, const ox_tensor *actual, ox_err
       ox_format_index(where, sizeof where, expected, i);
       ox_format_element(a, sizeof a, expected, i);
       ox_format_element(b, sizeof b, actual, i);
-      return ox_fail(err, OX_FAIL, "element %s is %s, expected %s", where, b, a);
+      return tool_fail(err, CLI_EXIT_FAIL, "element %s is %s, expected %s", where, b, a);
     }
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }
 
-int ox_value_compare(const ox_value *expected, const ox_value *actual, ox_error *err) {
+int ox_value_compare(const ox_value *expected, const ox_value *actual, tool_error *err) {
   if (expected->kind != actual->kind) {
-    return ox_fail(err, OX_FAIL, "a %s expected, got a %s",
-                   expected->kind == OX_KIND_TENSOR ? "tensor" : "sequence",
-                   actual->kind == OX_KIND_TENSOR ? "tensor" : "sequence");
+    return tool_fail(err, CLI_EXIT_FAIL, "a %s expected, got a %s",
+                     expected->kind == OX_KIND_TENSOR ? "tensor" : "sequence",
+                     actual->kind == OX_KIND_TENSOR ? "tensor" : "sequence");
   }
   if (expected->kind == OX_KIND_TENSOR) {
     return ox_tensor_compare(&expected->tensor, &actual->tensor, err);
   }
   if (expected->length != actual->length) {
-    return ox_fail(err, OX_FAIL, "sequence of %zu tensors expected, got %zu", expected->length,
-                   actual->length);
+    return tool_fail(err, CLI_EXIT_FAIL, "sequence of %zu tensors expected, got %zu",
+                     expected->length, actual->length);
   }
   for (size_t i = 0; i < expected->length; i++) {
-    if (ox_tensor_compare(&expected->items[i], &actual->items[i], err) != OX_OK) {
-      return ox_prefix(err, "sequence element %zu: ", i);
+    if (ox_tensor_compare(&expected->items[i], &actual->items[i], err) != CLI_EXIT_OK) {
+      return tool_prefix(err, "sequence element %zu", i);
     }
   }
-  return OX_OK;
+  return CLI_EXIT_OK;
 }

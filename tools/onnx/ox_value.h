@@ -4,7 +4,7 @@
 #define CLEAVE_OX_VALUE_H
 
 #include "cleave.h"
-#include "ox_error.h"
+#include "error.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,10 +45,10 @@ enum {
 const char *ox_type_name(int32_t onnx_type);
 
 /**
- * Maps an ONNX data type to cleave's. Returns OX_OK, or OX_FAIL (with a message naming the type)
- * for a type cleave cannot hold (the packed sub-byte types) or an unknown value.
+ * Maps an ONNX data type to cleave's. Returns CLI_EXIT_OK, or CLI_EXIT_FAIL (with a message naming
+ * the type) for a type cleave cannot hold (the packed sub-byte types) or an unknown value.
  */
-int ox_type_to_cleave(int32_t onnx_type, cleave_type *type, ox_error *err);
+int ox_type_to_cleave(int32_t onnx_type, cleave_type *type, tool_error *err);
 
 /**
  * A dense row-major tensor. `data` is owned and holds `count` elements in native byte order; for
@@ -78,43 +78,40 @@ typedef struct ox_value {
 
 /**
  * Computes the element count and byte size of a tensor of `onnx_type` with `dims[0..rank)`
- * without allocating. Returns OX_OK, OX_MALFORMED (a negative dim, a size that overflows) or
- * OX_FAIL (a type cleave cannot hold). `what` names the tensor in messages.
+ * without allocating. Returns CLI_EXIT_OK, CLI_EXIT_DATA (a negative dim, a size that overflows) or
+ * CLI_EXIT_FAIL (a type cleave cannot hold). `what` names the tensor in messages.
  */
 int ox_tensor_measure(int32_t onnx_type, size_t rank, const int64_t *dims, const char *what,
-                      int64_t *count, size_t *nbytes, ox_error *err);
+                      int64_t *count, size_t *nbytes, tool_error *err);
 
 /**
  * Initialises `*t` as a zero-filled tensor of `onnx_type` with `dims[0..rank)`. Checks that the
- * dims are >= 0 and that the sizes do not overflow (OX_MALFORMED), maps the type (OX_FAIL when
- * cleave cannot hold it). `what` names the tensor in messages. On failure `*t` owns nothing.
+ * dims are >= 0 and that the sizes do not overflow (CLI_EXIT_DATA), maps the type (CLI_EXIT_FAIL
+ * when cleave cannot hold it). `what` names the tensor in messages. On failure `*t` owns nothing.
  */
 int ox_tensor_init(ox_tensor *t, int32_t onnx_type, size_t rank, const int64_t *dims,
-                   const char *what, ox_error *err);
+                   const char *what, tool_error *err);
 
 /** Releases what `*t` owns and zeroes it. */
 void ox_tensor_free(ox_tensor *t);
 
 /** Makes `*dst` a deep copy of `*src` (string handles are copied, not their bytes). */
-int ox_tensor_copy(ox_tensor *dst, const ox_tensor *src, ox_error *err);
+int ox_tensor_copy(ox_tensor *dst, const ox_tensor *src, tool_error *err);
 
 /** Releases what `*v` owns and zeroes it. */
 void ox_value_free(ox_value *v);
 
 /** Makes `*dst` a deep copy of `*src`. */
-int ox_value_copy(ox_value *dst, const ox_value *src, ox_error *err);
-
-/** Writes a shape as `[2,3]` into buf (truncated if it does not fit). */
-void ox_format_dims(char *buf, size_t size, const int64_t *dims, size_t rank);
+int ox_value_copy(ox_value *dst, const ox_value *src, tool_error *err);
 
 /**
  * Compares an expected tensor with an actual one exactly: type, shape and every element
- * (bitwise for numbers, bytewise for strings). Returns OX_OK or OX_FAIL with a message saying
- * what differs (prefixed by the caller).
+ * (bitwise for numbers, bytewise for strings). Returns CLI_EXIT_OK or CLI_EXIT_FAIL with a message
+ * saying what differs (prefixed by the caller).
  */
-int ox_tensor_compare(const ox_tensor *expected, const ox_tensor *actual, ox_error *err);
+int ox_tensor_compare(const ox_tensor *expected, const ox_tensor *actual, tool_error *err);
 
 /** Compares two values (kinds, sequence lengths, then each tensor). Same returns. */
-int ox_value_compare(const ox_value *expected, const ox_value *actual, ox_error *err);
+int ox_value_compare(const ox_value *expected, const ox_value *actual, tool_error *err);
 
 #endif /* CLEAVE_OX_VALUE_H */

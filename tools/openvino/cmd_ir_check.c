@@ -59,42 +59,31 @@ static void print_text(const ir_check_row *r) {
   putchar('\n');
 }
 
-static void json_field(const char *key, const char *value, int *first) {
-  printf("%s\"%s\": ", *first ? "" : ", ", key);
-  *first = 0;
-  if (value == NULL) {
-    printf("null");
-  } else {
-    json_out_escaped(stdout, value);
-  }
-}
-
-static void json_list(const char *key, char **items, size_t n) {
-  printf(", \"%s\": [", key);
+static void json_list(json_out *j, const char *key, char **items, size_t n) {
+  json_out_array(j, key);
   for (size_t i = 0; i < n; i++) {
-    printf("%s", i > 0 ? ", " : "");
-    json_out_escaped(stdout, items[i] != NULL ? items[i] : "?");
+    json_out_string(j, NULL, items[i] != NULL ? items[i] : "?");
   }
-  putchar(']');
+  json_out_end_array(j);
 }
 
-static void print_json(const ir_check_row *r, size_t index) {
+static void print_json(json_out *j, const ir_check_row *r) {
   const ir_layer *l = r->layer;
-  printf("%s{\"id\": %lld, ", index > 0 ? ", " : "", (long long)l->id);
-  int first = 1;
-  json_field("name", l->name, &first);
-  json_field("type", l->type, &first);
-  json_field("data", r->data, &first);
-  json_field("element_type", r->type, &first);
-  json_field("axis", r->axis, &first);
-  json_field(strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths, &first);
-  json_field("unknown_from", r->source, &first);
-  printf(", \"hull\": %s", r->hull ? "true" : "false");
-  json_list("inferred", r->inferred, r->num_inferred);
-  json_list("declared", r->declared, r->num_declared);
-  json_field("status", ir_verdict_name(r->verdict), &first);
-  json_field("reason", r->reason, &first);
-  putchar('}');
+  json_out_object(j, NULL);
+  json_out_int(j, "id", l->id);
+  json_out_string(j, "name", l->name);
+  json_out_string(j, "type", l->type);
+  json_out_string(j, "data", r->data);
+  json_out_string(j, "element_type", r->type);
+  json_out_string(j, "axis", r->axis);
+  json_out_string(j, strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths);
+  json_out_string(j, "unknown_from", r->source);
+  json_out_bool(j, "hull", r->hull);
+  json_list(j, "inferred", r->inferred, r->num_inferred);
+  json_list(j, "declared", r->declared, r->num_declared);
+  json_out_string(j, "status", ir_verdict_name(r->verdict));
+  json_out_string(j, "reason", r->reason);
+  json_out_end_object(j);
 }
 
 int cmd_ir_check(int argc, char **argv, int first) {
@@ -144,16 +133,22 @@ int cmd_ir_check(int argc, char **argv, int first) {
   }
   ir_model m;
   ir_bin bin;
-  int rc = ir_open(model_path, bin_path, &m, &bin);
+  tool_error open_err;
+  int rc = ir_open(model_path, bin_path, &m, &bin, &open_err);
   if (rc != 0) {
-    return rc;
+    return tool_report(&open_err);
   }
   size_t counts[4] = {0, 0, 0, 0};
   size_t checked = 0;
+  json_out j;
   if (json) {
-    printf("{\"op\": \"ir-check\", \"model\": ");
-    json_out_escaped(stdout, model_path);
-    printf(", \"version\": %d, \"layer_count\": %zu, \"layers\": [", m.version, m.num_layers);
+    json_out_begin(&j, stdout);
+    json_out_object(&j, NULL);
+    json_out_string(&j, "op", "ir-check");
+    json_out_string(&j, "model", model_path);
+    json_out_int(&j, "version", m.version);
+    json_out_uint(&j, "layer_count", m.num_layers);
+    json_out_array(&j, "layers");
   }
   for (size_t i = 0; i < m.num_layers && rc == 0; i++) {
     const ir_layer *l = &m.layers[i];
@@ -161,20 +156,23 @@ int cmd_ir_check(int argc, char **argv, int first) {
       continue;
     }
     ir_check_row row;
-    ir_error err;
+    tool_error err;
     rc = ir_check_layer(&m, &bin, l, &row, &err);
     if (rc != 0) {
       if (json) {
-        printf("]}\n");
+        /* What was printed stays one valid JSON object. */
+        json_out_end_array(&j);
+        json_out_end_object(&j);
+        json_out_finish(&j);
       }
       fflush(stdout);
       ir_check_row_free(&row);
-      ir_report_error(&err);
+      tool_report(&err);
       break;
     }
     counts[row.verdict]++;
     if (json) {
-      print_json(&row, checked);
+      print_json(&j, &row);
     } else if (!quiet || row.verdict != IR_VERDICT_OK) {
       print_text(&row);
     }
@@ -184,19 +182,27 @@ int cmd_ir_check(int argc, char **argv, int first) {
   if (rc == 0) {
     size_t bad = counts[1] + counts[2] + counts[3];
     if (json) {
-      printf("], \"checked\": %zu, \"ok\": %zu, \"mismatch\": %zu, \"rule_broken\": %zu, "
-             "\"not_checkable\": %zu}\n",
-             checked, counts[0], counts[1], counts[2], counts[3]);
-    } else if (!quiet) {
-      printf("%s: IR v%d, %zu layers, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
-             "%zu RULE BROKEN, %zu NOT CHECKABLE\n",
-             model_path, m.version, m.num_layers, checked, counts[0], counts[1], counts[2],
-             counts[3]);
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-      rc = cli_error(CLI_EXIT_IOERR, "writing to stdout failed");
+      json_out_end_array(&j);
+      json_out_uint(&j, "checked", checked);
+      json_out_uint(&j, "ok", counts[0]);
+      json_out_uint(&j, "mismatch", counts[1]);
+      json_out_uint(&j, "rule_broken", counts[2]);
+      json_out_uint(&j, "not_checkable", counts[3]);
+      json_out_end_object(&j);
+      rc = json_out_finish(&j);
     } else {
-      rc = bad > 0 ? 1 : 0;
+      if (!quiet) {
+        printf("%s: IR v%d, %zu layers, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
+               "%zu RULE BROKEN, %zu NOT CHECKABLE\n",
+               model_path, m.version, m.num_layers, checked, counts[0], counts[1], counts[2],
+               counts[3]);
+      }
+      if (fflush(stdout) != 0 || ferror(stdout)) {
+        rc = cli_error(CLI_EXIT_IOERR, "writing to stdout failed");
+      }
+    }
+    if (rc == 0 && bad > 0) {
+      rc = CLI_EXIT_FAIL;
     }
   }
   ir_open_close(&m, &bin);

@@ -196,7 +196,7 @@ typedef struct values_input {
 } values_input;
 
 static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *input, const char *what,
-                       values_input *out, ir_error *err) {
+                       values_input *out, tool_error *err) {
   memset(out, 0, sizeof *out);
   source s = producer(m, input);
   char label[400];
@@ -211,7 +211,7 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
     if (c.type.dtype == CLEAVE_STRING || c.size > IR_MAX_VALUES_BYTES) {
       out->not_known = text_printf("%s comes from %s, a %s Const of %" PRIu64 " bytes", what, label,
                                    ir_type_name(c.type), c.size);
-      return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
+      return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
     rc = ir_const_read(bin, &c, &out->owned, err);
     if (rc != 0) {
@@ -230,7 +230,7 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
     out->not_known =
         text_printf("%s comes from port %" PRId64 " of %s, which declares no element type", what,
                     s.port->id, label);
-    return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
+    return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
   }
   /* The product of the static dims, saturated at INT64_MAX (the library refuses such a count). */
   size_t count = 1;
@@ -239,7 +239,7 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
       out->not_known = text_printf("%s comes from port %" PRId64 " of %s, whose shape is not "
                                    "static (the number of values is not known)",
                                    what, s.port->id, label);
-      return out->not_known == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
+      return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
     size_t d = (size_t)s.port->dims[i].lo; /* a static dim: in [0, INT64_MAX] */
     count = d > 0 && count > (size_t)INT64_MAX / d ? (size_t)INT64_MAX : count * d;
@@ -300,16 +300,16 @@ static int shapes_overlap(size_t rank_a, const cleave_dim *a, size_t rank_b, con
   return 1;
 }
 
-static int set_verdict(ir_check_row *row, ir_verdict verdict, char *reason, ir_error *err) {
+static int set_verdict(ir_check_row *row, ir_verdict verdict, char *reason, tool_error *err) {
   row->verdict = verdict;
   free(row->reason);
   row->reason = reason;
-  return reason == NULL ? ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
+  return reason == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
 }
 
 /* The data input's declared shape and type. */
 static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, cleave_dim *dims,
-                      size_t *rank, cleave_type *type, int *type_known, ir_error *err) {
+                      size_t *rank, cleave_type *type, int *type_known, tool_error *err) {
   const ir_port *in0 = ir_layer_input(l, 0);
   source s = producer(m, in0);
   char label[400];
@@ -346,7 +346,7 @@ static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, c
   }
   row->data = shape_text(*rank, dims);
   if (row->data == NULL) {
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   /* The layer's own input port must agree with its producer's output. */
   if (!shapes_overlap(in0->rank, in0->dims, *rank, dims)) {
@@ -363,7 +363,7 @@ static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, c
 }
 
 int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_check_row *row,
-                   ir_error *err) {
+                   tool_error *err) {
   memset(row, 0, sizeof *row);
   row->layer = l;
   int variadic = strcmp(l->type, "VariadicSplit") == 0;
@@ -449,7 +449,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     size_t declared_count = ir_layer_count(l, 1);
     row->declared = calloc(declared_count + 1, sizeof *row->declared);
     if (row->declared == NULL) {
-      rc = ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+      rc = tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
       goto done;
     }
     for (size_t i = 0; i < declared_count; i++) {
@@ -467,7 +467,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     if (st == CLEAVE_OK) {
       out = malloc((info.dims_needed + 1) * sizeof *out);
       if (out == NULL) {
-        rc = ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+        rc = tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
         goto done;
       }
       st = cleave_infer_partial(&op, unknown, type, &in, &info, out, info.dims_needed, &cerr);
@@ -483,7 +483,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     row->inferred = calloc(n + 1, sizeof *row->inferred);
     if (row->inferred == NULL) {
       free(out);
-      rc = ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+      rc = tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
       goto done;
     }
     for (size_t i = 0; i < n; i++) {

@@ -46,7 +46,7 @@ typedef struct ir_check_row {
  * memory fails (verdicts are in `row`, never in the return value).
  */
 int ir_check_layer(const ir_model *model, const ir_bin *bin, const ir_layer *layer,
-                   ir_check_row *row, ir_error *err);
+                   ir_check_row *row, tool_error *err);
 
 /** Releases a row's strings. */
 void ir_check_row_free(ir_check_row *row);

@@ -1,23 +1,20 @@
-/* Const layers: attributes, bounds in the .bin, reading, packed strings. */
+/* Const layers: attributes, bounds in the .bin, reading. */
 #include "ir_const.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_util.h"
+#include "io.h"
 #include "ir_types.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the IR reader assumes a little-endian host (the .bin file is little-endian)"
 #endif
 
-int ir_bin_open(const char *xml_path, const char *bin_path, ir_bin *bin, ir_error *err) {
+int ir_bin_open(const char *xml_path, const char *bin_path, ir_bin *bin, tool_error *err) {
   memset(bin, 0, sizeof *bin);
   bin->fd = -1;
   if (bin_path != NULL) {
@@ -34,24 +31,17 @@ int ir_bin_open(const char *xml_path, const char *bin_path, ir_bin *bin, ir_erro
     }
   }
   if (bin->path == NULL) {
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
-  bin->fd = open(bin->path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (bin->fd < 0 || fstat(bin->fd, &st) != 0) {
-    int rc = ir_fail(err, CLI_EXIT_NOINPUT, "cannot open the weights '%s': %s%s", bin->path,
-                     strerror(errno), bin_path == NULL ? " (name another with --bin)" : "");
+  int rc = io_open_regular(bin->path, "the weights", &bin->fd, &bin->size, err);
+  if (rc != 0 && bin_path == NULL) {
+    size_t used = strlen(err->message);
+    snprintf(err->message + used, sizeof err->message - used, " (name another with --bin)");
+  }
+  if (rc != 0) {
     ir_bin_close(bin);
-    return rc;
   }
-  if (!S_ISREG(st.st_mode)) {
-    int rc = ir_fail(err, CLI_EXIT_NOINPUT,
-                     "cannot open the weights '%s': it is not a regular file", bin->path);
-    ir_bin_close(bin);
-    return rc;
-  }
-  bin->size = (uint64_t)st.st_size;
-  return 0;
+  return rc;
 }
 
 void ir_bin_close(ir_bin *bin) {
@@ -64,19 +54,19 @@ void ir_bin_close(ir_bin *bin) {
 }
 
 __attribute__((format(printf, 4, 5))) static int
-const_fail(const ir_model *m, const ir_layer *l, ir_error *err, const char *format, ...) {
+const_fail(const ir_model *m, const ir_layer *l, tool_error *err, const char *format, ...) {
   char text[700], label[400];
   va_list args;
   va_start(args, format);
   vsnprintf(text, sizeof text, format, args);
   va_end(args);
   ir_layer_label(l, label, sizeof label);
-  return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: %s", m->path, l->line, label, text);
+  return tool_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: %s", m->path, l->line, label, text);
 }
 
 /* Reads a required non-negative integer attribute of <data>. */
 static int index_attr(const ir_model *m, const ir_layer *l, const char *key, uint64_t *value,
-                      ir_error *err) {
+                      tool_error *err) {
   const char *text = ir_layer_attr(l, key);
   int64_t v = 0;
   if (text == NULL) {
@@ -90,7 +80,7 @@ static int index_attr(const ir_model *m, const ir_layer *l, const char *key, uin
 }
 
 int ir_const_info(const ir_model *m, const ir_layer *l, const ir_bin *bin, ir_const *c,
-                  ir_error *err) {
+                  tool_error *err) {
   memset(c, 0, sizeof *c);
   const char *type_name = ir_layer_attr(l, "element_type");
   const char *shape_text = ir_layer_attr(l, "shape");
@@ -178,7 +168,7 @@ int ir_const_info(const ir_model *m, const ir_layer *l, const ir_bin *bin, ir_co
   return 0;
 }
 
-int ir_const_check_all(const ir_model *m, const ir_bin *bin, ir_error *err) {
+int ir_const_check_all(const ir_model *m, const ir_bin *bin, tool_error *err) {
   for (size_t i = 0; i < m->num_layers; i++) {
     if (strcmp(m->layers[i].type, "Const") == 0) {
       ir_const c;
@@ -191,65 +181,18 @@ int ir_const_check_all(const ir_model *m, const ir_bin *bin, ir_error *err) {
   return 0;
 }
 
-int ir_const_read(const ir_bin *bin, const ir_const *c, void **data, ir_error *err) {
+int ir_const_read(const ir_bin *bin, const ir_const *c, void **data, tool_error *err) {
   unsigned char *buf = malloc(c->size > 0 ? (size_t)c->size : 1);
   if (buf == NULL) {
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory reading %llu bytes of '%s'",
-                   (unsigned long long)c->size, bin->path);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory reading %llu bytes of '%s'",
+                     (unsigned long long)c->size, bin->path);
   }
-  uint64_t done = 0;
-  while (done < c->size) {
-    ssize_t n = pread(bin->fd, buf + done, (size_t)(c->size - done), (off_t)(c->offset + done));
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      int e = n == 0 ? EIO : errno;
-      free(buf);
-      return ir_fail(err, CLI_EXIT_IOERR, "reading '%s' at offset %llu failed: %s", bin->path,
-                     (unsigned long long)(c->offset + done),
-                     n == 0 ? "the file shrank" : strerror(e));
-    }
-    done += (uint64_t)n;
+  /* The range was checked against the .bin's size: a short read means the file shrank. */
+  int rc = io_read_full(bin->fd, bin->path, buf, (size_t)c->size, c->offset, CLI_EXIT_IOERR, err);
+  if (rc != 0) {
+    free(buf);
+    return rc;
   }
   *data = buf;
-  return 0;
-}
-
-static int32_t read_i32(const unsigned char *p) {
-  uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return (int32_t)v;
-}
-
-int ir_const_unpack_strings(const unsigned char *data, uint64_t size, int64_t expected,
-                            cleave_string *out, const char *label, const char *path,
-                            ir_error *err) {
-  if (size < 4) {
-    return ir_fail(err, CLI_EXIT_DATA, "'%s': %s: the packed strings have no count", path, label);
-  }
-  int32_t count = read_i32(data);
-  if (count < 0 || (int64_t)count != expected) {
-    return ir_fail(err, CLI_EXIT_DATA,
-                   "'%s': %s: the packed strings count %d strings but the shape holds %lld", path,
-                   label, (int)count, (long long)expected);
-  }
-  uint64_t header = count == 0 ? 4 : 4 * ((uint64_t)count + 2);
-  if (header > size) {
-    return ir_fail(err, CLI_EXIT_DATA,
-                   "'%s': %s: the packed strings' offsets (%llu bytes) do not fit in %llu bytes",
-                   path, label, (unsigned long long)header, (unsigned long long)size);
-  }
-  uint64_t region = size - header;
-  const unsigned char *offsets = data + 4;
-  for (int32_t i = 0; i < count; i++) {
-    int32_t begin = read_i32(offsets + 4 * (size_t)i), end = read_i32(offsets + 4 * (size_t)i + 4);
-    if (begin < 0 || end < begin || (uint64_t)end > region) {
-      return ir_fail(err, CLI_EXIT_DATA,
-                     "'%s': %s: string %d spans bytes [%d, %d) of a %llu-byte region", path, label,
-                     (int)i, (int)begin, (int)end, (unsigned long long)region);
-    }
-    out[i].data = (const char *)data + header + (uint64_t)begin;
-    out[i].size = (size_t)(end - begin);
-  }
   return 0;
 }

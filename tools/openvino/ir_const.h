@@ -34,7 +34,7 @@ typedef struct ir_const {
  * Opens the .bin: `bin_path`, or when NULL the .xml path with its ".xml" suffix replaced by
  * ".bin" (appended when there is none). Returns 0, or fills `err` and returns CLI_EXIT_NOINPUT.
  */
-int ir_bin_open(const char *xml_path, const char *bin_path, ir_bin *bin, ir_error *err);
+int ir_bin_open(const char *xml_path, const char *bin_path, ir_bin *bin, tool_error *err);
 
 /** Closes the .bin. Safe on a zeroed one. */
 void ir_bin_close(ir_bin *bin);
@@ -47,24 +47,15 @@ void ir_bin_close(ir_bin *bin);
  * the file, line and layer.
  */
 int ir_const_info(const ir_model *model, const ir_layer *layer, const ir_bin *bin, ir_const *c,
-                  ir_error *err);
+                  tool_error *err);
 
 /** Checks every Const layer of the model (ir_const_info on each). */
-int ir_const_check_all(const ir_model *model, const ir_bin *bin, ir_error *err);
+int ir_const_check_all(const ir_model *model, const ir_bin *bin, tool_error *err);
 
 /**
  * Reads the Const's bytes into a malloc'd buffer `*data` (c->size bytes; a 1-byte buffer for
  * 0). Returns 0, or CLI_EXIT_IOERR / CLI_EXIT_SOFTWARE with `err` filled.
  */
-int ir_const_read(const ir_bin *bin, const ir_const *c, void **data, ir_error *err);
-
-/**
- * Unpacks OpenVINO's packed string layout (int32 count N, then N + 1 int32 offsets when N > 0,
- * then the bytes; string i is bytes [offsets[i], offsets[i+1]) of the region after the header)
- * into `expected` cleave_string handles pointing into `data`. Returns 0 or CLI_EXIT_DATA with the
- * reason (`label` names the layer).
- */
-int ir_const_unpack_strings(const unsigned char *data, uint64_t size, int64_t expected,
-                            cleave_string *out, const char *label, const char *path, ir_error *err);
+int ir_const_read(const ir_bin *bin, const ir_const *c, void **data, tool_error *err);
 
 #endif /* CLEAVE_IR_CONST_H */

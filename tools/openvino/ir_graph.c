@@ -1,21 +1,19 @@
 /* Graph checks of an IR model: unique ids, edges between existing ports, one producer per input
- * port, every input connected, no cycles; and the lookups built on them. */
+ * port, every input connected, no cycles; and the indices the lookups use (ir_model.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
 #include "ir_model.h"
 
-void ir_layer_label(const ir_layer *l, char *buf, size_t size) {
-  snprintf(buf, size, "layer %lld \"%.200s\" (%.64s)", (long long)l->id, l->name, l->type);
-}
-
-/* qsort has no context argument: the layers being sorted. */
-static const ir_layer *g_sort_layers;
+/* A layer's id with its index: qsort has no context argument, so the key travels with it. */
+typedef struct id_index {
+  int64_t id;
+  size_t index;
+} id_index;
 
 static int by_id_cmp(const void *a, const void *b) {
-  int64_t x = g_sort_layers[*(const size_t *)a].id, y = g_sort_layers[*(const size_t *)b].id;
+  int64_t x = ((const id_index *)a)->id, y = ((const id_index *)b)->id;
   return x < y ? -1 : x > y;
 }
 
@@ -24,73 +22,13 @@ static int by_port_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-const ir_layer *ir_model_layer(const ir_model *m, int64_t id) {
-  size_t lo = 0, hi = m->num_layers;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const ir_layer *l = &m->layers[m->by_id[mid]];
-    if (l->id == id) {
-      return l;
-    }
-    if (l->id < id) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return NULL;
-}
-
-const ir_port *ir_layer_port(const ir_layer *l, int64_t id) {
-  for (size_t i = 0; i < l->num_ports; i++) {
-    if (l->ports[i].id == id) {
-      return &l->ports[i];
-    }
-  }
-  return NULL;
-}
-
-const char *ir_layer_attr(const ir_layer *l, const char *key) {
-  for (size_t i = 0; i < l->num_data; i++) {
-    if (strcmp(l->data[i].key, key) == 0) {
-      return l->data[i].value;
-    }
-  }
-  return NULL;
-}
-
-static const ir_port *nth_port(const ir_layer *l, size_t n, int outputs) {
-  for (size_t i = 0; i < l->num_ports; i++) {
-    if (l->ports[i].is_output == outputs && n-- == 0) {
-      return &l->ports[i];
-    }
-  }
-  return NULL;
-}
-
-const ir_port *ir_layer_input(const ir_layer *l, size_t i) {
-  return nth_port(l, i, 0);
-}
-
-const ir_port *ir_layer_output(const ir_layer *l, size_t i) {
-  return nth_port(l, i, 1);
-}
-
-size_t ir_layer_count(const ir_layer *l, int outputs) {
-  size_t n = 0;
-  for (size_t i = 0; i < l->num_ports; i++) {
-    n += l->ports[i].is_output == outputs;
-  }
-  return n;
-}
-
-static int check_ports(const ir_model *m, const ir_layer *l, ir_error *err) {
+static int check_ports(const ir_model *m, const ir_layer *l, tool_error *err) {
   if (l->num_ports < 2) {
     return 0;
   }
   ir_port *sorted = malloc(l->num_ports * sizeof *sorted);
   if (sorted == NULL) {
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   memcpy(sorted, l->ports, l->num_ports * sizeof *sorted);
   qsort(sorted, l->num_ports, sizeof *sorted, by_port_cmp);
@@ -102,8 +40,8 @@ static int check_ports(const ir_model *m, const ir_layer *l, ir_error *err) {
           sorted[i].line > sorted[i - 1].line ? sorted[i].line : sorted[i - 1].line;
       long long id = (long long)sorted[i].id;
       free(sorted);
-      return ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s has two ports with id %lld", m->path,
-                     line, label, id);
+      return tool_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s has two ports with id %lld", m->path,
+                       line, label, id);
     }
   }
   free(sorted);
@@ -111,32 +49,32 @@ static int check_ports(const ir_model *m, const ir_layer *l, ir_error *err) {
 }
 
 /* Resolves one edge's ends. */
-static int resolve_edge(ir_model *m, size_t k, ir_error *err) {
+static int resolve_edge(ir_model *m, size_t k, tool_error *err) {
   ir_edge *e = &m->edges[k];
   const ir_layer *from = ir_model_layer(m, e->from_layer);
   const ir_layer *to = ir_model_layer(m, e->to_layer);
   if (from == NULL || to == NULL) {
-    return ir_fail(err, CLI_EXIT_DATA,
-                   "'%s' line %lu: an <edge> refers to layer %lld, which does "
-                   "not exist",
-                   m->path, e->line, (long long)(from == NULL ? e->from_layer : e->to_layer));
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "'%s' line %lu: an <edge> refers to layer %lld, which does "
+                     "not exist",
+                     m->path, e->line, (long long)(from == NULL ? e->from_layer : e->to_layer));
   }
   const ir_port *out = ir_layer_port(from, e->from_port);
   const ir_port *in = ir_layer_port(to, e->to_port);
   char label[400];
   if (out == NULL || !out->is_output) {
     ir_layer_label(from, label, sizeof label);
-    return ir_fail(err, CLI_EXIT_DATA,
-                   "'%s' line %lu: an <edge> starts at port %lld of %s, which "
-                   "has no such %s port",
-                   m->path, e->line, (long long)e->from_port, label, "output");
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "'%s' line %lu: an <edge> starts at port %lld of %s, which "
+                     "has no such %s port",
+                     m->path, e->line, (long long)e->from_port, label, "output");
   }
   if (in == NULL || in->is_output) {
     ir_layer_label(to, label, sizeof label);
-    return ir_fail(err, CLI_EXIT_DATA,
-                   "'%s' line %lu: an <edge> ends at port %lld of %s, which "
-                   "has no such %s port",
-                   m->path, e->line, (long long)e->to_port, label, "input");
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "'%s' line %lu: an <edge> ends at port %lld of %s, which "
+                     "has no such %s port",
+                     m->path, e->line, (long long)e->to_port, label, "input");
   }
   e->from_index = (size_t)(from - m->layers);
   e->from_port_index = (size_t)(out - from->ports);
@@ -145,18 +83,18 @@ static int resolve_edge(ir_model *m, size_t k, ir_error *err) {
   ir_port *target = &m->layers[e->to_index].ports[e->to_port_index];
   if (target->edge != IR_NO_EDGE) {
     ir_layer_label(to, label, sizeof label);
-    return ir_fail(err, CLI_EXIT_DATA,
-                   "'%s' line %lu: input port %lld of %s has two producers (edges on lines "
-                   "%lu and %lu)",
-                   m->path, e->line, (long long)e->to_port, label, m->edges[target->edge].line,
-                   e->line);
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "'%s' line %lu: input port %lld of %s has two producers (edges on lines "
+                     "%lu and %lu)",
+                     m->path, e->line, (long long)e->to_port, label, m->edges[target->edge].line,
+                     e->line);
   }
   target->edge = k;
   return 0;
 }
 
 /* Kahn's algorithm over the layers; a layer left over lies on or after a cycle. */
-static int topological_order(ir_model *m, ir_error *err) {
+static int topological_order(ir_model *m, tool_error *err) {
   size_t n = m->num_layers;
   size_t *indegree = calloc(n + 1, sizeof *indegree);
   size_t *first = calloc(n + 1, sizeof *first); /* CSR of outgoing edges by source layer */
@@ -166,7 +104,7 @@ static int topological_order(ir_model *m, ir_error *err) {
     free(indegree);
     free(first);
     free(targets);
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   for (size_t k = 0; k < m->num_edges; k++) {
     first[m->edges[k].from_index + 1]++;
@@ -180,7 +118,7 @@ static int topological_order(ir_model *m, ir_error *err) {
     free(indegree);
     free(first);
     free(targets);
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   for (size_t k = 0; k < m->num_edges; k++) {
     size_t src = m->edges[k].from_index;
@@ -208,10 +146,10 @@ static int topological_order(ir_model *m, ir_error *err) {
       if (indegree[i] != 0) {
         char label[400];
         ir_layer_label(&m->layers[i], label, sizeof label);
-        rc = ir_fail(err, CLI_EXIT_DATA,
-                     "'%s' line %lu: the edges form a cycle: %s depends on its own output "
-                     "(or on a layer that does)",
-                     m->path, m->layers[i].line, label);
+        rc = tool_fail(err, CLI_EXIT_DATA,
+                       "'%s' line %lu: the edges form a cycle: %s depends on its own output "
+                       "(or on a layer that does)",
+                       m->path, m->layers[i].line, label);
         break;
       }
     }
@@ -222,26 +160,32 @@ static int topological_order(ir_model *m, ir_error *err) {
   return rc;
 }
 
-int ir_graph_check(ir_model *m, ir_error *err) {
+int ir_graph_check(ir_model *m, tool_error *err) {
   m->by_id = malloc((m->num_layers + 1) * sizeof *m->by_id);
-  if (m->by_id == NULL) {
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+  id_index *keys = malloc((m->num_layers + 1) * sizeof *keys);
+  if (m->by_id == NULL || keys == NULL) {
+    free(keys);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   for (size_t i = 0; i < m->num_layers; i++) {
-    m->by_id[i] = i;
+    keys[i].id = m->layers[i].id;
+    keys[i].index = i;
   }
-  g_sort_layers = m->layers;
-  qsort(m->by_id, m->num_layers, sizeof *m->by_id, by_id_cmp);
+  qsort(keys, m->num_layers, sizeof *keys, by_id_cmp);
+  for (size_t i = 0; i < m->num_layers; i++) {
+    m->by_id[i] = keys[i].index;
+  }
+  free(keys);
   for (size_t i = 1; i < m->num_layers; i++) {
     const ir_layer *a = &m->layers[m->by_id[i - 1]], *b = &m->layers[m->by_id[i]];
     if (a->id == b->id) {
       const ir_layer *later = a->line > b->line ? a : b;
       const ir_layer *earlier = later == a ? b : a;
-      return ir_fail(err, CLI_EXIT_DATA,
-                     "'%s' line %lu: duplicate layer id %lld (\"%.200s\"; also \"%.200s\" on "
-                     "line %lu)",
-                     m->path, later->line, (long long)later->id, later->name, earlier->name,
-                     earlier->line);
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "'%s' line %lu: duplicate layer id %lld (\"%.200s\"; also \"%.200s\" on "
+                       "line %lu)",
+                       m->path, later->line, (long long)later->id, later->name, earlier->name,
+                       earlier->line);
     }
   }
   for (size_t i = 0; i < m->num_layers; i++) {
@@ -262,10 +206,10 @@ int ir_graph_check(ir_model *m, ir_error *err) {
       if (!l->ports[p].is_output && l->ports[p].edge == IR_NO_EDGE) {
         char label[400];
         ir_layer_label(l, label, sizeof label);
-        return ir_fail(err, CLI_EXIT_DATA,
-                       "'%s' line %lu: input port %lld of %s is not connected (no <edge> ends "
-                       "there)",
-                       m->path, l->ports[p].line, (long long)l->ports[p].id, label);
+        return tool_fail(err, CLI_EXIT_DATA,
+                         "'%s' line %lu: input port %lld of %s is not connected (no <edge> ends "
+                         "there)",
+                         m->path, l->ports[p].line, (long long)l->ports[p].id, label);
       }
     }
   }

@@ -3,7 +3,8 @@
  * graph with their <data> attributes and ports, and the edges between them, validated as a graph
  * (unique ids, edges between existing ports, one producer per input port, no cycles).
  *
- * The XML is parsed with expat (tools/openvino/ir_xml.c); the graph checks are in ir_graph.c.
+ * The XML is parsed with expat (tools/openvino/ir_xml.c); the graph checks are in ir_graph.c, the
+ * lookups and the release in ir_model.c. Failures are tool_errors (tools/common/error.h).
  * Every size read from the file is bounded by the limits below. Sub-graph bodies (TensorIterator,
  * Loop, If) and rt_info are skipped: only the top-level layers are read.
  */
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "cleave.h"
+#include "error.h"
 
 /** Largest .xml file read, in bytes. */
 #define IR_MAX_XML_BYTES ((uint64_t)512 << 20)
@@ -29,16 +31,6 @@
 #define IR_MAX_RANK 64
 /** Deepest element nesting. */
 #define IR_MAX_DEPTH 256u
-
-/** A failure: the exit status (CLI_EXIT_DATA, CLI_EXIT_NOINPUT, ...) and one line of text. */
-typedef struct ir_error {
-  int status;
-  char message[1024];
-} ir_error;
-
-/** Fills `err` (printf-style) and returns `status`. */
-int ir_fail(ir_error *err, int status, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /** One <port> of a layer. */
 typedef struct ir_port {
@@ -101,16 +93,18 @@ typedef struct ir_model {
  * valid IR: the message names the file, the line, and the layer when there is one). On failure
  * the model is released. Release a loaded model with ir_model_free.
  */
-int ir_model_load(const char *path, ir_model *model, ir_error *err);
+int ir_model_load(const char *path, ir_model *model, tool_error *err);
 
 /** Parses IR from memory (`path` names it in messages); as ir_model_load otherwise. */
-int ir_model_parse(const char *text, size_t size, const char *path, ir_model *model, ir_error *err);
+int ir_model_parse(const char *text, size_t size, const char *path, ir_model *model,
+                   tool_error *err);
 
 /** Releases a model. Safe on a zeroed or already released model. */
 void ir_model_free(ir_model *model);
 
-/** Validates the parsed graph and builds the indices (ir_graph.c). Used by ir_model_parse. */
-int ir_graph_check(ir_model *model, ir_error *err);
+/** Validates the parsed graph and builds the indices the lookups use (ir_graph.c). Used by
+ * ir_model_parse. */
+int ir_graph_check(ir_model *model, tool_error *err);
 
 /** The layer with `id`, or NULL. */
 const ir_layer *ir_model_layer(const ir_model *model, int64_t id);

@@ -12,15 +12,13 @@
 /**
  * Loads `xml_path` and its weights (`bin_path`, or the .xml's name with ".bin"). A --bin that
  * cannot be opened is status 66 even before the .xml is parsed; the default .bin is needed only
- * when the model has Const layers. Returns 0, or prints the error and returns its exit status.
- * Release with ir_open_close.
+ * when the model has Const layers. Returns 0, or fills `err` and returns its exit status (nothing
+ * is left open). Release with ir_open_close.
  */
-int ir_open(const char *xml_path, const char *bin_path, ir_model *model, ir_bin *bin);
+int ir_open(const char *xml_path, const char *bin_path, ir_model *model, ir_bin *bin,
+            tool_error *err);
 
 /** Releases what ir_open loaded. */
 void ir_open_close(ir_model *model, ir_bin *bin);
-
-/** Prints an ir_error as "cleave: error: ..." and returns its status. */
-int ir_report_error(const ir_error *err);
 
 #endif /* CLEAVE_IR_OPEN_H */

@@ -86,6 +86,12 @@ ir_type_kind ir_type_from_name(const char *name, cleave_type *type) {
   return IR_TYPE_UNKNOWN_NAME;
 }
 
+int ir_type_is_packed(cleave_type type) {
+  int64_t bits = 0;
+  return type.dtype != CLEAVE_STRING &&
+         (cleave_type_bits(type, &bits, NULL, NULL) != CLEAVE_OK || bits < 8);
+}
+
 const char *ir_type_name(cleave_type type) {
   for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++) {
     if (type_names[i].dtype == type.dtype) {
@@ -257,4 +263,19 @@ int ir_shape_parse(const char *text, cleave_dim *dims, size_t capacity, size_t *
   }
   *rank = n;
   return 0;
+}
+
+int ir_dims_fit(const cleave_dim *dims, size_t rank, const int64_t *shape, size_t shape_rank) {
+  if (rank == CLEAVE_RANK_DYNAMIC) {
+    return 1;
+  }
+  if (rank != shape_rank) {
+    return 0;
+  }
+  for (size_t i = 0; i < rank; i++) {
+    if (shape[i] < dims[i].lo || (dims[i].hi != CLEAVE_DIM_UNBOUNDED && shape[i] > dims[i].hi)) {
+      return 0;
+    }
+  }
+  return 1;
 }

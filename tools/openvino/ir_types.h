@@ -25,6 +25,10 @@ typedef enum ir_type_kind {
  */
 ir_type_kind ir_type_from_name(const char *name, cleave_type *type);
 
+/** Returns 1 for the types whose elements are not whole bytes (u1 to u6, i4, nf4, f4e2m1, ...):
+ * ir-run reads and writes them as the bytes OpenVINO packs them in. */
+int ir_type_is_packed(cleave_type type);
+
 /** The canonical (element_type) name of a type. */
 const char *ir_type_name(cleave_type type);
 
@@ -49,5 +53,9 @@ int ir_parse_index(const char *text, int64_t *value);
 
 /** Parses a decimal int64 (optional '-'). Returns 0 or -1. */
 int ir_parse_int64(const char *text, int64_t *value);
+
+/** Returns 1 when the static shape[0..shape_rank) lies within the declared dims[0..rank) (a
+ * dynamic rank takes any shape). */
+int ir_dims_fit(const cleave_dim *dims, size_t rank, const int64_t *shape, size_t shape_rank);
 
 #endif /* CLEAVE_IR_TYPES_H */

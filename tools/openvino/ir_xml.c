@@ -5,28 +5,16 @@
  * expat does. Any DOCTYPE is refused before its internal subset is read, so entity declarations
  * (billion-laughs bombs, external entities) never reach the reader.
  */
-#include <errno.h>
 #include <expat.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_util.h"
+#include "io.h"
 #include "ir_model.h"
 #include "ir_types.h"
-
-int ir_fail(ir_error *err, int status, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(err->message, sizeof err->message, format, args);
-  va_end(args);
-  err->status = status;
-  return status;
-}
 
 /* What an open element is. */
 typedef enum elem_kind {
@@ -46,7 +34,7 @@ typedef enum elem_kind {
 typedef struct parse_state {
   XML_Parser parser;
   ir_model *m;
-  ir_error *err;
+  tool_error *err;
   int failed;
   unsigned depth;
   elem_kind stack[IR_MAX_DEPTH];
@@ -72,7 +60,7 @@ __attribute__((format(printf, 2, 3))) static void fail(parse_state *s, const cha
   va_start(args, format);
   vsnprintf(text, sizeof text, format, args);
   va_end(args);
-  ir_fail(s->err, CLI_EXIT_DATA, "'%s' line %lu: %s", s->m->path, line_of(s), text);
+  tool_fail(s->err, CLI_EXIT_DATA, "'%s' line %lu: %s", s->m->path, line_of(s), text);
   s->failed = 1;
   XML_StopParser(s->parser, XML_FALSE);
 }
@@ -465,18 +453,18 @@ static void XMLCALL on_entity(void *data, const XML_Char *name, int is_parameter
   fail(s, "an entity declaration is not allowed in IR");
 }
 
-int ir_model_parse(const char *text, size_t size, const char *path, ir_model *m, ir_error *err) {
+int ir_model_parse(const char *text, size_t size, const char *path, ir_model *m, tool_error *err) {
   memset(m, 0, sizeof *m);
   err->status = 0;
   err->message[0] = '\0';
   m->path = strdup(path);
   if (m->path == NULL) {
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   if (size > IR_MAX_XML_BYTES) {
     ir_model_free(m);
-    return ir_fail(err, CLI_EXIT_DATA, "'%s' is larger than %llu MiB, the limit for an IR .xml",
-                   path, (unsigned long long)(IR_MAX_XML_BYTES >> 20));
+    return tool_fail(err, CLI_EXIT_DATA, "'%s' is larger than %llu MiB, the limit for an IR .xml",
+                     path, (unsigned long long)(IR_MAX_XML_BYTES >> 20));
   }
   parse_state s;
   memset(&s, 0, sizeof s);
@@ -486,7 +474,7 @@ int ir_model_parse(const char *text, size_t size, const char *path, ir_model *m,
   s.parser = XML_ParserCreate(NULL);
   if (s.parser == NULL) {
     ir_model_free(m);
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory creating the XML parser");
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory creating the XML parser");
   }
   XML_SetUserData(s.parser, &s);
   XML_SetElementHandler(s.parser, on_start, on_end);
@@ -505,19 +493,19 @@ int ir_model_parse(const char *text, size_t size, const char *path, ir_model *m,
   } while (st == XML_STATUS_OK && done < size);
   if (st != XML_STATUS_OK && !s.failed) {
     enum XML_Error code = XML_GetErrorCode(s.parser);
-    ir_fail(err, CLI_EXIT_DATA, "'%s' line %lu column %lu: not well-formed XML: %s", path,
-            (unsigned long)XML_GetCurrentLineNumber(s.parser),
-            (unsigned long)XML_GetCurrentColumnNumber(s.parser) + 1, XML_ErrorString(code));
+    tool_fail(err, CLI_EXIT_DATA, "'%s' line %lu column %lu: not well-formed XML: %s", path,
+              (unsigned long)XML_GetCurrentLineNumber(s.parser),
+              (unsigned long)XML_GetCurrentColumnNumber(s.parser) + 1, XML_ErrorString(code));
     s.failed = 1;
   }
   XML_ParserFree(s.parser);
   if (!s.failed && !s.seen_layers) {
-    ir_fail(err, CLI_EXIT_DATA, "'%s': <net> has no <layers>", path);
+    tool_fail(err, CLI_EXIT_DATA, "'%s': <net> has no <layers>", path);
     s.failed = 1;
   }
   if (!s.failed && !s.seen_edges) {
     /* A single-layer net needs no edges, but OpenVINO always writes the element. */
-    ir_fail(err, CLI_EXIT_DATA, "'%s': <net> has no <edges>", path);
+    tool_fail(err, CLI_EXIT_DATA, "'%s': <net> has no <edges>", path);
     s.failed = 1;
   }
   if (!s.failed && ir_graph_check(m, err) != 0) {
@@ -530,77 +518,30 @@ int ir_model_parse(const char *text, size_t size, const char *path, ir_model *m,
   return 0;
 }
 
-int ir_model_load(const char *path, ir_model *m, ir_error *err) {
+int ir_model_load(const char *path, ir_model *m, tool_error *err) {
   memset(m, 0, sizeof *m);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+  int fd = -1;
+  uint64_t size = 0;
+  int rc = io_open_regular(path, NULL, &fd, &size, err);
+  if (rc != 0) {
+    return rc;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return ir_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path,
-                   S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file");
-  }
-
-  uint64_t size = (uint64_t)st.st_size;
   if (size > IR_MAX_XML_BYTES) {
     close(fd);
-    return ir_fail(err, CLI_EXIT_DATA, "'%s' is larger than %llu MiB, the limit for an IR .xml",
-                   path, (unsigned long long)(IR_MAX_XML_BYTES >> 20));
+    return tool_fail(err, CLI_EXIT_DATA, "'%s' is larger than %llu MiB, the limit for an IR .xml",
+                     path, (unsigned long long)(IR_MAX_XML_BYTES >> 20));
   }
   char *text = malloc(size > 0 ? (size_t)size : 1);
   if (text == NULL) {
     close(fd);
-    return ir_fail(err, CLI_EXIT_SOFTWARE, "out of memory reading '%s'", path);
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory reading '%s'", path);
   }
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = pread(fd, text + got, (size_t)size - got, (off_t)got);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      int e = n == 0 ? EIO : errno;
-      free(text);
-      close(fd);
-      return ir_fail(err, CLI_EXIT_IOERR, "reading '%s' failed: %s", path, strerror(e));
-    }
-    got += (size_t)n;
-  }
+  /* The size came from the file: a shorter read means it shrank meanwhile. */
+  rc = io_read_full(fd, path, text, (size_t)size, 0, CLI_EXIT_IOERR, err);
   close(fd);
-  int rc = ir_model_parse(text, (size_t)size, path, m, err);
+  if (rc == 0) {
+    rc = ir_model_parse(text, (size_t)size, path, m, err);
+  }
   free(text);
   return rc;
-}
-
-void ir_model_free(ir_model *m) {
-  for (size_t i = 0; i < m->num_layers; i++) {
-    ir_layer *l = &m->layers[i];
-    free(l->name);
-    free(l->type);
-    free(l->version);
-    for (size_t k = 0; k < l->num_data; k++) {
-      free(l->data[k].key);
-      free(l->data[k].value);
-    }
-    free(l->data);
-    for (size_t k = 0; k < l->num_ports; k++) {
-      free(l->ports[k].precision);
-      free(l->ports[k].names);
-      free(l->ports[k].dims);
-    }
-    free(l->ports);
-  }
-  free(m->layers);
-  free(m->edges);
-  free(m->by_id);
-  free(m->order);
-  free(m->path);
-  memset(m, 0, sizeof *m);
 }

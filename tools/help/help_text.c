@@ -1,38 +1,8 @@
-/* The --help texts. Every option of every command is explained here and in docs/cleave.1. */
+/* The help texts of the commands. Every option of every command is explained here and in
+ * docs/cleave.1. */
 #include <string.h>
 
 #include "help.h"
-
-static const char overview[] =
-    "usage: cleave COMMAND [OPTIONS] [INPUT.npy]\n"
-    "       cleave --help | --version\n"
-    "\n"
-    "Split tensors stored in NumPy .npy files with the exact semantics of the OpenVINO and ONNX\n"
-    "split operators. Output i is written to PREFIX_i.npy.\n"
-    "\n"
-    "Commands:\n"
-    "  split              OpenVINO Split-1: NUM equal parts along an axis\n"
-    "  variadic-split     OpenVINO VariadicSplit-1: parts of the given lengths (one may be -1)\n"
-    "  split-to-sequence  ONNX SplitToSequence-11/-24\n"
-    "  onnx-split         ONNX Split-1/2/11/13/18\n"
-    "  infer              shape inference only: prints the output shapes, reads no file\n"
-    "  demo               runs the specs' examples on built-in data and checks the round trip\n"
-    "  onnx-test          runs ONNX node test folders (needs a build with CLEAVE_WITH_ONNX=ON)\n"
-    "  ir-check           checks every Split/VariadicSplit layer of an OpenVINO IR model\n"
-    "  ir-run             runs an OpenVINO IR graph of Parameter/Const/splits/Result layers\n"
-    "  st                 safetensors checkpoints: ls, check, split fused tensors, shard\n"
-    "  help [COMMAND]     prints this text, or a command's help\n"
-    "\n"
-    "Options:\n"
-    "  -h, --help         print help; after a command, that command's help\n"
-    "      --version      print the version of cleave and its library\n"
-    "\n"
-    "Exit status: 0 success; 64 malformed command line; 65 a rule of the operator is broken or\n"
-    "the input is not a valid .npy file; 66 the input cannot be opened; 70 internal error;\n"
-    "73 an output cannot be created or exists; 74 a read or write failed. On any failure no\n"
-    "output is left behind and no existing file is changed.\n"
-    "\n"
-    "Run 'cleave COMMAND --help' for a command's options, 'man cleave' for the details.\n";
 
 static const char file_options[] =
     "\n"
@@ -323,8 +293,7 @@ static const char st_shard_help[] =
 
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
-    fputs(overview, out);
-    return 0;
+    return -1;
   }
   static const struct {
     const char *name;

@@ -2,13 +2,11 @@
  * reader without the rest of the command-line tool. It takes the same arguments as `cleave`
  * (`cleave-onnx-test-driver onnx-test DIR...`) or the command's alone (`... DIR...`). The tests
  * run `cleave onnx-test`. */
-#include "onnx_test.h"
+#include "cmd_onnx_test.h"
 
 #include <string.h>
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "onnx-test") == 0) {
-    return cleave_onnx_test_main(argc - 1, argv + 1);
-  }
-  return cleave_onnx_test_main(argc, argv);
+  int first = argc > 1 && strcmp(argv[1], "onnx-test") == 0 ? 2 : 1;
+  return cmd_onnx_test(argc, argv, first);
 }

@@ -1,14 +1,13 @@
 /*
- * Shapes in the text form of docs/operators.md section 6 for the cleave command: parsing `--shape`
- * with the library's parser (so that the CLI accepts exactly what the library documents), and
- * printing static shapes in the canonical form ("[6,4,10,24]", "[]").
+ * `--shape` in the text form of docs/operators.md section 6: parsed with the library's parser, so
+ * that the CLI accepts exactly what the library documents (static shapes are printed by
+ * tools/common/shape_format.h).
  */
 #ifndef CLEAVE_CLI_SHAPE_TEXT_H
 #define CLEAVE_CLI_SHAPE_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "cleave.h"
 
@@ -30,8 +29,5 @@ void cli_shape_free(cli_shape *shape);
 
 /** Returns 1 when the rank is static and every dim a single value. */
 int cli_shape_is_static(const cli_shape *shape);
-
-/** Prints dims[0..rank) in the canonical text form, e.g. "[6,4,10,24]" or "[]". */
-void cli_print_shape(FILE *out, const int64_t *dims, size_t rank);
 
 #endif /* CLEAVE_CLI_SHAPE_TEXT_H */

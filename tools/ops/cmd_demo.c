@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
 #include "cli_util.h"
-#include "commands.h"
-#include "shape_text.h"
+#include "help.h"
+#include "ops_commands.h"
+#include "shape_format.h"
 #include "split_infer.h"
 
 #define DEMO_MAX_RANK 4
@@ -61,7 +61,7 @@ static int run_case(const demo_case *c) {
     return rc;
   }
   printf("%s: data ", c->title);
-  cli_print_shape(stdout, c->shape, c->rank);
+  shape_print(stdout, c->shape, c->rank);
   printf(", %s\n", c->details);
   int64_t count = 1;
   for (size_t d = 0; d < c->rank; d++) {
@@ -90,7 +90,7 @@ static int run_case(const demo_case *c) {
       rc = CLI_EXIT_SOFTWARE;
     }
     printf("  output %zu: ", i);
-    cli_print_shape(stdout, dims, res.info.output_rank);
+    shape_print(stdout, dims, res.info.output_rank);
     putchar('\n');
   }
   if (rc == 0) {

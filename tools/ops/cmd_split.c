@@ -1,15 +1,14 @@
 /* The operator commands on .npy files: split, variadic-split, split-to-sequence, onnx-split. */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_util.h"
-#include "commands.h"
+#include "help.h"
+#include "io.h"
 #include "npy.h"
+#include "op_options.h"
+#include "ops_commands.h"
 #include "outputs.h"
 #include "packed_input.h"
 #include "progress.h"
@@ -39,66 +38,16 @@ static int write_header(void *vctx, size_t i, int fd, uint64_t *header_size) {
   }
   unsigned char *bytes = NULL;
   size_t size = 0;
-  int rc = npy_build_header(ctx->input->descr, ctx->input->fortran_order, ctx->dims, rank, &bytes,
-                            &size);
-  if (rc != 0) {
-    return rc;
+  tool_error err;
+  if (npy_build_header(ctx->input->descr, ctx->input->fortran_order, ctx->dims, rank, &bytes, &size,
+                       &err) != 0) {
+    return tool_report(&err);
   }
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pwrite(fd, bytes + done, size - done, (off_t)done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      int e = n == 0 ? ENOSPC : errno;
-      char path[PATH_MAX + 96];
-      out_set_final_path(ctx->outputs, i, path, sizeof path);
-      free(bytes);
-      return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", path, strerror(e));
-    }
-    done += (size_t)n;
-  }
+  /* The data starts where the header ends. */
+  *header_size = 0;
+  int rc = stream_write(ctx->outputs, i, fd, header_size, bytes, size);
   free(bytes);
-  *header_size = size;
-  return 0;
-}
-
-/* Opens the input: status 66 when it cannot be opened or is not a regular file. */
-static int open_input(const char *path, int *fd, uint64_t *size) {
-  *fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (*fd < 0) {
-    return cli_error(CLI_EXIT_NOINPUT, "cannot open input '%s': %s", path, strerror(errno));
-  }
-  struct stat st;
-  if (fstat(*fd, &st) != 0) {
-    return cli_error(CLI_EXIT_NOINPUT, "cannot open input '%s': %s", path, strerror(errno));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    return cli_error(CLI_EXIT_NOINPUT, "cannot open input '%s': it is a directory", path);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return cli_error(CLI_EXIT_NOINPUT,
-                     "cannot open input '%s': it is not a regular file (the split reads it "
-                     "more than once)",
-                     path);
-  }
-  *size = (uint64_t)st.st_size;
-  return 0;
-}
-
-/* The default prefix: the input's name without its ".npy" suffix. */
-static char *default_prefix(const char *input) {
-  size_t len = strlen(input);
-  if (len > 4 && strcmp(input + len - 4, ".npy") == 0) {
-    len -= 4;
-  }
-  char *prefix = malloc(len + 1);
-  if (prefix != NULL) {
-    memcpy(prefix, input, len);
-    prefix[len] = '\0';
-  }
-  return prefix;
+  return rc;
 }
 
 /* The input as the operator sees it. */
@@ -117,8 +66,8 @@ static int report_outputs(const op_options *o, const split_input *in, const spli
                           const out_set *set) {
   report r;
   int64_t dims[NPY_MAX_RANK];
-  char path[PATH_MAX + 96];
-  report_begin(&r, o->command->name, o->json, o->quiet);
+  char path[OUT_PATH_BUF];
+  report_begin(&r, stdout, o->command->name, o->json, o->quiet);
   for (size_t i = 0; i < res->info.num_outputs; i++) {
     split_output_dims(res, in->shape, in->rank, i, dims);
     out_set_final_path(set, i, path, sizeof path);
@@ -280,23 +229,28 @@ static int packed_output_bytes(const op_options *o, split_input *in, const split
 /* The checks that precede any output: the input file (66) and its data and the op's rules (65). */
 static int prepare(const op_options *o, split_input *in, split_result *res) {
   uint64_t file_size = 0;
-  int rc = open_input(o->input, &in->fd, &file_size);
+  tool_error err;
+  int rc = io_open_regular(o->input, "input", &in->fd, &file_size, &err);
   if (rc == 0) {
-    rc = npy_read_header(in->fd, file_size, o->input, &in->h);
+    rc = npy_read_header(in->fd, file_size, o->input, &in->h, &err);
   }
   if (rc == 0 && in->packed == NULL) {
-    rc = npy_descr_to_dtype(in->h.descr, o->has_dtype ? &o->dtype : NULL, o->input, &in->dt);
+    rc = npy_descr_to_dtype(in->h.descr, o->has_dtype ? &o->dtype : NULL, o->input, &in->dt, &err);
     if (rc == 0) {
-      rc = npy_check_data_size(&in->h, in->dt.item_size, file_size, o->input, &in->data_bytes);
+      rc =
+          npy_check_data_size(&in->h, in->dt.item_size, file_size, o->input, &in->data_bytes, &err);
     }
     in->shape = in->h.shape;
     in->rank = in->h.rank;
   } else if (rc == 0) {
     packed_input *pk = in->packed;
-    rc = packed_check_input(pk, &in->h, file_size, o->input);
+    rc = packed_check_input(pk, &in->h, file_size, o->input, &err);
     in->data_bytes = pk->data_bytes;
     in->shape = pk->shape;
     in->rank = pk->rank;
+  }
+  if (rc != 0) {
+    return tool_report(&err);
   }
   if (rc == 0) {
     cleave_op op = op_options_build(o);
@@ -319,7 +273,12 @@ static int prepare(const op_options *o, split_input *in, split_result *res) {
   return rc;
 }
 
-int cmd_split_file(const op_command *command, int argc, char **argv, int first) {
+int cmd_split_file(int argc, char **argv, int first) {
+  const op_command *command = op_command_find(argv[first - 1]);
+  if (command == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "internal error: '%s' is not an operator command",
+                     argv[first - 1]);
+  }
   op_options o;
   int rc = op_options_parse(&o, command, 0, argc, argv, first);
   if (rc != 0 || o.help) {
@@ -346,7 +305,7 @@ int cmd_split_file(const op_command *command, int argc, char **argv, int first) 
     rc = prepare(&o, &in, &res);
   }
   if (rc == 0 && o.prefix == NULL) {
-    prefix = default_prefix(o.input);
+    prefix = out_default_prefix(o.input, ".npy");
     if (prefix == NULL) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }

@@ -1,7 +1,6 @@
-/* Parsing (through the library) and printing the text form of shapes. */
+/* Parsing the text form of shapes through the library. */
 #include "shape_text.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include "cli_util.h"
@@ -43,12 +42,4 @@ int cli_shape_is_static(const cli_shape *shape) {
     }
   }
   return 1;
-}
-
-void cli_print_shape(FILE *out, const int64_t *dims, size_t rank) {
-  fputc('[', out);
-  for (size_t i = 0; i < rank; i++) {
-    fprintf(out, i == 0 ? "%" PRId64 : ",%" PRId64, dims[i]);
-  }
-  fputc(']', out);
 }

@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "cli_util.h"
-#include "commands.h"
+#include "help.h"
+#include "op_options.h"
+#include "ops_commands.h"
 #include "report.h"
 #include "shape_text.h"
 #include "split_infer.h"
@@ -24,7 +26,7 @@ static int infer_static(const op_options *o, const cli_shape *shape) {
   }
   if (rc == 0) {
     report r;
-    report_begin(&r, o->command->name, o->json, 0);
+    report_begin(&r, stdout, o->command->name, o->json, 0);
     for (size_t i = 0; i < res.info.num_outputs; i++) {
       split_output_dims(&res, in, rank, i, dims);
       report_output(&r, dims, res.info.output_rank, NULL);
@@ -80,7 +82,7 @@ static int infer_partial(const op_options *o, const cli_shape *shape) {
   size_t rank = info.output_rank;
   size_t step = rank == CLEAVE_RANK_DYNAMIC ? 0 : rank;
   report r;
-  report_begin(&r, o->command->name, o->json, 0);
+  report_begin(&r, stdout, o->command->name, o->json, 0);
   int rc = 0;
   for (size_t i = 0; i < info.num_shapes && rc == 0; i++) {
     cleave_partial_shape out = {rank, dims + i * step};

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli_util.h"
+#include "shape_format.h"
 #include "shape_text.h"
 
 int packed_dtype(cleave_dtype dtype) {
@@ -42,44 +43,32 @@ int packed_parse_shape(const char *shape_text, cleave_type type, const char *typ
   return rc;
 }
 
-/* The file's array shape in the text form, e.g. "[2,3]". */
-static void shape_label(const npy_header *h, char *buf, size_t size) {
-  size_t at = 0;
-  at += (size_t)snprintf(buf, size, "[");
-  for (size_t i = 0; i < h->rank && at < size; i++) {
-    at += (size_t)snprintf(buf + at, size - at, i == 0 ? "%" PRId64 : ",%" PRId64, h->shape[i]);
-  }
-  if (at < size) {
-    snprintf(buf + at, size - at, "]");
-  }
-}
-
-int packed_check_input(packed_input *p, const npy_header *h, uint64_t file_size, const char *path) {
-  cleave_error err;
-  if (cleave_type_bits(p->type, &p->bits, NULL, &err) != CLEAVE_OK) {
-    return cli_library_error(&err, "--dtype");
+int packed_check_input(packed_input *p, const npy_header *h, uint64_t file_size, const char *path,
+                       tool_error *err) {
+  cleave_error lib;
+  if (cleave_type_bits(p->type, &p->bits, NULL, &lib) != CLEAVE_OK) {
+    return tool_from_library(err, &lib, "--dtype");
   }
   npy_dtype file_type;
-  int rc = npy_descr_to_dtype(h->descr, NULL, path, &file_type);
+  int rc = npy_descr_to_dtype(h->descr, NULL, path, &file_type, err);
   if (rc != 0) {
     return rc;
   }
   if (file_type.type.dtype != CLEAVE_U8) {
-    return cli_error(CLI_EXIT_DATA,
+    return tool_fail(err, CLI_EXIT_DATA,
                      "'%s' has dtype '%s': with --dtype %s the file holds the packed bytes as a "
                      "1-D uint8 array ('|u1')",
                      path, h->descr, p->type_name);
   }
   if (h->rank != 1) {
-    char label[NPY_MAX_RANK * 21 + 3];
-    shape_label(h, label, sizeof label);
-    return cli_error(CLI_EXIT_DATA,
+    char label[SHAPE_TEXT_MAX];
+    return tool_fail(err, CLI_EXIT_DATA,
                      "'%s' has shape %s: with --dtype %s the file holds the packed bytes as a 1-D "
                      "uint8 array (--shape gives the logical shape)",
-                     path, label, p->type_name);
+                     path, shape_format(h->shape, h->rank, label, sizeof label), p->type_name);
   }
   uint64_t file_bytes = 0;
-  rc = npy_check_data_size(h, 1, file_size, path, &file_bytes);
+  rc = npy_check_data_size(h, 1, file_size, path, &file_bytes, err);
   if (rc != 0) {
     return rc;
   }
@@ -96,12 +85,12 @@ int packed_check_input(packed_input *p, const npy_header *h, uint64_t file_size,
     overflow = __builtin_mul_overflow(elements, p->shape[i], &elements);
   }
   if (overflow || __builtin_mul_overflow(elements, p->bits, &total_bits)) {
-    return cli_error(CLI_EXIT_DATA, "--shape %s of %s: the size of the data overflows int64",
+    return tool_fail(err, CLI_EXIT_DATA, "--shape %s of %s: the size of the data overflows int64",
                      p->shape_text, p->type_name);
   }
   uint64_t need = ((uint64_t)total_bits + 7) / 8;
   if (need != file_bytes) {
-    return cli_error(CLI_EXIT_DATA,
+    return tool_fail(err, CLI_EXIT_DATA,
                      "'%s' holds %" PRIu64 " bytes, but --shape %s of %s takes %" PRIu64
                      " bytes (ceil(%" PRId64 " elements x %" PRId64 " bits / 8))",
                      path, file_bytes, p->shape_text, p->type_name, need, elements, p->bits);

@@ -1,8 +1,8 @@
 /* The `cleave onnx-test` command: argument parsing, one result line per directory, exit
  * status. */
-#include "onnx_test.h"
+#include "cmd_onnx_test.h"
 
-#include "ox_error.h"
+#include "cli_util.h"
 #include "ox_runner.h"
 
 #include <stdio.h>
@@ -38,31 +38,30 @@ static const char ox_usage[] =
 /* Orders failure statuses: the lower the rank, the more it matters for the exit status. */
 static int ox_rank(int status) {
   switch (status) {
-  case OX_NOINPUT:
+  case CLI_EXIT_NOINPUT:
     return 0;
-  case OX_MALFORMED:
+  case CLI_EXIT_DATA:
     return 1;
-  case OX_INTERNAL:
+  case CLI_EXIT_SOFTWARE:
     return 2;
-  case OX_FAIL:
+  case CLI_EXIT_FAIL:
     return 3;
   default:
     return 4;
   }
 }
 
-int cleave_onnx_test_main(int argc, char **argv) {
+int cmd_onnx_test(int argc, char **argv, int first) {
   int quiet = 0;
   int options_done = 0;
   int n_dirs = 0;
-  int status = OX_OK;
+  int status = CLI_EXIT_OK;
   char **dirs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *dirs);
   if (dirs == NULL) {
-    fputs("cleave: error: onnx-test: out of memory\n", stderr);
-    return OX_INTERNAL;
+    return cli_error(CLI_EXIT_SOFTWARE, "onnx-test: out of memory");
   }
   /* Options may come anywhere before "--"; every other argument is a directory. */
-  for (int i = 1; i < argc; i++) {
+  for (int i = first; i < argc; i++) {
     char *a = argv[i];
     if (!options_done && strcmp(a, "--") == 0) {
       options_done = 1;
@@ -73,23 +72,23 @@ int cleave_onnx_test_main(int argc, char **argv) {
     } else if (!options_done && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
       quiet = 1;
     } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, "cleave: error: onnx-test: unknown option '%s'\n", a);
+      cli_error(CLI_EXIT_USAGE, "onnx-test: unknown option '%s'", a);
       fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
       free(dirs);
-      return 64;
+      return CLI_EXIT_USAGE;
     } else {
       dirs[n_dirs++] = a;
     }
   }
   if (n_dirs == 0) {
-    fputs("cleave: error: onnx-test: no test directory given\n", stderr);
+    cli_error(CLI_EXIT_USAGE, "onnx-test: no test directory given");
     fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
     free(dirs);
-    return 64;
+    return CLI_EXIT_USAGE;
   }
   for (int i = 0; i < n_dirs; i++) {
     char name[4096];
-    ox_error err;
+    tool_error err;
     size_t n = strlen(dirs[i]);
     if (n >= sizeof name) {
       n = sizeof name - 1;
@@ -100,13 +99,13 @@ int cleave_onnx_test_main(int argc, char **argv) {
       name[--n] = '\0';
     }
     int st = ox_run_test_dir(name, &err);
-    if (st == OX_OK) {
+    if (st == CLI_EXIT_OK) {
       if (!quiet) {
         printf("PASS %s\n", name);
       }
     } else {
       printf("FAIL %s: %s\n", name, err.message);
-      if (status == OX_OK || ox_rank(st) < ox_rank(status)) {
+      if (status == CLI_EXIT_OK || ox_rank(st) < ox_rank(status)) {
         status = st;
       }
     }

@@ -39,9 +39,10 @@ int packed_parse_shape(const char *shape_text, cleave_type type, const char *typ
  * Checks, in this order, that the type is supported (u3 and u6 are not: the library's message),
  * that the file `path` of `file_size` bytes with header `h` holds a 1-D uint8 array, and that its
  * byte count is ceil(elements * bits / 8) for the logical shape (which must not overflow int64
- * in bits). Sets p->bits and p->data_bytes. Returns 0, or prints an error naming the offending
- * values and returns CLI_EXIT_DATA.
+ * in bits). Sets p->bits and p->data_bytes. Returns 0, or fills `err` naming the offending values
+ * and returns CLI_EXIT_DATA.
  */
-int packed_check_input(packed_input *p, const npy_header *h, uint64_t file_size, const char *path);
+int packed_check_input(packed_input *p, const npy_header *h, uint64_t file_size, const char *path,
+                       tool_error *err);
 
 #endif /* CLEAVE_CLI_PACKED_INPUT_H */

@@ -1,0 +1,147 @@
+/* tools/common/report.c and out_default_prefix: what the commands print about their outputs, as
+ * text and as docs/cli.md's JSON, and the default output prefix. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "outputs.h"
+#include "report.h"
+
+/* A report written into memory. */
+typedef struct captured {
+  char *text;
+  size_t size;
+  FILE *out;
+} captured;
+
+static void capture(captured *c) {
+  c->text = NULL;
+  c->size = 0;
+  c->out = open_memstream(&c->text, &c->size);
+  assert_non_null(c->out);
+}
+
+static void expect(captured *c, const char *expected) {
+  fclose(c->out);
+  assert_string_equal(c->text, expected);
+  free(c->text);
+}
+
+static const int64_t dims[] = {1, 12, 10, 24};
+
+static void test_text(void **state) {
+  (void)state;
+  captured c;
+  capture(&c);
+  report r;
+  report_begin(&r, c.out, "variadic-split", 0, 0);
+  report_output(&r, dims, 4, "x_0.npy");
+  report_output(&r, dims, 0, "x_1.npy");
+  report_output(&r, dims + 1, 2, NULL);
+  report_output_text(&r, "[3,1..4]");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "x_0.npy [1,12,10,24]\nx_1.npy []\n[12,10]\n[3,1..4]\n");
+
+  capture(&c);
+  report_begin(&r, c.out, "split", 0, 1);
+  report_output(&r, dims, 4, "x_0.npy");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "");
+
+  capture(&c);
+  report_begin(&r, c.out, "split-to-sequence", 0, 0);
+  report_sequence(&r, "2..3", "[3,1..4]");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "2..3 x [3,1..4]\n");
+}
+
+static void test_json(void **state) {
+  (void)state;
+  captured c;
+  capture(&c);
+  report r;
+  /* --json prints even with -q; shapes are strings in the text form. */
+  report_begin(&r, c.out, "variadic-split", 1, 1);
+  report_output(&r, dims, 4, "x_0.npy");
+  report_output(&r, dims, 1, "a \"b\".npy");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "{\"op\": \"variadic-split\", \"outputs\": [{\"shape\": \"[1,12,10,24]\", \"path\": "
+             "\"x_0.npy\"}, {\"shape\": \"[1]\", \"path\": \"a \\\"b\\\".npy\"}]}\n");
+
+  capture(&c);
+  report_begin(&r, c.out, "onnx-split", 1, 0);
+  report_output(&r, dims, 2, NULL);
+  report_output_text(&r, "[?]");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "{\"op\": \"onnx-split\", \"outputs\": [{\"shape\": \"[1,12]\"}, {\"shape\": "
+             "\"[?]\"}]}\n");
+
+  /* An empty sequence still has its outputs array. */
+  capture(&c);
+  report_begin(&r, c.out, "split-to-sequence", 1, 0);
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "{\"op\": \"split-to-sequence\", \"outputs\": []}\n");
+
+  capture(&c);
+  report_begin(&r, c.out, "split-to-sequence", 1, 0);
+  report_sequence(&r, "2..3", "[3,1..4]");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "{\"op\": \"split-to-sequence\", \"count\": \"2..3\", \"element\": \"[3,1..4]\"}\n");
+}
+
+static void test_failing_stream(void **state) {
+  (void)state;
+  FILE *full = fopen("/dev/full", "w");
+  if (full == NULL) {
+    skip();
+  }
+  /* The message goes to stderr: keep it out of the test's log. */
+  FILE *saved = stderr;
+  stderr = fopen("/dev/null", "w");
+  assert_non_null(stderr);
+  report r;
+  report_begin(&r, full, "split", 0, 0);
+  report_output(&r, dims, 4, "x_0.npy");
+  int text_rc = report_end(&r);
+  report_begin(&r, full, "split", 1, 0);
+  report_output(&r, dims, 4, "x_0.npy");
+  int json_rc = report_end(&r);
+  fclose(stderr);
+  stderr = saved;
+  fclose(full);
+  assert_int_equal(text_rc, CLI_EXIT_IOERR);
+  assert_int_equal(json_rc, CLI_EXIT_IOERR);
+}
+
+static void test_default_prefix(void **state) {
+  (void)state;
+  static const struct {
+    const char *input, *suffix, *prefix;
+  } cases[] = {
+      {"data/x.npy", ".npy", "data/x"},   {"x.npy.npy", ".npy", "x.npy"},
+      {".npy", ".npy", ".npy"},           {"model.xml", ".xml", "model"},
+      {"model.XML", ".xml", "model.XML"}, {"x", ".npy", "x"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *prefix = out_default_prefix(cases[i].input, cases[i].suffix);
+    assert_non_null(prefix);
+    assert_string_equal(prefix, cases[i].prefix);
+    free(prefix);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_text),
+      cmocka_unit_test(test_json),
+      cmocka_unit_test(test_failing_stream),
+      cmocka_unit_test(test_default_prefix),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,23 @@
+/*
+ * The entry points of every command family that the command table (main.c) names; each has the
+ * signature of cli_handler (cli.h).
+ */
+#ifndef CLEAVE_CLI_COMMANDS_H
+#define CLEAVE_CLI_COMMANDS_H
+
+/* The families' commands print their help through help.h (tools/safetensors/cmd_st.c still
+ * reaches it through this header). */
+#include "help.h"
+#include "ops_commands.h"
+
+#ifdef CLEAVE_HAVE_OPENVINO
+#include "ir_commands.h"
+#endif
+#ifdef CLEAVE_HAVE_ONNX
+#include "cmd_onnx_test.h"
+#endif
+
+/** st ls|check|split|shard: safetensors checkpoints (tools/safetensors). */
+int cmd_st(int argc, char **argv, int first);
+
+#endif /* CLEAVE_CLI_COMMANDS_H */

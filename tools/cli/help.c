@@ -1,0 +1,68 @@
+/* `cleave help` and the overview, from the command table. */
+#include <string.h>
+
+#include "cli.h"
+#include "cli_util.h"
+#include "help.h"
+
+static const char overview_head[] =
+    "usage: cleave COMMAND [OPTIONS] [INPUT.npy]\n"
+    "       cleave --help | --version\n"
+    "\n"
+    "Split tensors stored in NumPy .npy files with the exact semantics of the OpenVINO and ONNX\n"
+    "split operators. Output i is written to PREFIX_i.npy.\n"
+    "\n"
+    "Commands:\n";
+
+static const char overview_tail[] =
+    "\n"
+    "Options:\n"
+    "  -h, --help         print help; after a command, that command's help\n"
+    "      --version      print the version of cleave and its library\n"
+    "\n"
+    "Exit status: 0 success; 64 malformed command line; 65 a rule of the operator is broken or\n"
+    "the input is not a valid .npy file; 66 the input cannot be opened; 70 internal error;\n"
+    "73 an output cannot be created or exists; 74 a read or write failed. On any failure no\n"
+    "output is left behind and no existing file is changed.\n"
+    "\n"
+    "Run 'cleave COMMAND --help' for a command's options, 'man cleave' for the details.\n";
+
+void cli_help_overview(const cli_command *table, size_t count, FILE *out) {
+  fputs(overview_head, out);
+  for (size_t i = 0; i < count; i++) {
+    if (table[i].summary != NULL) {
+      fprintf(out, "  %-19s%s\n", table[i].synopsis, table[i].summary);
+    }
+  }
+  fputs(overview_tail, out);
+}
+
+int cli_help_command(const cli_command *table, size_t count, int argc, char **argv, int first) {
+  int words = argc - first;
+  if (words == 2 && strcmp(argv[first], "st") == 0) {
+    char name[64];
+    snprintf(name, sizeof name, "st %s", argv[first + 1]);
+    if (help_print(name, stdout) != 0) {
+      return cli_error(CLI_EXIT_USAGE, "help: unknown command 'st %s'", argv[first + 1]);
+    }
+    return 0;
+  }
+  if (words > 1) {
+    return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[first + 1]);
+  }
+  if (words == 0) {
+    cli_help_overview(table, count, stdout);
+    return 0;
+  }
+  const char *name = argv[first];
+  for (size_t i = 0; i < count; i++) {
+    if (table[i].self_help && strcmp(table[i].name, name) == 0) {
+      char *help_argv[] = {argv[first], (char *)"--help", NULL};
+      return table[i].run(2, help_argv, 1);
+    }
+  }
+  if (help_print(name, stdout) != 0) {
+    return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s'", name);
+  }
+  return 0;
+}

@@ -1,0 +1,123 @@
+/* The cleave command: one table of commands, and the dispatch through it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_util.h"
+#include "commands.h"
+
+/* The families a build may lack stand in the table as commands that say so. */
+#ifdef CLEAVE_HAVE_ONNX
+#define ONNX_TEST cmd_onnx_test
+#else
+static int onnx_missing(int argc, char **argv, int first) {
+  if (argc > first && (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0)) {
+    help_print("onnx-test", stdout);
+    return 0;
+  }
+  return cli_error(CLI_EXIT_SOFTWARE,
+                   "this build has no ONNX support (configure with -DCLEAVE_WITH_ONNX=ON)");
+}
+#define ONNX_TEST onnx_missing
+#endif
+
+#ifdef CLEAVE_HAVE_OPENVINO
+#define IR_CHECK cmd_ir_check
+#define IR_RUN cmd_ir_run
+#else
+static int openvino_missing(int argc, char **argv, int first) {
+  (void)argc;
+  return cli_error(CLI_EXIT_SOFTWARE,
+                   "%s: this build has no OpenVINO IR support (install libexpat1-dev and rebuild)",
+                   argv[first - 1]);
+}
+#define IR_CHECK openvino_missing
+#define IR_RUN openvino_missing
+#endif
+
+#ifdef CLEAVE_HAVE_SAFETENSORS
+#define ST cmd_st
+#else
+static int safetensors_missing(int argc, char **argv, int first) {
+  (void)argc;
+  (void)argv;
+  (void)first;
+  return cli_error(
+      CLI_EXIT_SOFTWARE,
+      "st: this build has no safetensors support (install libjansson-dev and rebuild)");
+}
+#define ST safetensors_missing
+#endif
+
+static int help_option(int argc, char **argv, int first);
+static int help_command(int argc, char **argv, int first);
+static int version_option(int argc, char **argv, int first);
+
+/* Every command, in the overview's order. */
+static const cli_command commands[] = {
+    {"split", cmd_split_file, "split", "OpenVINO Split-1: NUM equal parts along an axis", 0},
+    {"variadic-split", cmd_split_file, "variadic-split",
+     "OpenVINO VariadicSplit-1: parts of the given lengths (one may be -1)", 0},
+    {"split-to-sequence", cmd_split_file, "split-to-sequence", "ONNX SplitToSequence-11/-24", 0},
+    {"onnx-split", cmd_split_file, "onnx-split", "ONNX Split-1/2/11/13/18", 0},
+    {"infer", cmd_infer, "infer", "shape inference only: prints the output shapes, reads no file",
+     0},
+    {"demo", cmd_demo, "demo",
+     "runs the specs' examples on built-in data and checks the round trip", 0},
+    {"onnx-test", ONNX_TEST, "onnx-test",
+     "runs ONNX node test folders (needs a build with CLEAVE_WITH_ONNX=ON)", 1},
+    {"ir-check", IR_CHECK, "ir-check",
+     "checks every Split/VariadicSplit layer of an OpenVINO IR model", 0},
+    {"ir-run", IR_RUN, "ir-run",
+     "runs an OpenVINO IR graph of Parameter/Const/splits/Result layers", 0},
+    {"st", ST, "st", "safetensors checkpoints: ls, check, split fused tensors, shard", 0},
+    {"help", help_command, "help [COMMAND]", "prints this text, or a command's help", 0},
+    {"--help", help_option, NULL, NULL, 0},
+    {"-h", help_option, NULL, NULL, 0},
+    {"--version", version_option, NULL, NULL, 0},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+/* The options --help and --version take no argument. */
+static int refuse_arguments(int argc, char **argv, int first) {
+  if (argc > first) {
+    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", argv[first - 1], argv[first]);
+  }
+  return 0;
+}
+
+static int help_option(int argc, char **argv, int first) {
+  int rc = refuse_arguments(argc, argv, first);
+  if (rc == 0) {
+    cli_help_overview(commands, COMMAND_COUNT, stdout);
+  }
+  return rc;
+}
+
+static int help_command(int argc, char **argv, int first) {
+  return cli_help_command(commands, COMMAND_COUNT, argc, argv, first);
+}
+
+static int version_option(int argc, char **argv, int first) {
+  int rc = refuse_arguments(argc, argv, first);
+  if (rc != 0) {
+    return rc;
+  }
+  /* The command's own version (the project's, fixed at build time), then the library's as
+   * linked (they differ only when the command runs against another libcleave). */
+  printf("cleave %s (libcleave %s)\n", CLEAVE_CLI_VERSION, cleave_version_string());
+  return fflush(stdout) == 0 ? 0 : CLI_EXIT_IOERR;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    cli_help_overview(commands, COMMAND_COUNT, stderr);
+    return cli_error(CLI_EXIT_USAGE, "a command is missing");
+  }
+  for (size_t i = 0; i < COMMAND_COUNT; i++) {
+    if (strcmp(commands[i].name, argv[1]) == 0) {
+      return commands[i].run(argc, argv, 2);
+    }
+  }
+  return cli_error(CLI_EXIT_USAGE, "unknown command '%s' (see 'cleave --help')", argv[1]);
+}

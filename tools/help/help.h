@@ -1,0 +1,16 @@
+/*
+ * The help text of every command of the cleave executable, one per command (git help's habit):
+ * what `cleave COMMAND --help` and `cleave help COMMAND` print. Below every command family, so
+ * that each command prints its own help without depending on the CLI or on another family; the
+ * overview of all commands is the CLI's (tools/cli/help.c), made from its command table.
+ */
+#ifndef CLEAVE_CLI_HELP_H
+#define CLEAVE_CLI_HELP_H
+
+#include <stdio.h>
+
+/** Prints the help of `command` ("split", "st shard", ...) to `out`. Returns 0, or -1 when no
+ * command has that name (or it is NULL). */
+int help_print(const char *command, FILE *out);
+
+#endif /* CLEAVE_CLI_HELP_H */
