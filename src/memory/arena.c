@@ -3,6 +3,11 @@
  * list by age, and handed to the next allocation of their class. Every function takes one mutex;
  * blocks go back to the backing allocator outside it (unmapping can take milliseconds).
  *
+ * Whoever brings the last used block back after a destroy (or the destroy itself, when none is
+ * in use) releases the arena, and may do so as soon as it leaves the lock: so every function
+ * takes what it needs of the arena (the backing allocator) while it holds the lock, and touches
+ * the arena no more once it has left it, unless the arena is still its own to use.
+ *
  * Size classes: whole 4 KiB pages up to 64 KiB, then eight classes per doubling (a size is
  * rounded up by at most 1/8). A block's class follows from the size it was asked for, so `free`,
  * which receives that size, finds the class without a lookup. A kept block's bookkeeping lives
@@ -120,10 +125,11 @@ static kept_block *take_oldest(cleave_arena *a, size_t keep, size_t *bytes) {
   return chain;
 }
 
-static void release_chain(const cleave_allocator *backing, kept_block *chain) {
+/* `backing` is a copy: the arena may be gone by the time the chain is released. */
+static void release_chain(cleave_allocator backing, kept_block *chain) {
   while (chain != NULL) {
     kept_block *next = chain->age_next;
-    backing->free(chain, chain->capacity, backing->user);
+    backing.free(chain, chain->capacity, backing.user);
     chain = next;
   }
 }
@@ -179,6 +185,8 @@ static void arena_free(void *ptr, size_t size, void *user) {
   kept_block *evicted = NULL;
   bool release_block = true, release_arena = false;
   pthread_mutex_lock(&a->lock);
+  /* Once the lock is left, another thread's last free may release the arena. */
+  cleave_allocator backing = a->backing;
   a->used_bytes -= capacity;
   a->used_blocks--;
   if (a->destroyed) {
@@ -190,9 +198,9 @@ static void arena_free(void *ptr, size_t size, void *user) {
     release_block = false;
   }
   pthread_mutex_unlock(&a->lock);
-  release_chain(&a->backing, evicted);
+  release_chain(backing, evicted);
   if (release_block) {
-    a->backing.free(ptr, capacity, a->backing.user);
+    backing.free(ptr, capacity, backing.user);
   }
   if (release_arena) {
     arena_release(a);
@@ -237,11 +245,13 @@ void cleave_arena_destroy(cleave_arena *arena) {
   }
   size_t bytes = 0;
   pthread_mutex_lock(&arena->lock);
+  /* Once the lock is left, the last used block's free may release the arena. */
+  cleave_allocator backing = arena->backing;
   arena->destroyed = true;
   kept_block *chain = take_oldest(arena, 0, &bytes);
   bool release_arena = arena->used_blocks == 0;
   pthread_mutex_unlock(&arena->lock);
-  release_chain(&arena->backing, chain);
+  release_chain(backing, chain);
   if (release_arena) {
     arena_release(arena);
   }
@@ -255,7 +265,7 @@ size_t cleave_arena_trim(cleave_arena *arena, size_t keep_bytes) {
   pthread_mutex_lock(&arena->lock);
   kept_block *chain = take_oldest(arena, keep_bytes, &bytes);
   pthread_mutex_unlock(&arena->lock);
-  release_chain(&arena->backing, chain);
+  release_chain(arena->backing, chain);
   return bytes;
 }
 
