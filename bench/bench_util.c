@@ -1,9 +1,19 @@
 /* Helpers shared by the C benchmarks (see bench_util.h). */
+/* clock_gettime is POSIX. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+double bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

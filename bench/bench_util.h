@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 
+/** A monotonic clock in seconds, for timing samples. */
+double bench_now(void);
+
 /** The median of the `n` samples of `v` (n >= 1); `v` is left as it is. */
 double bench_median(const double *v, int n);
 

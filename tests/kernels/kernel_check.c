@@ -272,3 +272,9 @@ kc_case kc_split_case(cleave_type type, size_t esize, const int64_t *shape, size
   return kc_make_case(cleave_op_split(axis_value, n), type, esize, shape, rank, axis, lengths,
                       (size_t)n);
 }
+
+kc_case kc_variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
+                         size_t axis, const int64_t *lengths, size_t n, const int64_t *axis_value) {
+  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, n), type, esize, shape, rank,
+                      axis, lengths, n);
+}

@@ -25,6 +25,8 @@
 #define KC_MAX_RANK 6
 /** The largest output count the helpers handle. */
 #define KC_MAX_OUTPUTS 4096
+/** A plan-option threshold no test input reaches (the path it enables is never taken). */
+#define KC_NEVER INT64_MAX
 
 /** How a run may use threads. */
 typedef enum kc_threads {
@@ -94,5 +96,10 @@ kc_case kc_make_case(cleave_op op, cleave_type type, size_t esize, const int64_t
  * `*axis_value` the op points at) into `n` equal outputs; fills `lengths[0..n)`. */
 kc_case kc_split_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
                       size_t axis, int64_t n, int64_t *lengths, const int64_t *axis_value);
+
+/** A VariadicSplit case with explicit lengths `lengths[0..n)` (no -1) along `axis` (whose value
+ * `*axis_value` the op points at). */
+kc_case kc_variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
+                         size_t axis, const int64_t *lengths, size_t n, const int64_t *axis_value);
 
 #endif /* CLEAVE_KERNEL_CHECK_H */

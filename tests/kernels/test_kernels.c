@@ -1,29 +1,14 @@
 /*
  * The copy engine's kernels: every path (block copies in cache and streamed, row-streamed rows,
  * the transpositions of 1/2/4/8-byte units, the gathers of 16-byte and odd units), each kernel
- * family, edge rows and columns of the tiles, misaligned pointers, zero sizes, and runs on one
- * thread, on the built-in pool and through a caller's parallel-for. Thresholds are lowered
- * through the plan options so that small data reaches every path.
+ * family, edge rows and columns of the tiles, misaligned pointers and zero sizes. Thresholds are
+ * lowered through the plan options so that small data reaches every path. Runs on threads and
+ * the options themselves are tested in test_exec.c.
  */
-/* nanosleep is POSIX. */
-#define _POSIX_C_SOURCE 200809L
-
 #include "kernel_check.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-static const int64_t NEVER = INT64_MAX;
-
-/* A VariadicSplit case with explicit lengths (no -1). */
-static kc_case variadic_case(cleave_type type, size_t esize, const int64_t *shape, size_t rank,
-                             size_t axis, const int64_t *lengths, size_t n,
-                             const int64_t *axis_value) {
-  return kc_make_case(cleave_op_variadic_split(axis_value, lengths, n), type, esize, shape, rank,
-                      axis, lengths, n);
-}
 
 /* ---- block copies ------------------------------------------------------------------------ */
 
@@ -38,10 +23,10 @@ static void test_rows_contiguous(void **state) {
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (int nt = 0; nt < 2; nt++) {
       for (size_t m = 0; m < sizeof misalign / sizeof misalign[0]; m++) {
-        kc_case c = variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 0, lengths, 4, &axis);
+        kc_case c = kc_variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 0, lengths, 4, &axis);
         c.in_misalign = misalign[m][0];
         c.out_misalign = misalign[m][1];
-        cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+        cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : KC_NEVER, KC_NEVER, 64);
         const char *words_nt[] = {"rows", "nt", NULL}, *words[] = {"rows", NULL};
         kc_check(&c, &o, KC_ONE_THREAD, nt ? words_nt : words);
       }
@@ -57,10 +42,10 @@ static void test_rows_cached_edges(void **state) {
   int64_t axis = 1;
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (size_t m = 0; m < 3; m++) {
-      kc_case c = variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, lengths, 4, &axis);
+      kc_case c = kc_variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, lengths, 4, &axis);
       c.in_misalign = m * 7;
       c.out_misalign = m * 3;
-      cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
+      cleave_plan_options o = kc_options(kc_families[f], KC_NEVER, KC_NEVER, 64);
       const char *words[] = {"rows", NULL};
       kc_check(&c, &o, KC_ONE_THREAD, words);
     }
@@ -78,13 +63,15 @@ static void test_rows_streamed(void **state) {
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (int nt = 0; nt < 2; nt++) {
       for (size_t m = 0; m < 4; m++) {
-        cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+        cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : KC_NEVER, KC_NEVER, 64);
         const char *words[] = {"rows", nt ? "nt" : NULL, NULL};
-        kc_case c = variadic_case(cleave_type_of(CLEAVE_F32), 4, shape, 3, 1, lengths, 3, &axis1);
+        kc_case c =
+            kc_variadic_case(cleave_type_of(CLEAVE_F32), 4, shape, 3, 1, lengths, 3, &axis1);
         c.in_misalign = m * 5;
         c.out_misalign = m * 13;
         kc_check(&c, &o, KC_ONE_THREAD, words);
-        kc_case d = variadic_case(cleave_type_of(CLEAVE_I32), 4, shape2, 2, 1, lengths2, 3, &axis1);
+        kc_case d =
+            kc_variadic_case(cleave_type_of(CLEAVE_I32), 4, shape2, 2, 1, lengths2, 3, &axis1);
         d.in_misalign = m;
         d.out_misalign = 3 * m;
         kc_check(&d, &o, KC_ONE_THREAD, words);
@@ -107,11 +94,11 @@ static void test_rows_streamed_joined(void **state) {
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
       /* Tasks of about 200 bytes: most start and end inside a row piece. */
-      cleave_plan_options o = kc_options(kc_families[f], 0, t == 0 ? NEVER : 1600, 64);
+      cleave_plan_options o = kc_options(kc_families[f], 0, t == 0 ? KC_NEVER : 1600, 64);
       for (size_t l = 0; l < 2; l++) {
         for (size_t m = 0; m < sizeof out_misalign / sizeof out_misalign[0]; m++) {
           kc_case c =
-              variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, lengths[l], 4, &axis);
+              kc_variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, lengths[l], 4, &axis);
           c.in_misalign = m % 3;
           c.out_misalign = out_misalign[m];
           const char *words[] = {"rows", "nt", NULL};
@@ -137,21 +124,21 @@ static void test_rows_streamed_lanes(void **state) {
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
       /* Tasks of about 5000 bytes: most start and end inside a piece or a lane. */
-      cleave_plan_options o = kc_options(kc_families[f], 0, t == 0 ? NEVER : 40000, 64);
+      cleave_plan_options o = kc_options(kc_families[f], 0, t == 0 ? KC_NEVER : 40000, 64);
       for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; r++) {
         for (size_t m = 0; m < sizeof out_misalign / sizeof out_misalign[0]; m++) {
           const char *words[] = {"rows", "nt", NULL};
           if (row_counts[r] <= 9) {
             int64_t shape[2] = {row_counts[r], 16383 + 16384 + 16385 + 16640 + 70001};
             kc_case c =
-                variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, wide_lengths, 5, &axis);
+                kc_variadic_case(cleave_type_of(CLEAVE_U8), 1, shape, 2, 1, wide_lengths, 5, &axis);
             c.in_misalign = m;
             c.out_misalign = out_misalign[m];
             kc_check(&c, &o, threads[t], words);
           }
           int64_t narrow[2] = {row_counts[r], 1500};
-          kc_case d =
-              variadic_case(cleave_type_of(CLEAVE_U8), 1, narrow, 2, 1, narrow_lengths, 4, &axis);
+          kc_case d = kc_variadic_case(cleave_type_of(CLEAVE_U8), 1, narrow, 2, 1, narrow_lengths,
+                                       4, &axis);
           d.in_misalign = 2 * m;
           d.out_misalign = out_misalign[m];
           kc_check(&d, &o, threads[t], words);
@@ -166,7 +153,7 @@ static void test_rows_in_cache_description(void **state) {
   (void)state;
   int64_t shape[2] = {4, 64}, axis = 0;
   cleave_op op = cleave_op_split(&axis, 2);
-  cleave_plan_options o = kc_options(CLEAVE_KERNELS_PORTABLE, NEVER, NEVER, 64);
+  cleave_plan_options o = kc_options(CLEAVE_KERNELS_PORTABLE, KC_NEVER, KC_NEVER, 64);
   cleave_plan *plan = NULL;
   assert_int_equal(
       cleave_plan_create_with(&op, cleave_type_of(CLEAVE_U8), shape, 2, &o, &plan, NULL),
@@ -220,7 +207,7 @@ static void test_description_says_nt(void **state) {
   cleave_op op = cleave_op_split(&axis, 8);
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (int nt = 0; nt < 2; nt++) {
-      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : KC_NEVER, KC_NEVER, 64);
       for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         cleave_plan *plan = NULL;
         cleave_error err;
@@ -273,7 +260,7 @@ static void test_tiny_units(void **state) {
   static const size_t out_misalign[] = {0, 1, 0, 16, 3, 0, 33};
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (int nt = 0; nt < 2; nt++) {
-      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : KC_NEVER, KC_NEVER, 64);
       for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
           for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
@@ -321,7 +308,7 @@ static void test_tiny_units_mixed_alignment(void **state) {
         for (size_t m = 0; m < sizeof offsets / sizeof offsets[0]; m++) {
           kc_threads th = threads[variant++ % 3];
           cleave_plan_options o =
-              kc_options(CLEAVE_KERNELS_AVX2, 0, th == KC_ONE_THREAD ? NEVER : 64, 64);
+              kc_options(CLEAVE_KERNELS_AVX2, 0, th == KC_ONE_THREAD ? KC_NEVER : 64, 64);
           int64_t shape[2] = {rows[r], outs[k]};
           kc_case c =
               kc_split_case(types[t].type, types[t].esize, shape, 2, 1, outs[k], lengths, &axis);
@@ -343,7 +330,7 @@ static void test_tiny_multi_element_units(void **state) {
   int64_t axis1 = 1, axis2 = 2;
   int64_t lengths[64];
   for (size_t f = 0; f < kc_num_families(); f++) {
-    cleave_plan_options o = kc_options(kc_families[f], NEVER, NEVER, 64);
+    cleave_plan_options o = kc_options(kc_families[f], KC_NEVER, KC_NEVER, 64);
     /* u16 pairs: 4-byte units. */
     int64_t s1[2] = {33, 34};
     kc_case c1 = kc_split_case(cleave_type_of(CLEAVE_U16), 2, s1, 2, 1, 17, lengths, &axis1);
@@ -413,14 +400,14 @@ static void test_mixed_segments(void **state) {
   int64_t shape2[2] = {37, many_sum};
   for (size_t f = 0; f < kc_num_families(); f++) {
     for (int nt = 0; nt < 2; nt++) {
-      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 64);
-      kc_case c = variadic_case(cleave_type_of(CLEAVE_F32), 4, shape, 2, 1, lengths,
-                                sizeof lengths / sizeof lengths[0], &axis);
+      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : KC_NEVER, KC_NEVER, 64);
+      kc_case c = kc_variadic_case(cleave_type_of(CLEAVE_F32), 4, shape, 2, 1, lengths,
+                                   sizeof lengths / sizeof lengths[0], &axis);
       c.in_misalign = 1;
       c.out_misalign = 2;
       const char *w[] = {"rows", "transpose4", "transpose8", "gather", NULL};
       kc_check(&c, &o, KC_ONE_THREAD, w);
-      kc_case d = variadic_case(cleave_type_of(CLEAVE_U16), 2, shape2, 2, 1, many, 150, &axis);
+      kc_case d = kc_variadic_case(cleave_type_of(CLEAVE_U16), 2, shape2, 2, 1, many, 150, &axis);
       const char *wd[] = {"transpose2", "transpose4", NULL};
       kc_check(&d, &o, KC_ONE_THREAD, wd);
     }
@@ -434,19 +421,19 @@ static void test_tiny_threshold(void **state) {
   for (size_t f = 0; f < kc_num_families(); f++) {
     /* 100-byte units below a raised threshold: the gather's large-unit path. */
     int64_t s1[2] = {13, 400};
-    cleave_plan_options high = kc_options(kc_families[f], NEVER, NEVER, 200);
+    cleave_plan_options high = kc_options(kc_families[f], KC_NEVER, KC_NEVER, 200);
     kc_case c1 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s1, 2, 1, 4, lengths, &axis);
     const char *w1[] = {"gather", NULL};
     kc_check(&c1, &high, KC_ONE_THREAD, w1);
     /* 64-byte units exactly under a threshold of 65. */
     int64_t s2[2] = {13, 256};
-    cleave_plan_options at65 = kc_options(kc_families[f], NEVER, NEVER, 65);
+    cleave_plan_options at65 = kc_options(kc_families[f], KC_NEVER, KC_NEVER, 65);
     kc_case c2 = kc_split_case(cleave_type_of(CLEAVE_U8), 1, s2, 2, 1, 4, lengths, &axis);
     kc_check(&c2, &at65, KC_ONE_THREAD, w1);
     /* A threshold of 1 sends one-element outputs row by row, streamed or not. */
     int64_t s3[2] = {50, 16};
     for (int nt = 0; nt < 2; nt++) {
-      cleave_plan_options low = kc_options(kc_families[f], nt ? 0 : NEVER, NEVER, 1);
+      cleave_plan_options low = kc_options(kc_families[f], nt ? 0 : KC_NEVER, KC_NEVER, 1);
       kc_case c3 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s3, 2, 1, 16, lengths, &axis);
       c3.out_misalign = 1;
       const char *w3[] = {"rows", NULL};
@@ -454,7 +441,7 @@ static void test_tiny_threshold(void **state) {
     }
     /* One input row: tiny outputs are single blocks, copied as rows. */
     int64_t s4[2] = {1, 24};
-    cleave_plan_options def = kc_options(kc_families[f], NEVER, NEVER, 64);
+    cleave_plan_options def = kc_options(kc_families[f], KC_NEVER, KC_NEVER, 64);
     kc_case c4 = kc_split_case(cleave_type_of(CLEAVE_F32), 4, s4, 2, 1, 24, lengths, &axis);
     const char *w4[] = {"rows", NULL};
     kc_check(&c4, &def, KC_ONE_THREAD, w4);
@@ -486,7 +473,7 @@ static void test_zero_sizes(void **state) {
     /* Zero-length outputs around non-empty ones. */
     int64_t s4[2] = {3, 5};
     static const int64_t l4[5] = {0, 2, 0, 3, 0};
-    kc_case c4 = variadic_case(cleave_type_of(CLEAVE_U8), 1, s4, 2, 1, l4, 5, &axis1);
+    kc_case c4 = kc_variadic_case(cleave_type_of(CLEAVE_U8), 1, s4, 2, 1, l4, 5, &axis1);
     kc_check(&c4, &o, KC_ONE_THREAD, NULL);
   }
   /* No outputs at all: SplitToSequence over an empty axis. */
@@ -504,267 +491,6 @@ static void test_zero_sizes(void **state) {
   cleave_plan_destroy(plan);
 }
 
-/* ---- threads ----------------------------------------------------------------------------- */
-
-/* Every path split across 2 threads (the pool, a caller's parallel-for, reversed task order)
- * gives the same bytes; the caller's parallel-for is really used. */
-static void test_threads(void **state) {
-  (void)state;
-  int64_t lengths[4][64], axis0 = 0, axis1 = 1;
-  int64_t contiguous[2] = {16, 1000};
-  int64_t streamed[3] = {40, 12, 30};
-  int64_t tiny[2] = {301, 33};
-  static const int64_t mixed_lengths[6] = {1, 30, 2, 0, 1, 6};
-  int64_t mixed[2] = {123, 40};
-  for (size_t f = 0; f < kc_num_families(); f++) {
-    for (int nt = 0; nt < 2; nt++) {
-      cleave_plan_options o = kc_options(kc_families[f], nt ? 0 : NEVER, 0, 64);
-      kc_case cases[5];
-      cases[0] =
-          kc_split_case(cleave_type_of(CLEAVE_U8), 1, contiguous, 2, 0, 4, lengths[0], &axis0);
-      cases[1] =
-          kc_split_case(cleave_type_of(CLEAVE_I16), 2, streamed, 3, 1, 3, lengths[1], &axis1);
-      cases[2] = kc_split_case(cleave_type_of(CLEAVE_F32), 4, tiny, 2, 1, 33, lengths[2], &axis1);
-      cases[3] = kc_split_case(cleave_type_of(CLEAVE_U8), 1, tiny, 2, 1, 33, lengths[3], &axis1);
-      cases[4] =
-          variadic_case(cleave_type_of(CLEAVE_F64), 8, mixed, 2, 1, mixed_lengths, 6, &axis1);
-      for (size_t k = 0; k < 5; k++) {
-        cases[k].in_misalign = k;
-        cases[k].out_misalign = 2 * k + 1;
-        kc_check(&cases[k], &o, KC_POOL_2, NULL);
-        kc_check(&cases[k], &o, KC_EXEC_NULL, NULL);
-        assert_int_equal(kc_check(&cases[k], &o, KC_CUSTOM_2, NULL), 1);
-      }
-    }
-  }
-}
-
-/* Small work never leaves the calling thread: under parallel_bytes no parallel-for call. */
-static void test_small_work_stays(void **state) {
-  (void)state;
-  int64_t lengths[8], axis = 1;
-  int64_t shape[4] = {6, 12, 10, 24};
-  kc_case c = kc_split_case(cleave_type_of(CLEAVE_F32), 4, shape, 4, 1, 3, lengths, &axis);
-  cleave_plan_options o = cleave_plan_options_default();
-  assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 0);
-  o.parallel_bytes = 6 * 12 * 10 * 24 * 4 + 1;
-  assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 0);
-  o.parallel_bytes = 6 * 12 * 10 * 24 * 4;
-  assert_int_equal(kc_check(&c, &o, KC_CUSTOM_2, NULL), 1);
-}
-
-typedef struct task_log {
-  int hits[100];
-} task_log;
-
-static void mark(void *context, size_t index) {
-  task_log *log = context;
-  __atomic_fetch_add(&log->hits[index], 1, __ATOMIC_RELAXED);
-}
-
-static void test_threadpool(void **state) {
-  (void)state;
-  cleave_error err;
-  cleave_threadpool *pool = (cleave_threadpool *)&err; /* must be reset on failure */
-  assert_int_equal(cleave_threadpool_create(0, &pool, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
-  assert_null(pool);
-  assert_non_null(strstr(err.message, "num_threads is 0"));
-  assert_int_equal(cleave_threadpool_create(5000, &pool, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "5000"));
-  assert_int_equal(cleave_threadpool_create(2, NULL, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
-  assert_int_equal(cleave_threadpool_threads(NULL), 0);
-  cleave_exec none = cleave_exec_threadpool(NULL);
-  assert_null(none.parallel_for);
-  assert_int_equal(none.num_threads, 0);
-  for (size_t n = 1; n <= 3; n++) {
-    assert_int_equal(cleave_threadpool_create(n, &pool, &err), CLEAVE_OK);
-    assert_int_equal(cleave_threadpool_threads(pool), n);
-    cleave_exec exec = cleave_exec_threadpool(pool);
-    assert_int_equal(exec.num_threads, n);
-    assert_ptr_equal(exec.context, pool);
-    for (size_t count = 0; count <= 100; count += 33) {
-      for (int round = 0; round < 20; round++) {
-        task_log log;
-        memset(&log, 0, sizeof log);
-        exec.parallel_for(exec.context, mark, &log, count);
-        for (size_t i = 0; i < 100; i++) {
-          assert_int_equal(log.hits[i], i < count ? 1 : 0);
-        }
-      }
-    }
-    cleave_threadpool_destroy(pool);
-  }
-  cleave_threadpool_destroy(NULL);
-}
-
-typedef struct caller_args {
-  cleave_threadpool *pool;
-  int ok;
-} caller_args;
-
-static void *caller_main(void *arg) {
-  caller_args *a = arg;
-  a->ok = 1;
-  for (int round = 0; round < 200; round++) {
-    task_log log;
-    memset(&log, 0, sizeof log);
-    size_t count = (size_t)(round % 100) + 1;
-    cleave_threadpool_parallel_for(a->pool, mark, &log, count);
-    for (size_t i = 0; i < 100; i++) {
-      if (log.hits[i] != (i < count ? 1 : 0)) {
-        a->ok = 0;
-      }
-    }
-  }
-  return NULL;
-}
-
-typedef struct slow_log {
-  pthread_t caller;
-  int hits[64];
-} slow_log;
-
-/* Tasks that run on a worker take a few milliseconds, so the caller runs out of tasks first and
- * has to sleep until the worker's last one returns. */
-static void slow_on_worker(void *context, size_t index) {
-  slow_log *log = context;
-  if (!pthread_equal(pthread_self(), log->caller)) {
-    struct timespec ts = {0, 3000000};
-    nanosleep(&ts, NULL);
-  }
-  __atomic_fetch_add(&log->hits[index], 1, __ATOMIC_RELAXED);
-}
-
-static void test_threadpool_waits_for_claimed_tasks(void **state) {
-  (void)state;
-  cleave_threadpool *pool = NULL;
-  assert_int_equal(cleave_threadpool_create(2, &pool, NULL), CLEAVE_OK);
-  for (int round = 0; round < 5; round++) {
-    slow_log log;
-    memset(&log, 0, sizeof log);
-    log.caller = pthread_self();
-    cleave_threadpool_parallel_for(pool, slow_on_worker, &log, 64);
-    /* Every task ran exactly once, and all had returned when the call returned. */
-    for (int i = 0; i < 64; i++) {
-      assert_int_equal(log.hits[i], 1);
-    }
-  }
-  cleave_threadpool_destroy(pool);
-}
-
-/* Several threads submitting jobs to one pool at once: each job still runs every task once. */
-static void test_threadpool_concurrent_callers(void **state) {
-  (void)state;
-  cleave_threadpool *pool = NULL;
-  assert_int_equal(cleave_threadpool_create(2, &pool, NULL), CLEAVE_OK);
-  pthread_t threads[3];
-  caller_args args[3];
-  for (int t = 0; t < 3; t++) {
-    args[t].pool = pool;
-    assert_int_equal(pthread_create(&threads[t], NULL, caller_main, &args[t]), 0);
-  }
-  for (int t = 0; t < 3; t++) {
-    pthread_join(threads[t], NULL);
-    assert_int_equal(args[t].ok, 1);
-  }
-  cleave_threadpool_destroy(pool);
-}
-
-/* ---- options ----------------------------------------------------------------------------- */
-
-static void test_options(void **state) {
-  (void)state;
-  int64_t shape[2] = {4, 6}, axis = 1;
-  cleave_op op = cleave_op_split(&axis, 2);
-  cleave_type f32 = cleave_type_of(CLEAVE_F32);
-  cleave_plan_options d = cleave_plan_options_default();
-  assert_true(d.nontemporal_bytes > 0);
-  assert_true(d.parallel_bytes > 0);
-  assert_int_equal(d.tiny_bytes, 64);
-  assert_int_equal(d.kernels, CLEAVE_KERNELS_AUTO);
-  struct bad {
-    cleave_plan_options o;
-    const char *needle1, *needle2;
-  } bad[] = {
-      {d, "nontemporal_bytes", "-1"},
-      {d, "parallel_bytes", "-5"},
-      {d, "tiny_bytes", "0"},
-      {d, "kernels", "7"},
-  };
-  bad[0].o.nontemporal_bytes = -1;
-  bad[1].o.parallel_bytes = -5;
-  bad[2].o.tiny_bytes = 0;
-  bad[3].o.kernels = (cleave_kernels_choice)7;
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    cleave_error err;
-    cleave_plan *plan = (cleave_plan *)&err;
-    assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, &bad[i].o, &plan, &err),
-                     CLEAVE_ERROR_INVALID_ARGUMENT);
-    assert_null(plan);
-    assert_int_equal(err.status, CLEAVE_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(err.message, bad[i].needle1));
-    assert_non_null(strstr(err.message, bad[i].needle2));
-  }
-  /* An inference error wins over the options: the rules come first. */
-  cleave_error err;
-  cleave_plan *plan = NULL;
-  cleave_op bad_op = cleave_op_split(&axis, 4);
-  assert_int_equal(cleave_plan_create_with(&bad_op, f32, shape, 2, &bad[0].o, &plan, &err),
-                   CLEAVE_ERROR_INVALID_SPLIT);
-  /* NULL options: the defaults, same as cleave_plan_create. */
-  assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, NULL, &plan, &err), CLEAVE_OK);
-  cleave_plan *plain = NULL;
-  assert_int_equal(cleave_plan_create(&op, f32, shape, 2, &plain, &err), CLEAVE_OK);
-  assert_string_equal(cleave_plan_description(plan), cleave_plan_description(plain));
-  cleave_plan_destroy(plan);
-  cleave_plan_destroy(plain);
-  assert_null(cleave_plan_description(NULL));
-  /* AVX2 on request: created exactly when the CPU has it; portable always. */
-  cleave_plan_options avx2 = d;
-  avx2.kernels = CLEAVE_KERNELS_AVX2;
-  cleave_status st = cleave_plan_create_with(&op, f32, shape, 2, &avx2, &plan, &err);
-  if (kc_num_families() == 2) {
-    assert_int_equal(st, CLEAVE_OK);
-    assert_non_null(strstr(cleave_plan_description(plan), "avx2"));
-    cleave_plan_destroy(plan);
-  } else {
-    assert_int_equal(st, CLEAVE_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(err.message, "AVX2"));
-  }
-  cleave_plan_options portable = d;
-  portable.kernels = CLEAVE_KERNELS_PORTABLE;
-  assert_int_equal(cleave_plan_create_with(&op, f32, shape, 2, &portable, &plan, &err), CLEAVE_OK);
-  assert_non_null(strstr(cleave_plan_description(plan), "portable"));
-  cleave_plan_destroy(plan);
-}
-
-/* Run-time checks of cleave_plan_run_exec: the same as cleave_plan_run's, nothing written. */
-static void test_run_exec_errors(void **state) {
-  (void)state;
-  int64_t shape[2] = {4, 6}, axis = 1;
-  cleave_op op = cleave_op_split(&axis, 2);
-  cleave_plan *plan = NULL;
-  assert_int_equal(cleave_plan_create(&op, cleave_type_of(CLEAVE_F32), shape, 2, &plan, NULL),
-                   CLEAVE_OK);
-  float in[24] = {0}, a[12], b[12];
-  memset(a, 0x7F, sizeof a);
-  void *outs[2] = {a, NULL};
-  cleave_error err;
-  assert_int_equal(cleave_plan_run_exec(NULL, in, outs, NULL, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "plan"));
-  assert_int_equal(cleave_plan_run_exec(plan, in, outs, NULL, &err), CLEAVE_ERROR_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "outputs[1]"));
-  unsigned char *bytes = (unsigned char *)a;
-  for (size_t i = 0; i < sizeof a; i++) {
-    assert_int_equal(bytes[i], 0x7F);
-  }
-  outs[1] = b;
-  assert_int_equal(cleave_plan_run_exec(plan, NULL, outs, NULL, &err),
-                   CLEAVE_ERROR_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "input"));
-  cleave_plan_destroy(plan);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_contiguous),
@@ -779,14 +505,7 @@ int main(void) {
       cmocka_unit_test(test_mixed_segments),
       cmocka_unit_test(test_tiny_threshold),
       cmocka_unit_test(test_zero_sizes),
-      cmocka_unit_test(test_threads),
-      cmocka_unit_test(test_small_work_stays),
-      cmocka_unit_test(test_threadpool),
-      cmocka_unit_test(test_threadpool_concurrent_callers),
-      cmocka_unit_test(test_threadpool_waits_for_claimed_tasks),
-      cmocka_unit_test(test_options),
       cmocka_unit_test(test_description_says_nt),
-      cmocka_unit_test(test_run_exec_errors),
   };
   return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);
 }

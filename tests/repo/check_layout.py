@@ -7,7 +7,9 @@
   check_layout.py ROOT BUILD layers    dependencies point down: tools/common uses only the
                                        library; tools/checkpoint only common; a format's readers
                                        neither its commands (cmd_*) nor the CLI (tools/cli); and
-                                       no #include names a header of a layer above
+                                       no #include names a header of a layer above; in the library
+                                       every file sits in a layer folder of src/ and uses (by
+                                       symbol and by #include) only the folders SRC_USES lists
   check_layout.py ROOT BUILD sizes     no hand-written .c file of the repository over 600 lines
   check_layout.py ROOT BUILD errors    one error type under tools/ (tool_error): no other struct
                                        that carries a status and a message
@@ -138,9 +140,60 @@ def allowed(a, b):
     return RANK[la] > RANK[lb] or (la == lb and la in ("common", "checkpoint", "cli"))
 
 
+# The library's layer folders (src/README.md) and the folders each may use.
+SRC_USES = {
+    "core": {"core"},
+    "rules": {"core", "rules"},
+    "infer": {"core", "rules", "infer"},
+    "copy": {"core", "copy"},
+    "memory": {"core", "memory"},
+    "run": {"core", "rules", "infer", "copy", "memory", "run"},
+}
+
+
+def src_folder(src):
+    """The layer folder of a library source ("" for a file outside every folder), None if the
+    file is not the library's."""
+    parts = src.split("/")
+    if parts[0] != "src":
+        return None
+    return parts[1] if len(parts) == 3 else ""
+
+
+def check_src_layers(root, graph):
+    problems = []
+    for a in sorted(graph):
+        fa = src_folder(a)
+        if fa is None:
+            continue
+        if fa not in SRC_USES:
+            problems.append("%s is in no layer folder of src/ (%s)" % (a, " ".join(sorted(SRC_USES))))
+            continue
+        for b in sorted(graph[a]):
+            fb = src_folder(b)
+            if fb is not None and fb not in SRC_USES[fa]:
+                problems.append("%s (src/%s) uses %s (src/%s)" % (a, fa, b, fb))
+    include = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/[^"]+"', re.M)
+    for top, dirs, files in os.walk(os.path.join(root, "src")):
+        for f in files:
+            if not f.endswith((".c", ".h")):
+                continue
+            rel = os.path.relpath(os.path.join(top, f), root)
+            fa = src_folder(rel)
+            if fa not in SRC_USES:
+                continue
+            with open(os.path.join(root, rel), encoding="utf-8") as fh:
+                text = fh.read()
+            for folder in include.findall(text):
+                if folder not in SRC_USES[fa]:
+                    problems.append("%s (src/%s) includes a header of src/%s" % (rel, fa, folder))
+    return problems
+
+
 def check_layers(root, build):
     problems = []
     graph = symbol_graph(build)
+    problems += check_src_layers(root, graph)
     for a in sorted(graph):
         for b in sorted(graph[a]):
             if not allowed(a, b):

@@ -25,6 +25,9 @@
 /** The byte every output buffer is filled with before a call, to see what was written. */
 #define TU_SENTINEL 0xA5
 
+/** Bytes of guard after every output buffer (filled with TU_SENTINEL, checked after a call). */
+#define TU_GUARD 32
+
 /** One element type under test, with a printable label such as "bytes3". */
 typedef struct tu_type_case {
   const char *label;

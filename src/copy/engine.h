@@ -1,0 +1,159 @@
+/*
+ * The copy engine (internal): a copy schedule computed once from a geometry (core/geometry.h:
+ * outer rows, the whole tensor's row stride, the parts' column ranges) and run by one kernel
+ * family, on one thread or through a `cleave_exec`; and the bit-stream copy of packed parts that
+ * do not fall on byte boundaries (bits.c). It knows geometries, not operators.
+ *
+ * Every row of the whole tensor (`stride` bytes) is cut into consecutive column ranges, one per
+ * non-empty part; consecutive parts that take the same number of bytes from each row form a
+ * segment. A segment is copied either row by row (block copies, regular or non-temporal) or,
+ * when its parts take only a few bytes per row, by a gather/transposition kernel over a block of
+ * rows. The kernels move bytes from the whole tensor to the parts (a split); the same schedule
+ * describes the way back (the parts gathered into one tensor, as Concat does), which needs only
+ * kernels for that direction beside `walk` and `tiny` in `cleave_kernels`.
+ */
+#ifndef CLEAVE_ENGINE_H
+#define CLEAVE_ENGINE_H
+
+#include "core/geometry.h"
+
+/* How a segment is copied. The tiny kinds index `cleave_kernels.tiny`. */
+enum {
+  CLEAVE_SEG_ROWS = 0,   /* block copies, row by row in input order */
+  CLEAVE_SEG_T1 = 1,     /* transposition of 1-byte units */
+  CLEAVE_SEG_T2 = 2,     /* 2-byte units */
+  CLEAVE_SEG_T4 = 3,     /* 4-byte units */
+  CLEAVE_SEG_T8 = 4,     /* 8-byte units */
+  CLEAVE_SEG_GATHER = 5, /* any other small unit */
+  CLEAVE_SEG_KINDS = 6
+};
+
+/** Rows per block when tiny segments are present: the rows a tiny kernel sweeps per output
+ * group, so that the input lines it touches stay in L1 for the neighbouring outputs. */
+#define CLEAVE_TINY_BLOCK_ROWS 256
+
+/** Consecutive outputs that each take `unit` bytes from every input row. */
+typedef struct cleave_seg {
+  int64_t first; /* index of the first output */
+  int64_t count; /* number of outputs, >= 1 */
+  int64_t unit;  /* bytes per output per input row, >= 1 */
+  int64_t col;   /* byte offset of the first output's bytes within an input row */
+  int kind;      /* CLEAVE_SEG_* */
+} cleave_seg;
+
+typedef struct cleave_kernels cleave_kernels;
+
+/**
+ * A schedule over one column window [col_lo, col_hi) of every input row, tiled exactly by
+ * `segs` (sorted by col). A plan has one window covering the whole row; a one-shot run of a long
+ * list of lengths goes through several windows so that it needs no allocation.
+ */
+typedef struct cleave_engine {
+  const cleave_kernels *kernels;
+  int64_t outer;  /* input rows */
+  int64_t stride; /* bytes per input row */
+  int64_t col_lo, col_hi;
+  const cleave_seg *segs;
+  int64_t num_segs;
+  int64_t total;       /* bytes moved: outer * (col_hi - col_lo) */
+  int64_t input_bytes; /* the whole input's size, which the thresholds compare with */
+  bool nontemporal;    /* block copies stream whole lines past the caches */
+  bool tiny;           /* some segment is tiny: work is split by whole rows */
+  int64_t parallel_bytes;
+  /** Smallest task of a parallel run; 0: an eighth of parallel_bytes. */
+  int64_t min_task_bytes;
+} cleave_engine;
+
+/** Copies rows [o0, o1) of the window's columns [lo, hi) (hi <= col_hi) with block copies. */
+typedef void (*cleave_walk_fn)(const cleave_engine *e, const unsigned char *in, void *const *outs,
+                               int64_t o0, int64_t o1, int64_t lo, int64_t hi);
+
+/** Copies rows [o0, o1) of every output of one tiny segment. */
+typedef void (*cleave_tiny_fn)(const cleave_engine *e, const cleave_seg *seg,
+                               const unsigned char *in, void *const *outs, int64_t o0, int64_t o1);
+
+/** One kernel family. Immutable tables, one per instruction set. */
+struct cleave_kernels {
+  const char *name;
+  cleave_walk_fn walk;
+  cleave_tiny_fn tiny[CLEAVE_SEG_KINDS]; /* [CLEAVE_SEG_ROWS] unused */
+  /** Orders this thread's non-temporal stores before what follows (a no-op without them). */
+  void (*fence)(void);
+  /** Whether the tiny kernel of `seg` writes with streaming stores (where the destination is
+   * aligned) in a non-temporal run; NULL when no tiny kernel of the family does. For the plan's
+   * description. */
+  bool (*tiny_streams)(const cleave_seg *seg);
+};
+
+/** Portable C kernels (SSE2 streaming stores where the compiler targets x86-64). */
+extern const cleave_kernels cleave_kernels_portable;
+
+#if defined(CLEAVE_HAVE_AVX2_KERNELS)
+/** AVX2 kernels: only call them when `cleave_cpu_has_avx2()`. */
+extern const cleave_kernels cleave_kernels_avx2;
+#endif
+
+/** Whether this CPU and OS run AVX2 code (CPUID and the saved YMM state). No mutable state. */
+bool cleave_cpu_has_avx2(void);
+
+/** Picks the kernel family for a `cleave_kernels_choice`; fails (naming the choice) when the
+ * family is unknown or this CPU cannot run it. */
+cleave_status cleave_kernels_pick(cleave_kernels_choice choice, const cleave_kernels **kernels,
+                                  cleave_error *err);
+
+/** Checks the fields of plan options (each name in the message). */
+cleave_status cleave_options_check(const cleave_plan_options *options, cleave_error *err);
+
+/** The kind of a segment of outputs taking `unit` bytes from each of `outer` rows. */
+int cleave_seg_kind(int64_t unit, int64_t outer, const cleave_plan_options *options);
+
+/**
+ * Appends output `i` (taking `unit` bytes per row at column `col`) to the segment list
+ * `segs[0..*count)`, merging it into the last segment when it continues it. Returns false when
+ * a new segment was needed but `*count == capacity` (nothing changed then). Empty outputs
+ * (unit 0) are skipped.
+ */
+bool cleave_seg_append(cleave_seg *segs, int64_t *count, int64_t capacity, int64_t i, int64_t unit,
+                       int64_t col, int64_t outer, const cleave_plan_options *options);
+
+/** Sets up an engine over `segs` (non-empty, contiguous columns) for geometry `geom`. */
+void cleave_engine_init(cleave_engine *e, const cleave_geometry *geom,
+                        const cleave_plan_options *options, const cleave_kernels *kernels,
+                        const cleave_seg *segs, int64_t num_segs);
+
+/** Runs the engine: on the calling thread, or through `exec` when it allows threads and the run
+ * is large enough. Ends with the kernels' fence on every thread that copied. */
+void cleave_engine_run(const cleave_engine *e, const void *input, void *const *outputs,
+                       const cleave_exec *exec);
+
+/**
+ * Runs a whole geometry without a precomputed schedule and without allocating: segments are
+ * built on the stack, window by window (used by the one-shot calls).
+ */
+void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
+                                const cleave_kernels *kernels, const void *input,
+                                void *const *outputs, const cleave_exec *exec);
+
+/** Index of the segment whose columns hold column `c` (col_lo <= c < col_hi). */
+static inline int64_t cleave_engine_find(const cleave_engine *e, int64_t c) {
+  int64_t lo = 0, hi = e->num_segs - 1;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (e->segs[mid].col <= c) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+/* ---- bits.c ------------------------------------------------------------------------------ */
+
+/** Copies every output of a packed split that is not byte-aligned: on the calling thread, or
+ * through `exec` (NULL: this thread) in ranges of whole groups of 8 rows when the input has at
+ * least `parallel_bytes` bytes and 16 rows. */
+void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs,
+                        const cleave_exec *exec, int64_t parallel_bytes);
+
+#endif /* CLEAVE_ENGINE_H */

@@ -1,0 +1,57 @@
+/*
+ * The pointer checks every execution entry point shares (one-shot runs, plan runs, allocated
+ * outputs, views): one message per mistake, whichever call made it.
+ */
+#include "run/run.h"
+
+#include <inttypes.h>
+
+cleave_status cleave_check_in_memory(const cleave_geometry *geom, cleave_error *err) {
+  if (!geom->bits_fit) {
+    /* Such an input cannot be in memory; its bit offsets do not fit in int64 either. */
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                       "a packed input of more than 2^60 bytes cannot be in memory");
+  }
+  return CLEAVE_OK;
+}
+
+cleave_status cleave_check_input(const cleave_geometry *geom, const void *input,
+                                 cleave_error *err) {
+  cleave_status st = cleave_check_in_memory(geom, err);
+  if (st != CLEAVE_OK) {
+    return st;
+  }
+  if (input == NULL && cleave_geometry_has_data(geom)) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the input data is NULL but the input is not empty");
+  }
+  return CLEAVE_OK;
+}
+
+cleave_status cleave_check_array(const void *array, const char *name, const cleave_geometry *geom,
+                                 cleave_error *err) {
+  if (array == NULL && geom->info.num_outputs > 0) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "the %s array is NULL but the operator has %" PRId64 " outputs", name,
+                       geom->info.num_outputs);
+  }
+  return CLEAVE_OK;
+}
+
+cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
+                                   void *const *outputs, cleave_error *err) {
+  cleave_status st = cleave_check_input(geom, input, err);
+  if (st == CLEAVE_OK) {
+    st = cleave_check_array(outputs, "outputs", geom, err);
+  }
+  if (st != CLEAVE_OK || !cleave_geometry_has_data(geom)) {
+    return st;
+  }
+  for (int64_t i = 0; i < geom->info.num_outputs; i++) {
+    if (outputs[i] == NULL && cleave_geometry_length(geom, i) > 0) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                         "outputs[%" PRId64 "] is NULL but that output is not empty", i);
+    }
+  }
+  return CLEAVE_OK;
+}
