@@ -24,8 +24,9 @@ import sys
 MAX_LINES = 600
 
 
-def objects(build):
-    """Maps each object file of the project's own code to its source path (relative to ROOT)."""
+def objects(build, root):
+    """Maps each object file of the project's own code to its source path (relative to ROOT).
+    Objects left in the build folder by a source that has since moved or gone are skipped."""
     found = {}
     for top, dirs, files in os.walk(build):
         dirs[:] = [d for d in dirs if d != "CompilerIdC" and d != "CompilerIdCXX"]
@@ -43,13 +44,15 @@ def objects(build):
             src = os.path.normpath(os.path.join(target_dir, source))
             if src.startswith(("tests/", "fuzz/", "bench/")) or src.startswith(".."):
                 continue
+            if not os.path.exists(os.path.join(root, src)):
+                continue
             found[path] = src
     return found
 
 
-def symbol_graph(build):
+def symbol_graph(build, root):
     """Edges source -> sources that define a symbol it uses (within the project's objects)."""
-    objs = objects(build)
+    objs = objects(build, root)
     defs, uses = {}, {}
     for obj, src in objs.items():
         out = subprocess.run(["nm", obj], capture_output=True, text=True).stdout
@@ -103,7 +106,7 @@ def strongly_connected(graph):
 
 def check_circles(root, build):
     problems = []
-    for comp in strongly_connected(symbol_graph(build)):
+    for comp in strongly_connected(symbol_graph(build, root)):
         problems.append("circle of %d files: %s" % (len(comp), " ".join(comp)))
     return problems
 
@@ -192,7 +195,7 @@ def check_src_layers(root, graph):
 
 def check_layers(root, build):
     problems = []
-    graph = symbol_graph(build)
+    graph = symbol_graph(build, root)
     problems += check_src_layers(root, graph)
     for a in sorted(graph):
         for b in sorted(graph[a]):
