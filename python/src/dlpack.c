@@ -6,7 +6,7 @@
  * The structs below are the DLPack ABI (v0.x, the version PyTorch 1.13 and NumPy 1.24 speak),
  * declared from its specification: Debian ships no dlpack header.
  */
-#include "tensor.h"
+#include "dlpack.h"
 
 #include <string.h>
 
@@ -41,7 +41,7 @@ enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_
 enum { DL_CPU = 1 };
 
 /* The library's type and NumPy's storage type for a DLPack dtype. */
-static int map_dtype(DLDataType dt, pcl_type *type, int *type_num) {
+static int map_dtype(DLDataType dt, cleave_type *type, int *type_num) {
   type->width = 0;
   if (dt.lanes != 1) {
     goto unsupported;

@@ -1,9 +1,11 @@
-/* NumPy dtypes and cleave type names to the library's element types. */
-#include "tensor.h"
+/* NumPy dtypes and cleave type names to the library's element types (see dtypes.h). */
+#include "dtypes.h"
+
+#include "errors.h"
 
 #include <string.h>
 
-int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
+int pcl_type_from_descr(PyArray_Descr *descr, cleave_type *type, int *is_object) {
   type->width = 0;
   *is_object = 0;
   switch (descr->type_num) {
@@ -75,7 +77,7 @@ int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
   return -1;
 }
 
-int pcl_type_from_object(PyObject *obj, pcl_type *type, PyArray_Descr **descr, int *packed) {
+int pcl_type_from_object(PyObject *obj, cleave_type *type, PyArray_Descr **descr, int *packed) {
   *packed = 0;
   *descr = NULL;
   if (PyUnicode_Check(obj)) {
@@ -83,10 +85,9 @@ int pcl_type_from_object(PyObject *obj, pcl_type *type, PyArray_Descr **descr, i
     if (name == NULL) {
       return -1;
     }
-    int dtype;
-    if (pcl_dtype_from_name(name, &dtype) < 0) {
+    cleave_dtype dtype;
+    if (cleave_dtype_from_name(name, &dtype, NULL) != CLEAVE_OK) {
       /* Not a cleave name: NumPy's spelling ("float32", "<i4") is tried below. */
-      PyErr_Clear();
       goto numpy;
     }
     type->dtype = dtype;
@@ -102,14 +103,15 @@ int pcl_type_from_object(PyObject *obj, pcl_type *type, PyArray_Descr **descr, i
       return 0;
     }
     int64_t bits;
-    int msb;
-    if (pcl_type_bits(*type, &bits, &msb) < 0) {
+    cleave_error err;
+    if (pcl_check(cleave_type_bits(*type, &bits, NULL, &err), &err) < 0) {
       return -1;
     }
     *packed = bits < 8;
     /* NumPy's own dtype where it has one; otherwise unsigned storage of the same size. */
     static const struct {
-      int dtype, type_num;
+      cleave_dtype dtype;
+      int type_num;
     } natural[] = {
         {CLEAVE_BOOLEAN, NPY_BOOL},   {CLEAVE_I8, NPY_INT8},     {CLEAVE_I16, NPY_INT16},
         {CLEAVE_I32, NPY_INT32},      {CLEAVE_I64, NPY_INT64},   {CLEAVE_U16, NPY_UINT16},

@@ -1,8 +1,10 @@
 /* Acquiring an input: NumPy arrays as they are, buffers through NumPy, DLPack tensors through
  * dlpack.c; then dtype= and shape= for packed types. */
-#include "tensor.h"
+#include "input.h"
 
 #include "args.h"
+#include "dlpack.h"
+#include "dtypes.h"
 
 #include <string.h>
 
@@ -56,7 +58,7 @@ static int packed_input(pcl_input *in, PyObject *shape) {
 static int typed_input(pcl_input *in, PyObject *dtype, PyObject *shape) {
   PyArray_Descr *descr;
   int packed;
-  pcl_type type;
+  cleave_type type;
   if (pcl_type_from_object(dtype, &type, &descr, &packed) < 0) {
     return -1;
   }

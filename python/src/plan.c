@@ -1,8 +1,12 @@
 /* cleave.Plan: an operator bound to one input dtype and shape, run many times. */
+#include "plan.h"
+
 #include "args.h"
-#include "module.h"
-#include "ops.h"
-#include "outputs.h"
+#include "dtypes.h"
+#include "errors.h"
+#include "execute.h"
+#include "op_params.h"
+#include "run.h"
 
 #include <string.h>
 #include <time.h>
@@ -16,9 +20,9 @@ typedef struct {
 } plan_object;
 
 /* Operator parameters from keyword arguments, by the kind's parameter names. */
-static int params_from_kwargs(pcl_kind kind, PyObject *kwargs, PyObject **p) {
+static int params_from_kwargs(cleave_op_kind kind, PyObject *kwargs, PyObject **p) {
   int n = pcl_op_param_count[kind];
-  memset(p, 0, 4 * sizeof *p);
+  memset(p, 0, PCL_MAX_OP_PARAMS * sizeof *p);
   if (kwargs == NULL) {
     return 0;
   }
@@ -34,19 +38,14 @@ static int params_from_kwargs(pcl_kind kind, PyObject *kwargs, PyObject **p) {
     }
     if (!found) {
       PyErr_Format(PyExc_TypeError, "%R is not a parameter of %s (it takes %s%s%s%s%s%s%s)", key,
-                   kind == PCL_SPLIT            ? "split"
-                   : kind == PCL_VARIADIC_SPLIT ? "variadic_split"
-                   : kind == PCL_ONNX_SPLIT     ? "onnx_split"
-                                                : "split_to_sequence",
-                   pcl_op_params[kind][0], ", ", pcl_op_params[kind][1], n > 2 ? ", " : "",
-                   n > 2 ? pcl_op_params[kind][2] : "", n > 2 ? ", " : "",
+                   pcl_kind_name(kind), pcl_op_params[kind][0], ", ", pcl_op_params[kind][1],
+                   n > 2 ? ", " : "", n > 2 ? pcl_op_params[kind][2] : "", n > 2 ? ", " : "",
                    n > 2 ? pcl_op_params[kind][3] : "");
       return -1;
     }
   }
-  if (kind <= PCL_VARIADIC_SPLIT && p[0] == NULL) {
-    PyErr_Format(PyExc_TypeError,
-                 "Plan of %s needs %s=", kind == PCL_SPLIT ? "split" : "variadic_split",
+  if (kind <= CLEAVE_OP_VARIADIC_SPLIT && p[0] == NULL) {
+    PyErr_Format(PyExc_TypeError, "Plan of %s needs %s=", pcl_kind_name(kind),
                  pcl_op_params[kind][0]);
     return -1;
   }
@@ -81,11 +80,11 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   if (!PyArg_ParseTuple(args, "OOO:Plan", &name, &shape_obj, &dtype_obj)) {
     return NULL;
   }
-  pcl_kind kind;
+  cleave_op_kind kind;
   if (pcl_kind_from_name(name, &kind) < 0) {
     return NULL;
   }
-  PyObject *p[4];
+  PyObject *p[PCL_MAX_OP_PARAMS];
   if (params_from_kwargs(kind, kwargs, p) < 0) {
     return NULL;
   }
@@ -94,7 +93,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   if (shape_from_object(shape_obj, shape, &rank) < 0) {
     return NULL;
   }
-  pcl_type t;
+  cleave_type t;
   PyArray_Descr *descr;
   int packed;
   if (pcl_type_from_object(dtype_obj, &t, &descr, &packed) < 0) {
@@ -196,7 +195,7 @@ static PyObject *plan_call(plan_object *self, PyObject *const *args, Py_ssize_t 
     return NULL;
   }
   pcl_request req = {views ? PCL_COPY_NEVER : PCL_COPY_ALWAYS, views ? NULL : slots[1], 1,
-                     self->entry->op.kind == PCL_SPLIT_TO_SEQUENCE};
+                     self->entry->op.c.kind == CLEAVE_OP_SPLIT_TO_SEQUENCE};
   if (!views && pcl_threads(slots[2], &req.threads) < 0) {
     return NULL;
   }
@@ -233,7 +232,7 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
     return NULL;
   }
   Py_ssize_t n = PyList_GET_SIZE(args[1]);
-  if (n != p->entry->info.num_outputs || n > 4096 || calls < 1) {
+  if ((size_t)n != p->entry->info.num_outputs || n > 4096 || calls < 1) {
     PyErr_SetString(PyExc_ValueError, "_c_seconds: wrong output count or calls");
     return NULL;
   }
@@ -244,7 +243,7 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = PyList_GET_ITEM(args[1], i);
     if (!PyArray_Check(o) ||
-        PyArray_NBYTES((PyArrayObject *)o) != pcl_plan_output_bytes(p->entry->plan, (size_t)i)) {
+        PyArray_NBYTES((PyArrayObject *)o) != cleave_plan_output_bytes(p->entry->plan, (size_t)i)) {
       PyMem_Free(ptrs);
       PyErr_SetString(PyExc_ValueError, "_c_seconds: out[i] must have output i's size");
       return NULL;
@@ -255,7 +254,7 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int64_t k = 0; k < calls; k++) {
-    if (pcl_plan_run(p->entry->plan, input, ptrs, 1, 0) < 0) {
+    if (pcl_run(p->entry->plan, input, ptrs, 1, 0) < 0) {
       PyMem_Free(ptrs);
       return NULL;
     }
@@ -266,25 +265,63 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
   return PyFloat_FromDouble(seconds / (double)calls);
 }
 
+/* The output shapes of a plan as a tuple of tuples (packed types: each output's byte count). */
+static PyObject *output_shapes(const pcl_entry *e, int packed_bytes) {
+  Py_ssize_t n = (Py_ssize_t)e->info.num_outputs;
+  PyObject *shapes = PyTuple_New(n);
+  for (Py_ssize_t i = 0; shapes != NULL && i < n; i++) {
+    PyObject *shape;
+    if (packed_bytes) {
+      shape = Py_BuildValue("(L)", (long long)cleave_plan_output_bytes(e->plan, (size_t)i));
+    } else {
+      int64_t len = cleave_plan_output_length(e->plan, (size_t)i);
+      shape = PyTuple_New((Py_ssize_t)e->info.output_rank);
+      Py_ssize_t k = 0;
+      for (size_t d = 0; shape != NULL && d < e->rank; d++) {
+        int64_t v = e->shape[d];
+        if (d == e->info.axis) {
+          if (e->info.axis_removed) {
+            continue;
+          }
+          v = len;
+        }
+        PyObject *dim = PyLong_FromLongLong(v);
+        if (dim == NULL) {
+          Py_CLEAR(shape);
+          break;
+        }
+        PyTuple_SET_ITEM(shape, k++, dim);
+      }
+    }
+    if (shape == NULL) {
+      Py_CLEAR(shapes);
+      break;
+    }
+    PyTuple_SET_ITEM(shapes, i, shape);
+  }
+  return shapes;
+}
+
 static PyObject *plan_get_output_shapes(PyObject *self, void *closure) {
   (void)closure;
   plan_object *p = (plan_object *)self;
-  return pcl_output_shapes(p->entry, p->packed);
+  return output_shapes(p->entry, p->packed);
 }
 
 static PyObject *plan_get_num_outputs(PyObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromLongLong(((plan_object *)self)->entry->info.num_outputs);
+  return PyLong_FromSize_t(((plan_object *)self)->entry->info.num_outputs);
 }
 
 static PyObject *plan_get_axis(PyObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromLongLong(((plan_object *)self)->entry->info.axis);
+  return PyLong_FromSize_t(((plan_object *)self)->entry->info.axis);
 }
 
 static PyObject *plan_get_kernels(PyObject *self, void *closure) {
   (void)closure;
-  return PyUnicode_FromString(pcl_plan_kernels(((plan_object *)self)->entry->plan));
+  const char *text = cleave_plan_description(((plan_object *)self)->entry->plan);
+  return PyUnicode_FromString(text != NULL ? text : "");
 }
 
 static PyObject *plan_get_dtype(PyObject *self, void *closure) {
@@ -306,9 +343,8 @@ static PyObject *plan_repr(PyObject *self) {
   if (shape == NULL) {
     return NULL;
   }
-  PyObject *r =
-      PyUnicode_FromFormat("cleave.Plan(%R, %R, %R): %lld outputs", p->operator_name, shape,
-                           (PyObject *)p->descr, (long long)p->entry->info.num_outputs);
+  PyObject *r = PyUnicode_FromFormat("cleave.Plan(%R, %R, %R): %zu outputs", p->operator_name,
+                                     shape, (PyObject *)p->descr, p->entry->info.num_outputs);
   Py_DECREF(shape);
   return r;
 }
