@@ -93,6 +93,26 @@ int pcl_int64(PyObject *obj, const char *name, int64_t *value) {
   return 0;
 }
 
+int pcl_flag(PyObject *obj, const char *name, int64_t *value) {
+  if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool)) {
+    int truth = PyObject_IsTrue(obj);
+    if (truth < 0) {
+      return -1;
+    }
+    *value = truth;
+    return 0;
+  }
+  if (pcl_int64(obj, name, value) < 0) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s must be a bool or an int, not %.100s", name,
+                   Py_TYPE(obj)->tp_name);
+    }
+    return -1;
+  }
+  return 0;
+}
+
 int pcl_copy_mode(PyObject *obj, int *mode) {
   if (obj == NULL || obj == Py_None) {
     *mode = PCL_COPY_IF_NEEDED;

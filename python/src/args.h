@@ -26,6 +26,10 @@ int pcl_parse_args(pcl_params *params, PyObject *const *args, Py_ssize_t nargs, 
  * other types, OverflowError outside int64. */
 int pcl_int64(PyObject *obj, const char *name, int64_t *value);
 
+/* A flag given as a bool (Python's or NumPy's: 1 or 0) or, as the ONNX attribute is, an int
+ * (stored as given; the operator checks its range). TypeError for other types. */
+int pcl_flag(PyObject *obj, const char *name, int64_t *value);
+
 /* copy=: None -> PCL_COPY_IF_NEEDED, True -> PCL_COPY_ALWAYS, False -> PCL_COPY_NEVER. */
 enum { PCL_COPY_IF_NEEDED = 0, PCL_COPY_ALWAYS = 1, PCL_COPY_NEVER = 2 };
 int pcl_copy_mode(PyObject *obj, int *mode);

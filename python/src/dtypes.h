@@ -11,9 +11,14 @@
  * references other than object. */
 int pcl_type_from_descr(PyArray_Descr *descr, cleave_type *type, int *is_object);
 
-/* Parses a dtype= value: a cleave type name (str) or anything np.dtype accepts. On success
- * *descr is a new reference to the NumPy storage dtype (uint8 for packed types) and *packed is
- * set for packed sub-byte types. */
+/*
+ * Parses a dtype= value: one of cleave's ElementType constants (element_types.h), anything
+ * np.dtype reads (meaning NumPy's type: 'u4' is uint32), or a str NumPy does not read that names
+ * one of cleave's types ('bf16', 'uint4'). On success *descr is a new reference to the NumPy
+ * dtype the elements are held in (uint8 for packed types) and *packed is set for packed sub-byte
+ * types. TypeError for an unknown name or an unsized dtype ('S'), ValueError for an ambiguous
+ * name ('i16').
+ */
 int pcl_type_from_object(PyObject *obj, cleave_type *type, PyArray_Descr **descr, int *packed);
 
 #endif

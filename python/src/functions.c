@@ -17,22 +17,30 @@
   "              error nothing is written.\n"                                                      \
   "  threads=n   copy on the library's pool of n threads (the GIL is released for copies of\n"     \
   "              1 MiB and more and whenever n > 1).\n"                                            \
-  "  dtype=, shape=  packed sub-byte types (u1, u2, u4, i4, nf4, int4, ...): x is a uint8\n"       \
-  "              buffer of the packed elements, shape their logical shape; outputs are uint8\n"    \
-  "              arrays of each output's packed bytes. dtype= also reinterprets same-sized\n"      \
-  "              elements (dtype='bf16' on uint16 data).\n\n"                                      \
+  "  dtype=, shape=  x's element type where x's dtype does not say it: a NumPy dtype (a str\n"     \
+  "              means what np.dtype reads: 'u4' is uint32, 'i8' int64) or one of cleave's\n"      \
+  "              types NumPy lacks (cleave.bf16, cleave.uint4, ...: help(cleave.ElementType)).\n"  \
+  "              Same-sized elements are reinterpreted (dtype=cleave.bf16 on uint16 data); for\n"  \
+  "              a packed type (cleave.u4, cleave.int4, ...) x is a uint8 buffer of the packed\n"  \
+  "              elements, shape= their logical shape, and the outputs are uint8 arrays of\n"      \
+  "              each output's packed bytes.\n\n"                                                  \
   "x: a NumPy array of any dtype (S/U strings, object arrays of str: outputs share the str\n"      \
   "objects), any object with the buffer protocol, or a tensor with __dlpack__ (CPU memory; the\n"  \
   "outputs are handed back as the same kind, e.g. torch tensors, bfloat16 included, without a\n"   \
-  "copy). A non-contiguous x gives views directly; copies first make it contiguous (one extra\n"   \
-  "copy).\n\n"                                                                                     \
+  "copy; a tensor whose DLPack export is refused, as PyTorch 1.13 refuses bool, comes through\n"   \
+  "NumPy's array protocol when that shares its memory). A non-contiguous x gives views\n"          \
+  "directly; copies first make it contiguous (one extra copy).\n\n"                                \
   "Errors: cleave.Error (a ValueError) with .status, .status_name and .message, the C library's\n" \
-  "message; TypeError for arguments of the wrong Python type.\n"
+  "message; MemoryError (with the same attributes) when memory runs out; TypeError for\n"          \
+  "arguments of the wrong Python type.\n"
 
 const char pcl_split_doc[] =
     "split(x, num_splits, axis=0, *, copy=None, out=None, threads=None, dtype=None, shape=None)\n"
     "--\n\n"
-    "OpenVINO Split-1: x into num_splits equal parts along axis.\n\n"
+    "OpenVINO Split-1: num_splits equal parts (a count, as np.split; torch.split takes a size).\n\n"
+    "x into num_splits equal parts along axis: cleave.split(x, 2) is two halves, where\n"
+    "torch.split(x, 2) gives parts of size 2. Unlike np.split, a list is not accepted (for\n"
+    "lengths use variadic_split).\n\n"
     "Rules: axis in [-rank, rank); num_splits >= 1 divides x.shape[axis]. Returns a tuple.\n\n"
     "Example:\n"
     "    >>> cleave.split(numpy.arange(6), 3)\n"
@@ -43,6 +51,8 @@ const char pcl_variadic_split_doc[] =
     "               shape=None)\n"
     "--\n\n"
     "OpenVINO VariadicSplit-1: x into parts of split_lengths along axis.\n\n"
+    "The lengths are sizes, as torch.split(x, [sizes]) takes them (np.split takes the indices\n"
+    "where to cut).\n\n"
     "Rules: lengths are >= 0 except one -1 (the rest of the axis); they sum to\n"
     "x.shape[axis]. Returns a tuple.\n\n"
     "Example:\n"
@@ -50,13 +60,13 @@ const char pcl_variadic_split_doc[] =
     "    [(1, 4), (3, 4), (2, 4)]\n\n" COMMON_DOC;
 
 const char pcl_split_to_sequence_doc[] =
-    "split_to_sequence(x, split=None, axis=0, keepdims=1, opset=24, *, copy=None, out=None,\n"
+    "split_to_sequence(x, split=None, axis=0, keepdims=True, opset=24, *, copy=None, out=None,\n"
     "                  threads=None, dtype=None, shape=None)\n"
     "--\n\n"
     "ONNX SplitToSequence-11/-24 at `opset`: returns a list.\n\n"
-    "Rules: split None gives parts of length 1 (without the axis when keepdims=0); an int gives\n"
-    "parts of that length (the last may be shorter); a list gives those lengths (they sum to\n"
-    "x.shape[axis]).\n\n"
+    "Rules: split None gives parts of length 1 (without the axis when keepdims is False or 0);\n"
+    "an int gives parts of that length, as torch.split(x, n) does (the last may be shorter; not\n"
+    "np.split's count); a list gives those lengths (they sum to x.shape[axis]).\n\n"
     "Example:\n"
     "    >>> cleave.split_to_sequence(numpy.arange(5), 2)\n"
     "    [array([0, 1]), array([2, 3]), array([4])]\n\n" COMMON_DOC;
@@ -66,9 +76,9 @@ const char pcl_onnx_split_doc[] =
     "           threads=None, dtype=None, shape=None)\n"
     "--\n\n"
     "ONNX Split-1/2/11/13/18 at `opset` (the version in force there). Returns a tuple.\n\n"
-    "Rules: split gives the lengths (>= 0, summing to x.shape[axis]); otherwise num_outputs\n"
-    "parts (at opset 18 the last may be smaller: ceil division); below opset 18 num_outputs is\n"
-    "the node's output count.\n\n"
+    "Rules: split gives the lengths (sizes >= 0 summing to x.shape[axis]; np.split would take\n"
+    "cut indices); otherwise num_outputs parts (at opset 18 the last may be smaller: ceil\n"
+    "division); below opset 18 num_outputs is the node's output count.\n\n"
     "Example:\n"
     "    >>> cleave.onnx_split(numpy.arange(5), num_outputs=2)\n"
     "    (array([0, 1, 2]), array([3, 4]))\n\n" COMMON_DOC;

@@ -12,8 +12,13 @@ typedef struct pcl_input {
   int packed;    /* a packed sub-byte type given by dtype= */
   size_t rank;   /* the logical shape (the array's, or shape= for packed types) */
   int64_t shape[PCL_MAX_RANK];
-  PyObject *from_dlpack; /* owned: how to hand outputs back (torch.from_dlpack), or NULL */
-  int dl_code;           /* the DLPack dtype outputs are exported with; -1: not DLPack */
+  /* How outputs go back to the caller's kind (owned; both NULL for NumPy arrays and buffers):
+   * the producer's from_dlpack (torch.from_dlpack) for tensors that came through DLPack, with
+   * the DLPack dtype they are exported with, or its from_numpy for those that came through the
+   * array protocol. */
+  PyObject *from_dlpack;
+  PyObject *from_numpy;
+  int dl_code; /* -1: not through DLPack */
   int dl_bits;
 } pcl_input;
 

@@ -5,6 +5,7 @@
  */
 #include "arena.h"
 #include "dlpack.h"
+#include "element_types.h"
 #include "functions.h"
 #include "infer.h"
 #include "plan.h"
@@ -77,7 +78,7 @@ PyMODINIT_FUNC PyInit__cleave(void) {
   const pcl_state *s = &pcl_module_state;
   if (add(m, "Error", s->error_type) < 0 || add(m, "UNKNOWN", s->unknown) < 0 ||
       add(m, "Plan", (PyObject *)&pcl_PlanType) < 0 ||
-      PyModule_AddIntConstant(m, "MAX_RANK", PCL_MAX_RANK) < 0) {
+      PyModule_AddIntConstant(m, "MAX_RANK", PCL_MAX_RANK) < 0 || pcl_add_element_types(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -148,7 +148,7 @@ int pcl_build_op(cleave_op_kind kind, PyObject *const *p, pcl_op *op, unsigned *
   case CLEAVE_OP_VARIADIC_SPLIT:
     return lengths_param(p[0], "split_lengths", op, unknown, 0);
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
-    if (p[2] != NULL && pcl_int64(p[2], "keepdims", &op->c.keepdims) < 0) {
+    if (p[2] != NULL && pcl_flag(p[2], "keepdims", &op->c.keepdims) < 0) {
       return -1;
     }
     if (p[3] != NULL && pcl_int64(p[3], "opset", &op->c.opset) < 0) {

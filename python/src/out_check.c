@@ -1,8 +1,8 @@
 /* out=: the caller's arrays checked, then filled (see out_check.h). */
 #include "out_check.h"
 
-#include "dlpack.h"
 #include "errors.h"
+#include "foreign.h"
 #include "run.h"
 #include "views.h"
 
@@ -95,10 +95,9 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
     o = (PyArrayObject *)obj;
   } else if (PyObject_HasAttr(obj, pcl_module_state.str_dlpack)) {
     pcl_input tmp;
-    if (pcl_dlpack_import(obj, &tmp) < 0) {
+    if (pcl_foreign_wrap(obj, &tmp) < 0) {
       return -1;
     }
-    Py_CLEAR(tmp.from_dlpack);
     *wrapper = (PyObject *)tmp.array;
     o = tmp.array;
   } else {

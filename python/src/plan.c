@@ -3,6 +3,7 @@
 
 #include "args.h"
 #include "dtypes.h"
+#include "element_types.h"
 #include "errors.h"
 #include "execute.h"
 #include "op_params.h"
@@ -15,8 +16,9 @@ typedef struct {
   PyObject_HEAD pcl_entry *entry;
   PyArray_Descr *descr; /* the NumPy dtype of inputs (uint8 for packed types) */
   int packed;
-  PyObject *operator_name;
-  PyObject *dtype_name; /* the cleave type name given as dtype, or NULL */
+  /* For a type NumPy lacks, its cleave.ElementType constant: runs pass it as dtype=, as the
+   * dtype of x does not say it. NULL for NumPy's types. */
+  PyObject *element_type;
 } plan_object;
 
 /* Operator parameters from keyword arguments, by the kind's parameter names. */
@@ -120,12 +122,8 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   self->entry = e;
   self->descr = descr;
   self->packed = packed;
-  Py_INCREF(name);
-  self->operator_name = name;
-  if (PyUnicode_Check(dtype_obj)) {
-    Py_INCREF(dtype_obj);
-    self->dtype_name = dtype_obj;
-  }
+  self->element_type = pcl_element_type_object(t.dtype);
+  Py_XINCREF(self->element_type);
   return (PyObject *)self;
 }
 
@@ -133,8 +131,7 @@ static void plan_dealloc(PyObject *obj) {
   plan_object *self = (plan_object *)obj;
   pcl_entry_decref(self->entry);
   Py_XDECREF(self->descr);
-  Py_XDECREF(self->operator_name);
-  Py_XDECREF(self->dtype_name);
+  Py_XDECREF(self->element_type);
   Py_TYPE(obj)->tp_free(obj);
 }
 
@@ -148,7 +145,7 @@ static int plan_input(plan_object *self, PyObject *x, pcl_input *in) {
       return -1;
     }
   }
-  int st = pcl_input_acquire(x, self->dtype_name, shape, in);
+  int st = pcl_input_acquire(x, self->element_type, shape, in);
   Py_XDECREF(shape);
   if (st < 0) {
     return -1;
@@ -337,15 +334,78 @@ static PyObject *plan_get_shape(PyObject *self, void *closure) {
   return PyArray_IntTupleFromIntp((int)e->rank, (npy_intp *)(void *)(e->shape));
 }
 
-static PyObject *plan_repr(PyObject *self) {
-  plan_object *p = (plan_object *)self;
-  PyObject *shape = plan_get_shape(self, NULL);
-  if (shape == NULL) {
+/* An operator's split lengths as Plan() takes them: None, an int, or a list. */
+static PyObject *lengths_repr(const pcl_op *op) {
+  const cleave_values *v = &op->c.lengths;
+  if (v->rank == CLEAVE_ABSENT) {
+    return PyUnicode_FromString("None");
+  }
+  if (v->rank == 0) {
+    return PyUnicode_FromFormat("%lld", (long long)op->lengths[0]);
+  }
+  PyObject *list = PyList_New((Py_ssize_t)v->count);
+  for (size_t i = 0; list != NULL && i < v->count; i++) {
+    PyObject *item = PyLong_FromLongLong(op->lengths[i]);
+    if (item == NULL) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+  }
+  PyObject *r = list == NULL ? NULL : PyObject_Repr(list);
+  Py_XDECREF(list);
+  return r;
+}
+
+/* The operator's parameters as Plan()'s keyword arguments. */
+static PyObject *params_repr(const pcl_op *op) {
+  const cleave_op *c = &op->c;
+  if (c->kind == CLEAVE_OP_SPLIT) {
+    return PyUnicode_FromFormat("num_splits=%lld, axis=%lld", (long long)c->num_splits,
+                                (long long)op->axis);
+  }
+  PyObject *lengths = lengths_repr(op);
+  if (lengths == NULL) {
     return NULL;
   }
-  PyObject *r = PyUnicode_FromFormat("cleave.Plan(%R, %R, %R): %zu outputs", p->operator_name,
-                                     shape, (PyObject *)p->descr, p->entry->info.num_outputs);
-  Py_DECREF(shape);
+  PyObject *r;
+  if (c->kind == CLEAVE_OP_VARIADIC_SPLIT) {
+    r = PyUnicode_FromFormat("split_lengths=%U, axis=%lld", lengths, (long long)op->axis);
+  } else if (c->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE) {
+    r = PyUnicode_FromFormat("split=%U, axis=%lld, keepdims=%lld, opset=%lld", lengths,
+                             (long long)op->axis, (long long)c->keepdims, (long long)c->opset);
+  } else if (c->num_outputs.rank == CLEAVE_ABSENT) {
+    r = PyUnicode_FromFormat("split=%U, axis=%lld, opset=%lld", lengths, (long long)op->axis,
+                             (long long)c->opset);
+  } else {
+    r = PyUnicode_FromFormat("split=%U, axis=%lld, num_outputs=%lld, opset=%lld", lengths,
+                             (long long)op->axis, (long long)op->num_outputs, (long long)c->opset);
+  }
+  Py_DECREF(lengths);
+  return r;
+}
+
+/* cleave.Plan('split', (6, 4), 'float32', num_splits=3, axis=0): 3 outputs */
+static PyObject *plan_repr(PyObject *self) {
+  plan_object *p = (plan_object *)self;
+  const pcl_entry *e = p->entry;
+  PyObject *shape = plan_get_shape(self, NULL);
+  PyObject *params = params_repr(&e->op);
+  PyObject *dtype = p->element_type != NULL ? PyObject_Repr(p->element_type) : NULL;
+  if (p->element_type == NULL) {
+    PyObject *name = PyObject_Str((PyObject *)p->descr);
+    dtype = name == NULL ? NULL : PyObject_Repr(name);
+    Py_XDECREF(name);
+  }
+  PyObject *r = NULL;
+  if (shape != NULL && params != NULL && dtype != NULL) {
+    r = PyUnicode_FromFormat("cleave.Plan('%s', %R, %U, %U): %zu output%s",
+                             pcl_kind_name(e->op.c.kind), shape, dtype, params, e->info.num_outputs,
+                             e->info.num_outputs == 1 ? "" : "s");
+  }
+  Py_XDECREF(shape);
+  Py_XDECREF(params);
+  Py_XDECREF(dtype);
   return r;
 }
 
@@ -376,15 +436,19 @@ PyTypeObject pcl_PlanType = {
     .tp_dealloc = plan_dealloc,
     .tp_repr = plan_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Plan(operator, shape, dtype, /, **params)\n--\n\n"
-              "An operator bound to one input shape and dtype: validated once, run many times.\n\n"
-              "operator is 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params\n"
-              "are that function's (num_splits, split_lengths, split, axis, keepdims, opset,\n"
-              "num_outputs). dtype is a NumPy dtype or a cleave type name ('bf16', 'u4', ...).\n\n"
-              "Example:\n"
-              "    >>> p = cleave.Plan('split', (6, 4), 'f32', num_splits=3, axis=0)\n"
-              "    >>> p.output_shapes\n"
-              "    ((2, 4), (2, 4), (2, 4))\n",
+    .tp_doc =
+        "Plan(operator, shape, dtype, /, **params)\n--\n\n"
+        "An operator bound to one input shape and dtype: validated once, run many times.\n\n"
+        "operator is 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params\n"
+        "are that function's (num_splits, split_lengths, split, axis, keepdims, opset,\n"
+        "num_outputs). dtype is a NumPy dtype (a str as np.dtype reads it) or one of\n"
+        "cleave's types NumPy lacks (cleave.bf16, cleave.u4, ...: help(cleave.ElementType)).\n\n"
+        "Example:\n"
+        "    >>> p = cleave.Plan('split', (6, 4), 'float32', num_splits=3, axis=0)\n"
+        "    >>> p\n"
+        "    cleave.Plan('split', (6, 4), 'float32', num_splits=3, axis=0): 3 outputs\n"
+        "    >>> p.output_shapes\n"
+        "    ((2, 4), (2, 4), (2, 4))\n",
     .tp_methods = plan_methods,
     .tp_getset = plan_getset,
     .tp_new = plan_new,

@@ -31,14 +31,24 @@ void pcl_sequence_set(const pcl_request *req, PyObject *seq, Py_ssize_t i, PyObj
   }
 }
 
+/* One output (a NumPy array, stolen) as the caller's kind. */
+static PyObject *hand_back(const pcl_input *in, PyObject *array) {
+  if (in->from_numpy != NULL) {
+    PyObject *converted = PyObject_CallOneArg(in->from_numpy, array);
+    Py_DECREF(array);
+    return converted;
+  }
+  return pcl_dlpack_export(in, array);
+}
+
 PyObject *pcl_finish(const pcl_input *in, const pcl_request *req, PyObject *seq) {
-  if (seq == NULL || in->dl_code < 0 || in->from_dlpack == NULL) {
+  if (seq == NULL || (in->from_dlpack == NULL && in->from_numpy == NULL)) {
     return seq;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject **items = PySequence_Fast_ITEMS(seq);
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *converted = pcl_dlpack_export(in, items[i]); /* steals items[i] */
+    PyObject *converted = hand_back(in, items[i]); /* steals items[i] */
     items[i] = NULL;
     if (converted == NULL) {
       Py_DECREF(seq);

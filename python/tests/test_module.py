@@ -52,7 +52,7 @@ def test_out_of_memory_status_raises_memory_error():
     # A packed input of more than 2^60 bytes cannot be in memory: the library's
     # CLEAVE_ERROR_OUT_OF_MEMORY, raised as MemoryError (chosen by the status, not the message).
     with pytest.raises(MemoryError) as e:
-        cleave.Plan("split", (2 ** 62,), "u4", num_splits=2)
+        cleave.Plan("split", (2 ** 62,), cleave.u4, num_splits=2)
     err = e.value
     assert not isinstance(err, cleave.Error)
     assert err.status == 9 and err.status_name == "out of memory"
@@ -67,7 +67,7 @@ def test_other_statuses_raise_cleave_error():
         (lambda: cleave.split_to_sequence(np.arange(6), keepdims=2), 5, "invalid attribute"),
         (lambda: cleave.onnx_split(np.arange(6), num_outputs=2, opset=0), 7,
          "unsupported version"),
-        (lambda: cleave.Plan("split", (2 ** 62, 4), "f32", num_splits=2), 8, "overflow"),
+        (lambda: cleave.Plan("split", (2 ** 62, 4), np.float32, num_splits=2), 8, "overflow"),
     ]
     for call, status, name in cases:
         with pytest.raises(cleave.Error) as e:
