@@ -99,8 +99,7 @@ static void test_block_cuts(void **state) {
   (void)state;
   int64_t shape[] = {4, 64};
   ckpt_tensor t = tensor(&q4, shape, 2);
-  ckpt_cut cut;
-  memset(&cut, 0, sizeof cut);
+  ckpt_cut cut = {0};
   ckpt_part *parts = NULL;
   size_t count = 0;
   tool_error err = {0};
@@ -163,8 +162,7 @@ static void test_block_view_and_starts(void **state) {
   (void)state;
   int64_t shape[] = {2, 96};
   ckpt_tensor t = tensor(&q4, shape, 2);
-  ckpt_cut cut;
-  memset(&cut, 0, sizeof cut);
+  ckpt_cut cut = {0};
   ckpt_part *parts = NULL;
   size_t count = 0;
   tool_error err = {0};

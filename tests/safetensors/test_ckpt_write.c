@@ -115,7 +115,6 @@ static int test_layout(void *ctx, ckpt_out_file *file, tool_error *err) {
   return 0;
 }
 
-
 /* A span of `rows` rows of `take` bytes from input i. */
 static ckpt_span span(size_t i, uint64_t src_col, uint64_t src_stride, uint64_t dst_offset,
                       uint64_t dst_stride, uint64_t rows, uint64_t take) {
@@ -172,6 +171,19 @@ static void write_and_check(fixture *x, ckpt_plan *plan) {
   }
 }
 
+/* An empty plan of `count` files named f0.bin, f1.bin... */
+static void new_plan(ckpt_plan *plan, size_t count) {
+  memset(plan, 0, sizeof *plan);
+  tool_error err;
+  assert_int_equal(ckpt_plan_files(plan, count, &err), 0);
+  for (size_t i = 0; i < count; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "f%zu.bin", i);
+    plan->files[i].name = strdup(name);
+    assert_non_null(plan->files[i].name);
+  }
+}
+
 /* Merge's concatenation along an inner axis: rows of input 0 (3 bytes) and input 1 (2 bytes)
  * side by side; input 2 whole after a gap; a tensor whose spans do not share their rows; long
  * rows of 100 bytes (60 + 40) that a 64-byte chunk cannot hold. */
@@ -182,11 +194,8 @@ static void check_assembly(size_t chunk) {
   snprintf(value, sizeof value, "%zu", chunk);
   setenv("CLEAVE_CHUNK_BYTES", value, 1);
   ckpt_plan plan;
-  memset(&plan, 0, sizeof plan);
-  tool_error err;
-  assert_int_equal(ckpt_plan_files(&plan, 1, &err), 0);
+  new_plan(&plan, 1);
   ckpt_out_file *f = &plan.files[0];
-  f->name = strdup("f0.bin");
   ckpt_span concat[] = {span(0, 0, 3, 0, 5, 40, 3), span(1, 0, 2, 3, 5, 40, 2)};
   add(f, x, "concat", 200, concat, 2);
   ckpt_span whole[] = {span(2, 0, 13, 0, 13, 1, 13)};
@@ -222,13 +231,10 @@ static void test_lockstep(void **state) {
   const size_t sizes[] = {240, 120, 7};
   fixture *x = make_fixture(sizes);
   ckpt_plan plan;
-  memset(&plan, 0, sizeof plan);
-  tool_error err;
-  assert_int_equal(ckpt_plan_files(&plan, 2, &err), 0);
+  new_plan(&plan, 2);
   plan.lockstep = 1;
   for (size_t r = 0; r < 2; r++) {
     ckpt_out_file *f = &plan.files[r];
-    f->name = strdup(r == 0 ? "f0.bin" : "f1.bin");
     ckpt_span part[] = {span(0, r * 4, 8, 0, 4, 30, 4)};
     part[0].group = 1;
     add(f, x, "part", 120, part, 1);
@@ -248,10 +254,7 @@ static void test_missing_input(void **state) {
   const size_t sizes[] = {16, 16, 16};
   fixture *x = make_fixture(sizes);
   ckpt_plan plan;
-  memset(&plan, 0, sizeof plan);
-  tool_error err;
-  assert_int_equal(ckpt_plan_files(&plan, 1, &err), 0);
-  plan.files[0].name = strdup("f0.bin");
+  new_plan(&plan, 1);
   ckpt_span whole[] = {span(1, 0, 16, 0, 16, 1, 16)};
   add(&plan.files[0], x, "whole", 16, whole, 1);
   assert_int_equal(test_layout(NULL, &plan.files[0], NULL), 0);
