@@ -34,6 +34,27 @@ static ckpt_dest dest_of(const ckpt_copier *c, ckpt_member *m, const ckpt_out_te
   return d;
 }
 
+static int by_source(const void *a, const void *b) {
+  const ckpt_span *x = ((const ckpt_dest *)a)->span, *y = ((const ckpt_dest *)b)->span;
+  if (x->src_file != y->src_file) {
+    return x->src_file < y->src_file ? -1 : 1;
+  }
+  return x->src_row < y->src_row ? -1 : x->src_row > y->src_row;
+}
+
+/* The gathered parts of one position of a lockstep group, gathered together per source: a shard
+ * cuts one tensor for every file, a reshard may take each file's part from another rank. */
+static int gather_by_source(ckpt_copier *c, ckpt_dest *dests, size_t n) {
+  qsort(dests, n, sizeof *dests, by_source);
+  int rc = 0;
+  for (size_t i = 0, j; i < n && rc == 0; i = j) {
+    for (j = i + 1; j < n && by_source(&dests[i], &dests[j]) == 0; j++) {
+    }
+    rc = ckpt_gather(c, dests + i, j - i);
+  }
+  return rc;
+}
+
 /* Writes the data of a lockstep group of files (shard's ranks): position j is the same source
  * tensor in every file, whole (copied to each) or cut (one part per file, gathered from one read
  * of its rows). */
@@ -60,9 +81,7 @@ static int copy_lockstep(ckpt_copier *c, ckpt_member *members, size_t count) {
         rc = copy_tensor(c, &members[i], t);
       }
     }
-    if (rc == 0 && n > 0) {
-      rc = ckpt_gather(c, dests, n);
-    }
+    rc = rc == 0 ? gather_by_source(c, dests, n) : rc;
   }
   free(dests);
   return rc;

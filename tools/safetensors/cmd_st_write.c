@@ -26,7 +26,7 @@ const cli_option st_write_options[] = {
     {"axis", 'a', 1, OPT_AXIS},         {"num-splits", 'n', 1, OPT_NUM},
     {"lengths", 'l', 1, OPT_LENGTHS},   {"into", 0, 1, OPT_INTO},
     {"rules", 0, 1, OPT_RULES},         {"replicate", 0, 1, OPT_REPLICATE},
-    {"unmatched", 0, 1, OPT_UNMATCHED},
+    {"unmatched", 0, 1, OPT_UNMATCHED}, {"max-shard-size", 0, 1, OPT_MAX_SHARD_SIZE},
 };
 const size_t st_common_option_count = sizeof st_common_options / sizeof st_common_options[0];
 const size_t st_write_option_count = sizeof st_write_options / sizeof st_write_options[0];
@@ -104,6 +104,40 @@ static void output_path(const write_opts *o, const char *name, char *buf, size_t
 }
 
 /* The tensors of output file f and where they come from (--dry-run). */
+/* The input files output tensor t reads (merge and reshard: several ranks), in the order of its
+ * spans: the "source_files" array, or "(FILE)", "(FILE, FILE)", "(FIRST .. LAST, N files)". */
+static void report_sources(const report_ctx *r, const ckpt_out_file *f, const ckpt_out_tensor *t,
+                           json_out *j) {
+  const ckpt_span *spans = ckpt_out_spans(f, t);
+  const ckpt_file *files = r->m->ckpt.files;
+  size_t n = t->span_count, count = 0, first = 0, last = 0;
+  if (j != NULL) {
+    json_out_array(j, "source_files");
+  }
+  /* A tensor of no bytes may have no span: its source's file. */
+  for (size_t i = 0; i < (n > 0 ? n : 1); i++) {
+    size_t file = n > 0 ? spans[i].src_file : t->source->file;
+    if (count > 0 && file == last) {
+      continue;
+    }
+    if (j != NULL) {
+      json_out_string(j, NULL, files[file].name);
+    }
+    first = count == 0 ? file : first;
+    last = file;
+    count++;
+  }
+  if (j != NULL) {
+    json_out_end_array(j);
+  } else if (count == 1) {
+    printf(" (%s)\n", files[first].name);
+  } else if (count == 2) {
+    printf(" (%s, %s)\n", files[first].name, files[last].name);
+  } else {
+    printf(" (%s .. %s, %zu files)\n", files[first].name, files[last].name, count);
+  }
+}
+
 static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
@@ -116,6 +150,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       json_out_uint(j, "bytes", t->bytes);
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
+      report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
       fputs("  ", stdout);
@@ -124,7 +159,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       shape_print(stdout, t->shape, (size_t)t->ndim);
       printf("\t%llu\t<- ", (unsigned long long)t->bytes);
       st_print_text(t->source->name);
-      printf(" (%s)\n", source_file);
+      report_sources(r, f, t, NULL);
     }
   }
 }
