@@ -255,6 +255,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   write_opts o = {0};
   o.progress = 1;
   rule_set s = {0};
+  uint64_t max_size = 0;
   int rc = 0;
   for (;;) {
     int id;
@@ -280,6 +281,8 @@ int cmd_st_split(int argc, char **argv, int first) {
     } else if (st_parse_write_common(id, value, &o)) {
     } else if (id == OPT_RULES) {
       rc = read_rules(&s, value);
+    } else if (id == OPT_MAX_SHARD_SIZE) {
+      rc = st_parse_max_shard_size(value, "st split", &max_size);
     } else if (id == OPT_REPLICATE || id == OPT_UNMATCHED) {
       rc = cli_error(CLI_EXIT_USAGE, "st split: --replicate and --unmatched belong to 'st shard'");
     } else {
@@ -311,7 +314,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   if (rc == 0) {
     tool_error err;
     ckpt_format format = st_format(&m);
-    rc = ckpt_plan_split(&m.ckpt, &format, s.rules, s.count, &plan, &err);
+    rc = ckpt_plan_split_sized(&m.ckpt, &format, s.rules, s.count, max_size, &plan, &err);
     if (rc != 0) {
       tool_prefix(&err, "st split");
       st_report(&err);
