@@ -63,15 +63,15 @@ static int by_blocks(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *spa
       const ckpt_span *s = spans[i];
       uint64_t src_row = source_row(s);
       uint64_t skip = s->src_stride == s->take ? s->src_col : 0;
-      int rc = ckpt_read_at(c, s->src_file, c->chunk, k * (size_t)src_row,
-                            s->src_row + skip + r0 * s->src_stride);
+      uint64_t from = s->src_row + skip + r0 * s->src_stride;
+      unsigned char *in = ckpt_read_buffer(c, from);
+      int rc = ckpt_read_at(c, s->src_file, in, k * (size_t)src_row, from);
       if (rc != 0) {
         return rc;
       }
       uint64_t col = s->src_stride == s->take ? 0 : s->src_col;
       for (size_t r = 0; r < k; r++) {
-        memcpy(c->staging + r * stride + s->dst_offset, c->chunk + r * src_row + col,
-               (size_t)s->take);
+        memcpy(c->staging + r * stride + s->dst_offset, in + r * src_row + col, (size_t)s->take);
       }
     }
     int rc = ckpt_write_at(c, m, c->staging, k * (size_t)stride, start + r0 * stride);

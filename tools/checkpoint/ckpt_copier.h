@@ -19,7 +19,12 @@
 #include "outputs.h"
 #include "progress.h"
 
-/** One run of the writer: the plan, its inputs (open), two buffers of chunk_bytes. */
+/** Reads go to the chunk at the source's offset modulo this (ckpt_read_buffer): the kernel's
+ * copy into it is then aligned on both sides (ckpt_copier.c says why). */
+#define CKPT_READ_ALIGN 64
+
+/** One run of the writer: the plan, its inputs (open), two buffers of chunk_bytes (the chunk
+ * CKPT_READ_ALIGN bytes longer). */
 typedef struct ckpt_copier {
   const ckpt_plan *plan;
   const ckpt_model *model;
@@ -31,26 +36,43 @@ typedef struct ckpt_copier {
   progress *progress;
 } ckpt_copier;
 
-/** An output file being written; `written` counts its bytes, checked against the plan at the
- * end. */
+/**
+ * An output file being written; `written` counts its bytes, checked against the plan at the
+ * end. Its writes go through a window of `span` bytes (a power of two): bytes written after one
+ * another gather in `wbuf` (the destination range [wstart, wstart + wlen)) and are passed on
+ * when they reach a multiple of `span`, so that the file is written in writes that end on
+ * window boundaries.
+ */
 typedef struct ckpt_member {
   size_t file;
   int fd;
   uint64_t written;
   const char *path;
   char path_buf[OUT_PATH_BUF];
+  unsigned char *wbuf;
+  uint64_t span, wstart;
+  size_t wlen;
 } ckpt_member;
 
-/** Writes `size` bytes of `buf` at offset `at` of member m. Returns 0 or prints the error and
- * returns CLI_EXIT_IOERR. */
+/** Writes `size` bytes of `buf` at offset `at` of member m, through its window. Returns 0 or
+ * prints the error and returns CLI_EXIT_IOERR. */
 int ckpt_write_at(ckpt_copier *c, ckpt_member *m, const void *buf, size_t size, uint64_t at);
+
+/** Writes member m's pending bytes (at the end of the file). Returns 0 or prints the error and
+ * returns CLI_EXIT_IOERR. */
+int ckpt_flush(ckpt_member *m);
 
 /** Reads `size` bytes at offset `from` of input file `src` into `buf`. Returns 0 or prints the
  * error and returns CLI_EXIT_IOERR (a failed read, or the input shrank since it was read). */
 int ckpt_read_at(ckpt_copier *c, size_t src, void *buf, size_t size, uint64_t from);
 
-/** Copies `size` bytes at offset `from` of input file `src` to offset `at` of member m (inside
- * the kernel when it can). Returns 0 or prints the error and returns CLI_EXIT_IOERR. */
+/** Where a read of up to chunk_bytes from offset `from` goes: the chunk, at `from` modulo
+ * CKPT_READ_ALIGN. */
+unsigned char *ckpt_read_buffer(const ckpt_copier *c, uint64_t from);
+
+/** Copies `size` bytes at offset `from` of input file `src` to offset `at` of member m: inside
+ * the kernel when the offsets agree modulo 64 KiB, else read into the chunk and written through
+ * the window. Returns 0 or prints the error and returns CLI_EXIT_IOERR. */
 int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint64_t size,
                  uint64_t at);
 

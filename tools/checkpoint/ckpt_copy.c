@@ -174,6 +174,10 @@ static uint64_t bytes_written(const ckpt_out_file *f, uint64_t *tensors) {
 static int finish_member(ckpt_copier *c, ckpt_member *m) {
   const ckpt_out_file *f = &c->plan->files[m->file];
   uint64_t tensors = 0, want = bytes_written(f, &tensors);
+  int rc = ckpt_flush(m);
+  if (rc != 0) {
+    return rc;
+  }
   if (m->written != want) {
     return cli_error(CLI_EXIT_SOFTWARE, "internal error: output '%s' got %llu bytes, not %llu",
                      m->path, (unsigned long long)m->written, (unsigned long long)want);
@@ -184,6 +188,17 @@ static int finish_member(ckpt_copier *c, ckpt_member *m) {
   return 0;
 }
 
+/* The window of each of `count` files written together (ckpt_copier.h): 256 KiB, less when
+ * many files are written together (16 MiB of windows at most) or the chunk is smaller (tests),
+ * a power of two of at least 64 bytes. */
+static uint64_t window_span(size_t chunk_bytes, size_t count) {
+  uint64_t span = (uint64_t)256 << 10;
+  while (span > 64 && (span > chunk_bytes || span * count > ((uint64_t)16 << 20))) {
+    span /= 2;
+  }
+  return span;
+}
+
 /* Writes files first .. first + count - 1: together when lockstep, else the one file. */
 static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) {
   ckpt_member *members = calloc(count, sizeof *members);
@@ -191,11 +206,18 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs");
   }
   size_t opened = 0;
+  uint64_t span = window_span(c->chunk_bytes, count);
   int rc = 0;
   for (size_t i = 0; i < count && rc == 0; i++) {
     const ckpt_out_file *f = &c->plan->files[first + i];
     ckpt_member *m = &members[i];
     m->file = first + i;
+    m->span = span;
+    m->wbuf = malloc((size_t)span);
+    if (m->wbuf == NULL) {
+      rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs");
+      break;
+    }
     m->path = out_set_final(c->out, first + i, m->path_buf, sizeof m->path_buf);
     rc = out_set_open(c->out, first + i, &m->fd);
     if (rc != 0) {
@@ -215,6 +237,9 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     if (rc == 0) {
       rc = close_rc;
     }
+  }
+  for (size_t i = 0; i < count; i++) {
+    free(members[i].wbuf);
   }
   free(members);
   return rc;
@@ -242,7 +267,10 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   c.out = out;
   c.progress = report;
   c.chunk_bytes = stream_chunk_bytes();
-  c.chunk = malloc(c.chunk_bytes);
+  void *chunk = NULL;
+  /* Reads land at their offset modulo CKPT_READ_ALIGN from an aligned start. */
+  c.chunk =
+      posix_memalign(&chunk, CKPT_READ_ALIGN, c.chunk_bytes + CKPT_READ_ALIGN) == 0 ? chunk : NULL;
   c.staging = malloc(c.chunk_bytes);
   c.in_fds = calloc(model->file_count + 1, sizeof *c.in_fds);
   c.io = (io_copier){1, c.chunk, c.chunk_bytes, report};

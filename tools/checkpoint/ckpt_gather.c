@@ -131,13 +131,15 @@ static int gather_blocks(ckpt_copier *c, ckpt_dest *dests, size_t count, uint64_
   }
   for (uint64_t r0 = 0; r0 < lead->rows && rc == 0; r0 += per) {
     size_t k = lead->rows - r0 < per ? (size_t)(lead->rows - r0) : per;
-    rc = ckpt_read_at(c, lead->src_file, c->chunk, k * (size_t)row, lead->src_row + r0 * row);
+    uint64_t from = lead->src_row + r0 * row;
+    unsigned char *in = ckpt_read_buffer(c, from);
+    rc = ckpt_read_at(c, lead->src_file, in, k * (size_t)row, from);
     /* Output s's k rows land at k times its column offset: the blocks back to back. */
     for (size_t s = 0; s < n; s++) {
       outs[s] = c->staging + k * (size_t)cols[s];
     }
     cleave_error err;
-    if (rc == 0 && cleave_plan_run(k == per ? full : tail, c->chunk, outs, &err) != CLEAVE_OK) {
+    if (rc == 0 && cleave_plan_run(k == per ? full : tail, in, outs, &err) != CLEAVE_OK) {
       rc = cli_library_error(&err, "internal error: gathering a block of rows");
     }
     for (size_t i = 0; i < count && rc == 0; i++) {
