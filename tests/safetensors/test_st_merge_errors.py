@@ -186,6 +186,10 @@ def test_rules(work):
          ["--replicate: no tensor matches 'zz'"])
     case("unmatched error", g[:2], ["--axis", "a=0", "--unmatched", "error"],
          ["tensor 'n' matches no --axis or --replicate rule (--unmatched error)"])
+    # A hostile name stays on one line, its control characters made inert.
+    evil = "evil\n\x1b[31mred"
+    case("hostile name", [dict(g[0], **{evil: np.ones(1, np.int8)}), g[1]], axis,
+         ["tensor 'evil??[31mred' is in rank 0"])
     case("metadata", g[:2], axis, ["__metadata__ 'format' differs between the ranks ('np' in "
                                    "'r1.safetensors')"],
          metadata=[{"format": "pt"}, {"format": "np"}])

@@ -22,66 +22,84 @@
  */
 #include "ckpt_copier.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "io.h"
 
 /* Source and destination offsets that agree modulo this are copied by the kernel. */
 #define KERNEL_ALIGN ((uint64_t)64 << 10)
 
-int ckpt_flush(ckpt_member *m) {
+int ckpt_stream_init(ckpt_stream *s, ckpt_member *m, uint64_t span) {
+  memset(s, 0, sizeof *s);
+  s->m = m;
+  s->span = span;
+  s->wbuf = malloc((size_t)span);
+  return s->wbuf == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs") : 0;
+}
+
+void ckpt_stream_free(ckpt_stream *s) {
+  free(s->wbuf);
+  memset(s, 0, sizeof *s);
+}
+
+int ckpt_stream_flush(ckpt_stream *s) {
   tool_error err;
-  if (m->wlen > 0 && io_write_full(m->fd, m->path, m->wbuf, m->wlen, m->wstart, &err) != 0) {
+  if (s->wlen > 0 && io_write_full(s->m->fd, s->m->path, s->wbuf, s->wlen, s->wstart, &err) != 0) {
     return tool_report(&err);
   }
-  m->wlen = 0;
+  s->wlen = 0;
+  return 0;
+}
+
+int ckpt_stream_write(ckpt_copier *c, ckpt_stream *s, const void *buf, size_t size, uint64_t at) {
+  const unsigned char *p = buf;
+  uint64_t span = s->span;
+  s->m->written += size;
+  progress_add(c->progress, size);
+  while (size > 0) {
+    if (s->wlen > 0 && at != s->wstart + s->wlen) {
+      int rc = ckpt_stream_flush(s);
+      if (rc != 0) {
+        return rc;
+      }
+    }
+    if (s->wlen == 0 && at % span == 0 && size >= span) {
+      /* A whole window from a window boundary: written as it is, one window per call (a longer
+       * write would make larger folios). */
+      tool_error err;
+      if (io_write_full(s->m->fd, s->m->path, p, (size_t)span, at, &err) != 0) {
+        return tool_report(&err);
+      }
+      p += span;
+      at += span;
+      size -= (size_t)span;
+      continue;
+    }
+    if (s->wlen == 0) {
+      s->wstart = at;
+    }
+    uint64_t end = (s->wstart / span + 1) * span;
+    size_t room = (size_t)(end - s->wstart) - s->wlen;
+    size_t n = size < room ? size : room;
+    memcpy(s->wbuf + s->wlen, p, n);
+    s->wlen += n;
+    p += n;
+    at += n;
+    size -= n;
+    if (s->wstart + s->wlen == end) {
+      int rc = ckpt_stream_flush(s);
+      if (rc != 0) {
+        return rc;
+      }
+    }
+  }
   return 0;
 }
 
 int ckpt_write_at(ckpt_copier *c, ckpt_member *m, const void *buf, size_t size, uint64_t at) {
-  const unsigned char *p = buf;
-  uint64_t span = m->span;
-  m->written += size;
-  progress_add(c->progress, size);
-  while (size > 0) {
-    if (m->wlen > 0 && at != m->wstart + m->wlen) {
-      int rc = ckpt_flush(m);
-      if (rc != 0) {
-        return rc;
-      }
-    }
-    tool_error err;
-    if (m->wlen == 0 && at % span == 0 && size >= span) {
-      /* A whole window from a window boundary: written as it is, one window per call (a longer
-       * write would make larger folios). */
-      size_t n = (size_t)span;
-      if (io_write_full(m->fd, m->path, p, n, at, &err) != 0) {
-        return tool_report(&err);
-      }
-      p += n;
-      at += n;
-      size -= n;
-      continue;
-    }
-    if (m->wlen == 0) {
-      m->wstart = at;
-    }
-    uint64_t end = (m->wstart / span + 1) * span;
-    size_t room = (size_t)(end - m->wstart) - m->wlen;
-    size_t n = size < room ? size : room;
-    memcpy(m->wbuf + m->wlen, p, n);
-    m->wlen += n;
-    p += n;
-    at += n;
-    size -= n;
-    if (m->wstart + m->wlen == end) {
-      int rc = ckpt_flush(m);
-      if (rc != 0) {
-        return rc;
-      }
-    }
-  }
-  return 0;
+  return ckpt_stream_write(c, &m->out, buf, size, at);
 }
 
 int ckpt_read_at(ckpt_copier *c, size_t src, void *buf, size_t size, uint64_t from) {
@@ -97,24 +115,22 @@ unsigned char *ckpt_read_buffer(const ckpt_copier *c, uint64_t from) {
   return c->chunk + from % CKPT_READ_ALIGN;
 }
 
-int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint64_t size,
-                 uint64_t at) {
+int ckpt_stream_copy(ckpt_copier *c, ckpt_stream *s, size_t src, uint64_t from, uint64_t size,
+                     uint64_t at) {
   if ((at - from) % KERNEL_ALIGN == 0) {
     tool_error err;
-    if (io_copy_range(&c->io, c->in_fds[src], c->model->files[src].path, from, m->fd, m->path, at,
-                      size, &err) != 0) {
+    if (io_copy_range(&c->io, c->in_fds[src], c->model->files[src].path, from, s->m->fd, s->m->path,
+                      at, size, &err) != 0) {
       return tool_report(&err);
     }
-    m->written += size;
+    s->m->written += size;
     return 0;
   }
   while (size > 0) {
     size_t n = size < c->chunk_bytes ? (size_t)size : c->chunk_bytes;
     unsigned char *in = ckpt_read_buffer(c, from);
     int rc = ckpt_read_at(c, src, in, n, from);
-    if (rc == 0) {
-      rc = ckpt_write_at(c, m, in, n, at);
-    }
+    rc = rc == 0 ? ckpt_stream_write(c, s, in, n, at) : rc;
     if (rc != 0) {
       return rc;
     }
@@ -123,6 +139,11 @@ int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint
     size -= n;
   }
   return 0;
+}
+
+int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint64_t size,
+                 uint64_t at) {
+  return ckpt_stream_copy(c, &m->out, src, from, size, at);
 }
 
 uint64_t ckpt_tensor_start(const ckpt_copier *c, const ckpt_member *m, const ckpt_out_tensor *t) {

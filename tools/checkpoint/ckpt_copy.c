@@ -11,6 +11,17 @@
 #include "cli_util.h"
 #include "stream.h"
 
+/* The window of each of `count` files written together (ckpt_copier.h): 256 KiB, less when
+ * many files are written together (16 MiB of windows at most) or the chunk is smaller (tests),
+ * a power of two of at least 64 bytes. */
+static uint64_t window_span(size_t chunk_bytes, size_t count) {
+  uint64_t span = (uint64_t)256 << 10;
+  while (span > 64 && (span > chunk_bytes || span * count > ((uint64_t)16 << 20))) {
+    span /= 2;
+  }
+  return span;
+}
+
 /* A tensor whose one span is a column of its source's rows, packed: a part of a cut. */
 static int gathered(const ckpt_out_file *f, const ckpt_out_tensor *t) {
   const ckpt_span *s = ckpt_out_spans(f, t);
@@ -29,7 +40,7 @@ static int copy_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t)
 }
 
 static ckpt_dest dest_of(const ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
-  ckpt_dest d = {m, t, ckpt_out_spans(&c->plan->files[m->file], t), 0};
+  ckpt_dest d = {&m->out, t, ckpt_out_spans(&c->plan->files[m->file], t), 0};
   d.at = ckpt_tensor_start(c, m, t);
   return d;
 }
@@ -92,6 +103,30 @@ static int by_group(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The parts of a cut that are all in member m's file, each written through a stream of its own
+ * (they are written side by side, block by block). */
+static int gather_in_one_file(ckpt_copier *c, ckpt_member *m, ckpt_dest *dests, size_t n) {
+  if (n == 1) {
+    return ckpt_gather(c, dests, 1);
+  }
+  ckpt_stream *streams = calloc(n, sizeof *streams);
+  int rc = streams == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs") : 0;
+  uint64_t span = window_span(c->chunk_bytes, n);
+  size_t made = 0;
+  for (; made < n && rc == 0; made++) {
+    rc = ckpt_stream_init(&streams[made], m, span);
+    dests[made].s = &streams[made];
+  }
+  rc = rc == 0 ? ckpt_gather(c, dests, n) : rc;
+  for (size_t i = 0; i < made; i++) {
+    int flushed = ckpt_stream_flush(&streams[i]);
+    rc = rc == 0 ? flushed : rc;
+    ckpt_stream_free(&streams[i]);
+  }
+  free(streams);
+  return rc;
+}
+
 /* Writes the data of one file: its tensors in file order; the parts of a cut all at once, when
  * the first of them comes. */
 static int copy_single(ckpt_copier *c, ckpt_member *m) {
@@ -151,7 +186,7 @@ static int copy_single(ckpt_copier *c, ckpt_member *m) {
       dests[n++] = dest_of(c, m, &f->tensors[owner]);
       done[owner] = 1;
     }
-    rc = ckpt_gather(c, dests, n);
+    rc = gather_in_one_file(c, m, dests, n);
   }
   free(tensor_of);
   free(cuts);
@@ -174,7 +209,7 @@ static uint64_t bytes_written(const ckpt_out_file *f, uint64_t *tensors) {
 static int finish_member(ckpt_copier *c, ckpt_member *m) {
   const ckpt_out_file *f = &c->plan->files[m->file];
   uint64_t tensors = 0, want = bytes_written(f, &tensors);
-  int rc = ckpt_flush(m);
+  int rc = ckpt_stream_flush(&m->out);
   if (rc != 0) {
     return rc;
   }
@@ -186,17 +221,6 @@ static int finish_member(ckpt_copier *c, ckpt_member *m) {
     return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", m->path, strerror(errno));
   }
   return 0;
-}
-
-/* The window of each of `count` files written together (ckpt_copier.h): 256 KiB, less when
- * many files are written together (16 MiB of windows at most) or the chunk is smaller (tests),
- * a power of two of at least 64 bytes. */
-static uint64_t window_span(size_t chunk_bytes, size_t count) {
-  uint64_t span = (uint64_t)256 << 10;
-  while (span > 64 && (span > chunk_bytes || span * count > ((uint64_t)16 << 20))) {
-    span /= 2;
-  }
-  return span;
 }
 
 /* Writes files first .. first + count - 1: together when lockstep, else the one file. */
@@ -212,10 +236,8 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     const ckpt_out_file *f = &c->plan->files[first + i];
     ckpt_member *m = &members[i];
     m->file = first + i;
-    m->span = span;
-    m->wbuf = malloc((size_t)span);
-    if (m->wbuf == NULL) {
-      rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs");
+    rc = ckpt_stream_init(&m->out, m, span);
+    if (rc != 0) {
       break;
     }
     m->path = out_set_final(c->out, first + i, m->path_buf, sizeof m->path_buf);
@@ -239,7 +261,7 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     }
   }
   for (size_t i = 0; i < count; i++) {
-    free(members[i].wbuf);
+    ckpt_stream_free(&members[i].out);
   }
   free(members);
   return rc;

@@ -78,8 +78,8 @@ static int gather_long_rows(ckpt_copier *c, ckpt_dest *dests, size_t count) {
       if (s->take == 0) {
         continue;
       }
-      int rc = ckpt_copy_at(c, dests[i].m, s->src_file, s->src_row + r * s->src_stride + s->src_col,
-                            s->take, dests[i].at);
+      int rc = ckpt_stream_copy(c, dests[i].s, s->src_file,
+                                s->src_row + r * s->src_stride + s->src_col, s->take, dests[i].at);
       if (rc != 0) {
         return rc;
       }
@@ -145,7 +145,7 @@ static int gather_blocks(ckpt_copier *c, ckpt_dest *dests, size_t count, uint64_
     for (size_t i = 0; i < count && rc == 0; i++) {
       size_t take = (size_t)dests[i].span->take;
       if (take > 0) {
-        rc = ckpt_write_at(c, dests[i].m, outs[part_of[i]], k * take, dests[i].at);
+        rc = ckpt_stream_write(c, dests[i].s, outs[part_of[i]], k * take, dests[i].at);
         dests[i].at += k * take;
       }
     }
