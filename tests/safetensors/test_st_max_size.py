@@ -117,6 +117,21 @@ def test_merge(work):
         with open(os.path.join(work, "tp", f"rank{rank}.safetensors"), "rb") as a, \
                 open(os.path.join(work, "again", f"rank{rank}.safetensors"), "rb") as b:
             check(a.read() == b.read(), f"merge --max-shard-size then shard: rank {rank} differs")
+    # A second run into the same folder with fewer files: the earlier run's other shards are
+    # named in a warning (a loader would read them with the new ones) and left as they are.
+    out = os.path.join(work, "again2")
+    r = u.run(["st", "merge", "tp", "-o", out, "-q", "--max-shard-size", "1KB"] + rules, work)
+    shards = sorted(n for n in os.listdir(out) if n.startswith("model-"))
+    r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
+    warning = re.fullmatch(rf"cleave: warning: the output folder '{re.escape(out)}' also holds "
+                           rf"{len(shards) + 1} files \('([^']+)', '([^']+)', \.\.\.\), which "
+                           r"this run did not write; a loader of the folder may read them with "
+                           r"the new outputs\n", r.stderr)
+    check(r.returncode == 0 and warning is not None and
+          set(warning.groups()) <= set(shards) | {"model.safetensors.index.json"},
+          f"leftovers warning: {r.stderr!r}")
+    check(sorted(n for n in os.listdir(out) if n.startswith("model-")) == shards,
+          "leftovers were touched")
     # The dry run shows the files and the index, and writes nothing.
     before = u.snapshot(work)
     r = u.run(["st", "merge", "tp", "-o", "dry", "--dry-run", "--max-shard-size", "1KB"] + rules,

@@ -72,7 +72,8 @@ int st_load(const char *path, st_model *m);
 int st_parse_write_common(int id, const char *value, write_opts *o);
 
 /** Prints the plan (--dry-run), or writes it all-or-nothing into OUTDIR and reports what it
- * wrote. `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
+ * wrote, then warns about the safetensors files of OUTDIR it did not write (an earlier run's).
+ * `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
