@@ -56,9 +56,17 @@ cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *inpu
   return CLEAVE_OK;
 }
 
+cleave_status cleave_check_join_in_memory(const cleave_geometry *geom, cleave_error *err) {
+  if (!geom->bits_fit) {
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
+                       "a packed output of more than 2^60 bytes cannot be in memory");
+  }
+  return CLEAVE_OK;
+}
+
 cleave_status cleave_check_join_buffers(const cleave_geometry *geom, cleave_parts inputs,
                                         const void *output, cleave_error *err) {
-  cleave_status st = cleave_check_in_memory(geom, err);
+  cleave_status st = cleave_check_join_in_memory(geom, err);
   if (st != CLEAVE_OK) {
     return st;
   }

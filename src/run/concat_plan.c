@@ -40,7 +40,7 @@ cleave_status cleave_concat_plan_create(const cleave_concat_op *op, const cleave
   cleave_concat_info info;
   cleave_status st = cleave_concat_resolve(op, inputs, num_inputs, &geom, &info, err);
   if (st == CLEAVE_OK) {
-    st = cleave_check_in_memory(&geom, err);
+    st = cleave_check_join_in_memory(&geom, err);
   }
   cleave_plan_options opts = options != NULL ? *options : cleave_plan_options_default();
   const cleave_kernels *kernels = NULL;

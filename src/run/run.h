@@ -30,6 +30,9 @@ cleave_status cleave_check_array(const void *array, const char *name, const clea
 cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
                                    void *const *outputs, cleave_error *err);
 
+/** buffers.c: `cleave_check_in_memory` for a join, whose whole tensor is its output. */
+cleave_status cleave_check_join_in_memory(const cleave_geometry *geom, cleave_error *err);
+
 /** buffers.c: the pointers a join (Concat) run of `geom` needs: the inputs array, every input
  * that is not empty, and the output unless it is empty. */
 cleave_status cleave_check_join_buffers(const cleave_geometry *geom, cleave_parts inputs,
