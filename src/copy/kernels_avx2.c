@@ -432,8 +432,18 @@ static void join_transpose_tail(const cleave_seg *seg, unsigned char *out, int64
     int64_t o = o0;                                                                                \
     for (; o + (G) <= o1; o += (G)) {                                                              \
       unsigned char *row = out + o * stride + seg->col;                                            \
+      /* In a large run each input's next lines are asked for ahead, once per line: the inputs     \
+       * are too many streams for the hardware prefetchers (case (d) joined, 1024 inputs:          \
+       * 1.2-1.5 ms instead of 1.5-2.2 ms on the Intel Xeon of 2026-11-24). */                     \
+      bool ahead = e->nontemporal && ((o * (W)) & 63) < (G) * (W);                                 \
       int64_t j = 0;                                                                               \
       for (; j < wide; j += (G) * (Q)) {                                                           \
+        if (ahead) {                                                                               \
+          for (int m = 0; m < (G) * (Q); m++) {                                                    \
+            _mm_prefetch((const char *)cleave_part(ins, first + j + m) + o * (W) + 128,            \
+                         _MM_HINT_T0);                                                             \
+          }                                                                                        \
+        }                                                                                          \
         VEC t[Q][G];                                                                               \
         for (int q = 0; q < (Q); q++) {                                                            \
           VEC r[G];                                                                                \

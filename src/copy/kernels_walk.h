@@ -125,10 +125,13 @@ static inline void CLEAVE_K(walk_rows)(const cleave_engine *e, const CLEAVE_K(wa
  * the parts whose columns they are (or come from them, for a join). The segment holding `lo` is
  * found once for all rows.
  *
- * A streamed walk whose pieces are too small for copy_nt's lanes gets lanes of rows instead:
+ * A streamed split whose pieces are too small for copy_nt's lanes gets lanes of rows instead:
  * the rows are cut into CLEAVE_NT_LANES runs that advance together, piece by piece, so that
  * several input streams are in flight ([64,1024,1024] f32 split on axis 2, 1 KiB pieces: 28 ms
- * instead of 35 ms on the Intel Xeon of 2026-11-24, one thread). */
+ * instead of 35 ms on the Intel Xeon of 2026-11-24, one thread). A join does not: it writes its
+ * rows back to back, one output stream fed by one stream per input, which lanes of rows would
+ * multiply (the same tensor joined from 1 KiB pieces: 12.7-14.6 ms without, 24-26.5 ms with, on
+ * the AMD EPYC host of 2026-11-28). */
 static inline void CLEAVE_K(walk_either)(const cleave_engine *e, const CLEAVE_K(walk_io) * io,
                                          bool join, int64_t o0, int64_t o1, int64_t lo,
                                          int64_t hi) {
@@ -142,7 +145,7 @@ static inline void CLEAVE_K(walk_either)(const cleave_engine *e, const CLEAVE_K(
     off0 = rel % seg0->unit;
   }
   int64_t lanes = 1;
-  if (e->nontemporal && o1 - o0 >= 2 * CLEAVE_NT_LANES) {
+  if (!join && e->nontemporal && o1 - o0 >= 2 * CLEAVE_NT_LANES) {
     int64_t widest = 0;
     for (const cleave_seg *seg = seg0; seg < e->segs + e->num_segs && seg->col < hi; seg++) {
       widest = seg->unit > widest ? seg->unit : widest;
