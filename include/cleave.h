@@ -1166,7 +1166,8 @@ typedef struct cleave_concat_plan cleave_concat_plan;
  * allocates a plan in `*plan` (NULL on failure), tuned by `options` (NULL: the defaults, as for
  * `cleave_plan_create_with`). Nothing the arguments point at need outlive the call. Returns
  * CLEAVE_OK, any inference status, CLEAVE_ERROR_INVALID_ARGUMENT (`plan` NULL, a bad option, AVX2
- * kernels on a CPU without AVX2) or CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
+ * kernels on a CPU without AVX2) or CLEAVE_ERROR_OUT_OF_MEMORY (also for a packed output of more
+ * than 2^60 bytes, which cannot be in memory). Thread-safe.
  */
 CLEAVE_API cleave_status cleave_concat_plan_create(const cleave_concat_op *op,
                                                    const cleave_tensor *inputs, size_t num_inputs,
