@@ -182,8 +182,10 @@ static void tiny(const cleave_engine *e, const cleave_seg *seg, const run_io *io
 /* Copies rows [r0, r1) segment by segment, a block of rows at a time, so that the lines a tiny
  * kernel reads are still cached when the next segment reads its columns of the same rows. */
 static void run_rows(const cleave_engine *e, const run_io *io, int64_t r0, int64_t r1) {
-  for (int64_t b = r0; b < r1; b += CLEAVE_TINY_BLOCK_ROWS) {
-    int64_t end = r1 - b > CLEAVE_TINY_BLOCK_ROWS ? b + CLEAVE_TINY_BLOCK_ROWS : r1;
+  /* One segment has no neighbour to share the lines with: its kernel takes all the rows. */
+  int64_t block = e->num_segs == 1 ? r1 - r0 : CLEAVE_TINY_BLOCK_ROWS;
+  for (int64_t b = r0; b < r1; b += block) {
+    int64_t end = r1 - b > block ? b + block : r1;
     for (int64_t s = 0; s < e->num_segs; s++) {
       const cleave_seg *seg = &e->segs[s];
       if (seg->kind == CLEAVE_SEG_ROWS) {
