@@ -3,9 +3,10 @@
  * the case makes back into the whole tensor, per case the median time of a prepared concat plan
  * into a caller buffer on 1 thread and on a built-in pool, and into an output from the output
  * arena, next to plain copies of the same bytes (glibc memcpy, rep movsb, an AVX2 non-temporal
- * copy) measured in the same run, interleaved rep by rep. Every output is checked against the
- * tensor the parts came from. With --runs N the whole set runs N times and the summary gives the
- * medians of the per-run medians and ratios.
+ * copy) measured in the same run, interleaved rep by rep, each sample of a case smaller than 96 MiB
+ * after the caches were emptied. Every output is checked against the tensor the parts came from.
+ * With --runs N the whole set runs N times and the summary gives the medians of the per-run
+ * medians and ratios.
  *
  * Usage: bench_concat [--reps N] [--runs N] [--threads N] [--only LETTERS]
  *                     [--nontemporal-bytes N] [--parallel-bytes N] [--tiny-bytes N]
@@ -50,6 +51,19 @@ static void ensure_buffers(size_t bytes) {
   g_copy = bench_alloc_touched(bytes);
   g_out = bench_alloc_touched(bytes);
   g_size = bytes;
+}
+
+/* Caches are emptied before every sample of a case whose data could stay in the last-level cache
+ * (e.g. (d): 16 MiB of inputs and 16 MiB of output against a 32 MiB L3), so that no variant finds
+ * what the one before it read: by writing a scratch buffer of several times the cache's size. */
+#define EVICT_BYTES ((size_t)96 << 20)
+static unsigned char *g_scratch;
+
+static void evict(void) {
+  if (g_scratch == NULL) {
+    g_scratch = bench_alloc_touched(EVICT_BYTES);
+  }
+  memset(g_scratch, (int)(g_scratch[0] + 1), EVICT_BYTES);
 }
 
 /* The parts of case `c`: the split's outputs of the benchmark input, in touched buffers. */
@@ -168,6 +182,9 @@ static void run_case(case_result *res, int run, int reps, cleave_threadpool *poo
       if (v == V_NT && !bench_has_avx2()) {
         t[v][r] = 0;
         continue;
+      }
+      if (calls == 1 && bytes < EVICT_BYTES) {
+        evict();
       }
       double t0 = bench_now();
       run_variant(v, plan, ptrs, bytes, &pooled, &from_arena, calls);
@@ -296,5 +313,6 @@ int main(int argc, char **argv) {
   free(g_in);
   free(g_copy);
   free(g_out);
+  free(g_scratch);
   return 0;
 }
