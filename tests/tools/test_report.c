@@ -1,5 +1,5 @@
-/* tools/common/report.c and out_default_prefix: what the commands print about their outputs, as
- * text and as docs/cli.md's JSON, and the default output prefix. */
+/* tools/common/report.c, out_default_prefix and out_resolve_prefix: what the commands print about
+ * their outputs, as text and as docs/cli.md's JSON, and the output prefix. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -136,12 +137,35 @@ static void test_default_prefix(void **state) {
   }
 }
 
+/* -o: a prefix, or a directory (existing, or written with a trailing '/') holding DIR/STEM_i. */
+static void test_resolve_prefix(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cleave-test-prefix-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char with_stem[64];
+  snprintf(with_stem, sizeof with_stem, "%s/x", dir);
+  const struct {
+    const char *output, *input, *prefix;
+  } cases[] = {
+      {NULL, "data/x.npy", "data/x"},      {"p", "data/x.npy", "p"},
+      {"out/", "data/x.npy", "out/x"},     {"out//", "x.npy", "out//x"},
+      {"/", "a/b/x.data", "/x.data"},      {dir, "data/x.npy", with_stem},
+      {"missing/p", "x.npy", "missing/p"}, {"out/", "data/.npy", "out/.npy"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *prefix = out_resolve_prefix(cases[i].output, cases[i].input, ".npy");
+    assert_non_null(prefix);
+    assert_string_equal(prefix, cases[i].prefix);
+    free(prefix);
+  }
+  assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_text),
-      cmocka_unit_test(test_json),
-      cmocka_unit_test(test_failing_stream),
-      cmocka_unit_test(test_default_prefix),
+      cmocka_unit_test(test_text),           cmocka_unit_test(test_json),
+      cmocka_unit_test(test_failing_stream), cmocka_unit_test(test_default_prefix),
+      cmocka_unit_test(test_resolve_prefix),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

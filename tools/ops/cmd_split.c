@@ -304,15 +304,14 @@ int cmd_split_file(int argc, char **argv, int first) {
   if (rc == 0) {
     rc = prepare(&o, &in, &res);
   }
-  if (rc == 0 && o.prefix == NULL) {
-    prefix = out_default_prefix(o.input, ".npy");
+  if (rc == 0) {
+    prefix = out_resolve_prefix(o.prefix, o.input, ".npy");
     if (prefix == NULL) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
   }
   if (rc == 0) {
-    rc = out_set_init(&set, o.prefix != NULL ? o.prefix : prefix, res.info.num_outputs, o.force,
-                      o.sync);
+    rc = out_set_init(&set, prefix, res.info.num_outputs, o.force, o.sync);
   }
   if (rc == 0) {
     rc = write_outputs(&o, &in, &res, &set);
