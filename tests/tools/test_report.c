@@ -67,21 +67,26 @@ static void test_json(void **state) {
   captured c;
   capture(&c);
   report r;
-  /* --json prints even with -q; shapes are strings in the text form. */
+  /* --json prints even with -q; "shape" is the text form, "dims" the same as integers. */
   report_begin(&r, c.out, "variadic-split", 1, 1);
   report_output(&r, dims, 4, "x_0.npy");
   report_output(&r, dims, 1, "a \"b\".npy");
+  report_output(&r, dims, 0, "s.npy");
   assert_int_equal(report_end(&r), 0);
   expect(&c, "{\"op\": \"variadic-split\", \"outputs\": [{\"shape\": \"[1,12,10,24]\", \"path\": "
-             "\"x_0.npy\"}, {\"shape\": \"[1]\", \"path\": \"a \\\"b\\\".npy\"}]}\n");
+             "\"x_0.npy\", \"dims\": [1, 12, 10, 24]}, {\"shape\": \"[1]\", \"path\": \"a "
+             "\\\"b\\\".npy\", \"dims\": [1]}, {\"shape\": \"[]\", \"path\": \"s.npy\", \"dims\": "
+             "[]}]}\n");
 
+  /* A shape in text form has "dims" only when it is static. */
   capture(&c);
   report_begin(&r, c.out, "onnx-split", 1, 0);
   report_output(&r, dims, 2, NULL);
   report_output_text(&r, "[?]");
+  report_output_text(&r, "[3,4]");
   assert_int_equal(report_end(&r), 0);
-  expect(&c, "{\"op\": \"onnx-split\", \"outputs\": [{\"shape\": \"[1,12]\"}, {\"shape\": "
-             "\"[?]\"}]}\n");
+  expect(&c, "{\"op\": \"onnx-split\", \"outputs\": [{\"shape\": \"[1,12]\", \"dims\": [1, 12]}, "
+             "{\"shape\": \"[?]\"}, {\"shape\": \"[3,4]\", \"dims\": [3, 4]}]}\n");
 
   /* An empty sequence still has its outputs array. */
   capture(&c);
@@ -94,6 +99,13 @@ static void test_json(void **state) {
   report_sequence(&r, "2..3", "[3,1..4]");
   assert_int_equal(report_end(&r), 0);
   expect(&c, "{\"op\": \"split-to-sequence\", \"count\": \"2..3\", \"element\": \"[3,1..4]\"}\n");
+
+  capture(&c);
+  report_begin(&r, c.out, "split-to-sequence", 1, 0);
+  report_sequence(&r, "3..6", "[3,1]");
+  assert_int_equal(report_end(&r), 0);
+  expect(&c, "{\"op\": \"split-to-sequence\", \"count\": \"3..6\", \"element\": \"[3,1]\", "
+             "\"element_dims\": [3, 1]}\n");
 }
 
 static void test_failing_stream(void **state) {
