@@ -209,6 +209,21 @@ def test_sharded_input(work):
             axis = next((a for key, a in axes.items() if key in k), None)
             want_part = v if axis is None else np.split(v, 2, axis=axis)[rank]
             check(np.array_equal(part[k], want_part), f"rank {rank}: {k}")
+    # The ranks get the union of the shards' metadata; a key with two values is refused.
+    (first, keys1), (second, keys2) = shards.items()
+    u.write_st(os.path.join(work, first), to_st({k: src[k] for k in keys1}),
+               {"format": "pt", "a": "1"})
+    u.write_st(os.path.join(work, second), to_st({k: src[k] for k in keys2}),
+               {"format": "pt", "b": "2"})
+    shard = ["st", "shard", ".", "-n", "2", "--axis", "*.qkv_proj.weight=0"]
+    r = u.run(shard + ["-o", "union"], work)
+    meta, _ = arrays_of(os.path.join(work, "union", "rank1.safetensors"))
+    check(r.returncode == 0 and meta == {"a": "1", "b": "2", "format": "pt"},
+          f"shard: merged metadata {meta} {r.stderr}")
+    u.write_st(os.path.join(work, second), to_st({k: src[k] for k in keys2}), {"format": "np"})
+    u.expect_failure("shard: metadata that differs between shards", shard + ["-o", "conflict"],
+                     work, 65, ["st shard: __metadata__ 'format' differs between the shards ('np' "
+                                f"in '{second}')"])
 
 
 def test_shard_single(work, chunk):

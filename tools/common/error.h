@@ -69,6 +69,11 @@ int tool_from_library(tool_error *err, const cleave_error *lib, const char *cont
  * CLI_EXIT_SOFTWARE. CLEAVE_OK gives CLI_EXIT_OK. */
 int cli_exit_for_status(cleave_status status);
 
+/** Replaces each control character and DEL of err->message with '?': a message that quotes names
+ * from a hostile file (tensor names, metadata keys) stays one line and nothing in it drives a
+ * terminal. Returns err->status. */
+int tool_scrub(tool_error *err);
+
 /** Prints "cleave: error: <message>\n" for `err` to stderr and returns err->status. */
 int tool_report(const tool_error *err);
 

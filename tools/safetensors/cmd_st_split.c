@@ -4,14 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_glob.h"
+#include "ckpt_planner.h"
 #include "cli_util.h"
 #include "help.h"
 #include "st_cli.h"
-#include "st_planner.h"
-#include "st_rules.h"
+#include "st_write.h"
 
 typedef struct rule_set {
-  st_split_rule *rules;
+  ckpt_split_rule *rules;
   size_t count, cap;
   char **owned; /* strings to free */
   size_t owned_count, owned_cap;
@@ -52,14 +53,14 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
   if (id == OPT_TENSOR) {
     if (s->count == s->cap) {
       size_t cap = s->cap ? s->cap * 2 : 8;
-      st_split_rule *p = realloc(s->rules, cap * sizeof *p);
+      ckpt_split_rule *p = realloc(s->rules, cap * sizeof *p);
       if (p == NULL) {
         return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
       }
       s->rules = p;
       s->cap = cap;
     }
-    st_split_rule *r = &s->rules[s->count++];
+    ckpt_split_rule *r = &s->rules[s->count++];
     memset(r, 0, sizeof *r);
     r->glob = value;
     r->cut.axis = INT64_MIN;
@@ -69,17 +70,18 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
     if (r->origin == NULL) {
       return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
-    if (st_glob_stars(value) > ST_MAX_CAPTURES) {
-      return cli_error(CLI_EXIT_USAGE, "%s: at most %d '*' in a glob", r->origin, ST_MAX_CAPTURES);
+    if (ckpt_glob_stars(value) > CKPT_MAX_CAPTURES) {
+      return cli_error(CLI_EXIT_USAGE, "%s: at most %d '*' in a glob", r->origin,
+                       CKPT_MAX_CAPTURES);
     }
     return 0;
   }
   if (s->count == 0) {
     return cli_error(CLI_EXIT_USAGE, "st split: %s: a rule starts with --tensor GLOB", where);
   }
-  st_split_rule *r = &s->rules[s->count - 1];
+  ckpt_split_rule *r = &s->rules[s->count - 1];
   if (id == OPT_VIEW) {
-    if (st_parse_view(value, &r->cut) != 0) {
+    if (ckpt_parse_view(value, &r->cut) != 0) {
       return cli_error(CLI_EXIT_USAGE,
                        "%s: --view '%s' is not a shape like 8,18,-1 (non-negative sizes, at "
                        "most one -1)",
@@ -130,11 +132,11 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
       if (*tok == '\0') {
         return cli_error(CLI_EXIT_USAGE, "%s: --into '%s' holds an empty name", r->origin, value);
       }
-      if (st_glob_stars(tok) != st_glob_stars(r->glob)) {
+      if (ckpt_glob_stars(tok) != ckpt_glob_stars(r->glob)) {
         return cli_error(CLI_EXIT_USAGE,
                          "%s: --into name '%s' has %d '*' but the glob has %d: each '*' of a "
                          "name takes the text the glob's '*' matched",
-                         r->origin, tok, st_glob_stars(tok), st_glob_stars(r->glob));
+                         r->origin, tok, ckpt_glob_stars(tok), ckpt_glob_stars(r->glob));
       }
       r->names[r->name_count++] = tok;
       if (comma == NULL) {
@@ -146,7 +148,7 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
   return 0;
 }
 
-static int rule_complete(const st_split_rule *r) {
+static int rule_complete(const ckpt_split_rule *r) {
   if (r->cut.axis == INT64_MIN) {
     return cli_error(CLI_EXIT_USAGE, "%s: -a/--axis is missing", r->origin);
   }
@@ -302,21 +304,23 @@ int cmd_st_split(int argc, char **argv, int first) {
     rc = rule_complete(&s.rules[i]);
   }
   st_model m = {0};
-  st_plan plan = {0};
+  ckpt_plan plan = {0};
   if (rc == 0) {
     rc = st_load(o.model, &m);
   }
   if (rc == 0) {
-    st_error err;
-    rc = st_plan_split(&m, s.rules, s.count, &plan, &err);
+    tool_error err;
+    ckpt_format format = st_format(&m);
+    rc = ckpt_plan_split(&m.ckpt, &format, s.rules, s.count, &plan, &err);
     if (rc != 0) {
-      cli_error(rc, "st split: %s", err.message);
+      tool_prefix(&err, "st split");
+      st_report(&err);
     }
   }
   if (rc == 0) {
     rc = st_execute(&plan, &m, &o, "st split");
   }
-  st_plan_free(&plan);
+  ckpt_plan_free(&plan);
   st_model_free(&m);
   rule_set_free(&s);
   return rc;

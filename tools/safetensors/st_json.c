@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
+#include "st_dtype.h"
 
 typedef struct parser {
   const unsigned char *s;
   size_t n, i;
   const char *path;
-  st_error *err;
+  tool_error *err;
   const char *tensor; /* the entry being read, for messages, or NULL */
 } parser;
 
@@ -26,15 +26,15 @@ static int fail_at(parser *p, size_t at, const char *format, ...) {
   vsnprintf(what, sizeof what, format, args);
   va_end(args);
   if (p->tensor != NULL) {
-    return st_fail(p->err, CLI_EXIT_DATA, "%s: byte %llu: tensor '%.200s': %s", p->path,
-                   (unsigned long long)(8 + at), p->tensor, what);
+    return tool_fail(p->err, CLI_EXIT_DATA, "%s: byte %llu: tensor '%.200s': %s", p->path,
+                     (unsigned long long)(8 + at), p->tensor, what);
   }
-  return st_fail(p->err, CLI_EXIT_DATA, "%s: byte %llu: %s", p->path, (unsigned long long)(8 + at),
-                 what);
+  return tool_fail(p->err, CLI_EXIT_DATA, "%s: byte %llu: %s", p->path,
+                   (unsigned long long)(8 + at), what);
 }
 
 static int oom(parser *p) {
-  return st_fail(p->err, CLI_EXIT_SOFTWARE, "out of memory reading the header of '%s'", p->path);
+  return tool_fail(p->err, CLI_EXIT_SOFTWARE, "out of memory reading the header of '%s'", p->path);
 }
 
 static void ws(parser *p) {
@@ -310,7 +310,7 @@ static int parse_int_array(parser *p, int64_t *values, int max, int *count, cons
   }
 }
 
-static int parse_tensor(parser *p, st_tensor *t) {
+static int parse_tensor(parser *p, ckpt_tensor *t) {
   ws(p);
   if (peek(p) != '{') {
     return fail_at(p, p->i, "the entry is %s, not an object", kind_of(peek(p)));
@@ -320,7 +320,7 @@ static int parse_tensor(parser *p, st_tensor *t) {
   ws(p);
   if (peek(p) == '}') {
     p->i++;
-    return fail_at(p, t->key_pos - 8, "the field 'dtype' is missing");
+    return fail_at(p, t->entry_pos - 8, "the field 'dtype' is missing");
   }
   for (;;) {
     ws(p);
@@ -360,9 +360,9 @@ static int parse_tensor(parser *p, st_tensor *t) {
       }
       free(name);
     } else if (seen == &seen_shape) {
-      int64_t dims[ST_MAX_RANK];
+      int64_t dims[CKPT_MAX_RANK];
       int count = 0;
-      rc = parse_int_array(p, dims, ST_MAX_RANK, &count, "shape");
+      rc = parse_int_array(p, dims, CKPT_MAX_RANK, &count, "shape");
       if (rc == 0 && count > 0) {
         t->shape = malloc((size_t)count * sizeof *t->shape);
         if (t->shape == NULL) {
@@ -383,8 +383,8 @@ static int parse_tensor(parser *p, st_tensor *t) {
         rc = fail_at(p, at, "data_offsets [%lld,%lld] ends before it begins", (long long)offsets[0],
                      (long long)offsets[1]);
       } else if (rc == 0) {
-        t->begin = (uint64_t)offsets[0];
-        t->end = (uint64_t)offsets[1];
+        t->offset = (uint64_t)offsets[0];
+        t->bytes = (uint64_t)(offsets[1] - offsets[0]);
       }
     }
     free(key);
@@ -400,7 +400,7 @@ static int parse_tensor(parser *p, st_tensor *t) {
     }
   }
   if (!seen_dtype || !seen_shape || !seen_offsets) {
-    return fail_at(p, t->key_pos - 8, "the field '%s' is missing",
+    return fail_at(p, t->entry_pos - 8, "the field '%s' is missing",
                    !seen_dtype   ? "dtype"
                    : !seen_shape ? "shape"
                                  : "data_offsets");
@@ -409,10 +409,10 @@ static int parse_tensor(parser *p, st_tensor *t) {
 }
 
 static int meta_cmp(const void *a, const void *b) {
-  return strcmp(((const st_meta *)a)->key, ((const st_meta *)b)->key);
+  return strcmp(((const ckpt_meta *)a)->key, ((const ckpt_meta *)b)->key);
 }
 
-static int parse_metadata(parser *p, st_file *out) {
+static int parse_metadata(parser *p, ckpt_file *out) {
   ws(p);
   if (peek(p) != '{') {
     return fail_at(p, p->i, "__metadata__ is %s, not an object", kind_of(peek(p)));
@@ -428,13 +428,13 @@ static int parse_metadata(parser *p, st_file *out) {
   for (;;) {
     if (out->meta_count == cap) {
       cap = cap ? cap * 2 : 8;
-      st_meta *m = realloc(out->meta, cap * sizeof *m);
+      ckpt_meta *m = realloc(out->meta, cap * sizeof *m);
       if (m == NULL) {
         return oom(p);
       }
       out->meta = m;
     }
-    st_meta *m = &out->meta[out->meta_count];
+    ckpt_meta *m = &out->meta[out->meta_count];
     m->key = m->value = NULL;
     ws(p);
     size_t key_at = p->i;
@@ -448,6 +448,10 @@ static int parse_metadata(parser *p, st_file *out) {
       snprintf(what, sizeof what, "__metadata__ '%.200s' (metadata maps strings to strings)",
                m->key);
       rc = parse_string(p, &m->value, what);
+    }
+    if (rc == 0) {
+      m->value_size = strlen(m->value); /* the parser refuses \u0000 */
+      m->kind = CKPT_META_TEXT;
     }
     if (rc == 0) {
       for (size_t k = 0; k + 1 < out->meta_count; k++) {
@@ -473,29 +477,30 @@ static int parse_metadata(parser *p, st_file *out) {
 }
 
 static int by_name(const void *a, const void *b) {
-  const st_tensor *const *x = a, *const *y = b;
+  const ckpt_tensor *const *x = a, *const *y = b;
   return strcmp((*x)->name, (*y)->name);
 }
 
 /* Duplicate tensor names: sorted pointers, neighbours compared. */
-static int check_duplicates(parser *p, st_file *out) {
-  if (out->count < 2) {
+static int check_duplicates(parser *p, ckpt_file *out) {
+  if (out->tensor_count < 2) {
     return 0;
   }
-  const st_tensor **order = malloc(out->count * sizeof *order);
+  const ckpt_tensor **order = malloc(out->tensor_count * sizeof *order);
   if (order == NULL) {
     return oom(p);
   }
-  for (size_t i = 0; i < out->count; i++) {
+  for (size_t i = 0; i < out->tensor_count; i++) {
     order[i] = &out->tensors[i];
   }
-  qsort(order, out->count, sizeof *order, by_name);
+  qsort(order, out->tensor_count, sizeof *order, by_name);
   int rc = 0;
-  for (size_t i = 1; i < out->count; i++) {
+  for (size_t i = 1; i < out->tensor_count; i++) {
     if (strcmp(order[i - 1]->name, order[i]->name) == 0) {
-      const st_tensor *later = order[i]->key_pos > order[i - 1]->key_pos ? order[i] : order[i - 1];
+      const ckpt_tensor *later =
+          order[i]->entry_pos > order[i - 1]->entry_pos ? order[i] : order[i - 1];
       p->tensor = NULL;
-      rc = fail_at(p, later->key_pos - 8, "duplicate tensor name '%.200s'", later->name);
+      rc = fail_at(p, later->entry_pos - 8, "duplicate tensor name '%.200s'", later->name);
       break;
     }
   }
@@ -503,7 +508,8 @@ static int check_duplicates(parser *p, st_file *out) {
   return rc;
 }
 
-int st_json_header(const char *path, const char *text, size_t size, st_file *out, st_error *err) {
+int st_json_header(const char *path, const char *text, size_t size, ckpt_file *out,
+                   tool_error *err) {
   parser p = {(const unsigned char *)text, size, 0, path, err, NULL};
   if (size == 0 || text[0] != '{') {
     return fail_at(&p, 0, "the header does not start with '{' (is this a safetensors file?)");
@@ -537,9 +543,9 @@ int st_json_header(const char *path, const char *text, size_t size, st_file *out
           rc = parse_metadata(&p, out);
         }
       } else {
-        if (out->count == cap) {
+        if (out->tensor_count == cap) {
           cap = cap ? cap * 2 : 64;
-          st_tensor *t = realloc(out->tensors, cap * sizeof *t);
+          ckpt_tensor *t = realloc(out->tensors, cap * sizeof *t);
           if (t == NULL) {
             free(key);
             rc = oom(&p);
@@ -547,10 +553,10 @@ int st_json_header(const char *path, const char *text, size_t size, st_file *out
           }
           out->tensors = t;
         }
-        st_tensor *t = &out->tensors[out->count++];
+        ckpt_tensor *t = &out->tensors[out->tensor_count++];
         memset(t, 0, sizeof *t);
         t->name = key;
-        t->key_pos = 8 + key_at;
+        t->entry_pos = 8 + key_at;
         p.tensor = key;
         rc = parse_tensor(&p, t);
         p.tensor = NULL;

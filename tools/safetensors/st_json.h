@@ -16,13 +16,18 @@
 
 #include <stddef.h>
 
-#include "st_header.h"
+#include "ckpt_model.h"
+#include "error.h"
 
 /**
- * Parses the `size` header bytes `text` of file `path` into out->tensors (in header order, with
- * name, dtype, shape, data offsets and key position set) and out->meta (sorted by key). Returns
- * 0, or CLI_EXIT_DATA / CLI_EXIT_SOFTWARE with the message in `err`.
+ * Parses the `size` header bytes `text` of file `path` into out->tensors, in header order, each
+ * with its name, dtype, shape (at most CKPT_MAX_RANK dimensions), entry_pos (the file offset of
+ * its key) and, as they are in the header, its data offsets relative to the data section:
+ * `offset` = begin and `bytes` = end - begin (begin <= end); and into out->meta (sorted by key)
+ * and out->has_meta. Returns 0, or CLI_EXIT_DATA / CLI_EXIT_SOFTWARE with the message in `err`
+ * ("PATH: byte N: ..."). What it filled is freed by ckpt_file_free, also after a failure.
  */
-int st_json_header(const char *path, const char *text, size_t size, st_file *out, st_error *err);
+int st_json_header(const char *path, const char *text, size_t size, ckpt_file *out,
+                   tool_error *err);
 
 #endif /* CLEAVE_ST_JSON_H */
