@@ -133,12 +133,21 @@ def main():
                     check(all(isinstance(o.get("bytes", 0), int) for o in obj["outputs"]),
                           f"st {args[0]}: {obj}")
 
-    # Errors are never JSON.
-    for args, status in ((["split", "-a", "1", "-n", "5", "x.npy"], 65),
-                         (["split", "-a", "1", "-n", "3", "missing.npy"], 66),
-                         (["infer", "split", "-a", "0", "-n", "4", "--shape", "[6]"], 65),
-                         (["split", "-a", "1", "x.npy"], 64)):
-        clitest.expect_failure("error " + " ".join(args), args + ["--json"], work, status, [])
+    # Errors are never JSON: status, the message on stderr, nothing on stdout.
+    with open(os.path.join(work, "bad.safetensors"), "wb") as f:
+        f.write(b"x")
+    cases = [(["split", "-a", "1", "-n", "5", "x.npy"], 65, "not divisible"),
+             (["split", "-a", "1", "-n", "3", "missing.npy"], 66, "cannot open"),
+             (["infer", "split", "-a", "0", "-n", "4", "--shape", "[6]"], 65, "not divisible"),
+             (["split", "-a", "1", "x.npy"], 64, "-n/--num-splits is required")]
+    if "no safetensors support" not in probe.stderr:
+        cases += [(["st", "check", "bad.safetensors"], 65, "header size"),
+                  (["st", "ls", tiny, "--glob", "nothing*"], 65, "matches 'nothing*'"),
+                  (["st", "split", tiny, "-o", "s2", "--tensor", "layer.qkv", "-a", "0", "-n",
+                    "5", "--into", "a,b,c,d,e"], 65, "not divisible")]
+    for args, status, fragment in cases:
+        clitest.expect_failure("error " + " ".join(args), args + ["--json"], work, status,
+                               [fragment])
     clitest.finish()
 
 

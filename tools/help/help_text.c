@@ -227,8 +227,8 @@ static const char st_check_help[] =
     "tensors' bytes. Exit 0 (valid) or 65 with the file, byte offset and tensor; 66 when MODEL\n"
     "cannot be opened. Reads headers only.\n"
     "\n"
-    "  --json       print {\"ok\": true, \"files\", \"tensors\", \"bytes\"} or\n"
-    "               {\"ok\": false, \"status\", \"error\"}\n"
+    "  --json       print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N} (an error\n"
+    "               goes to stderr as text, as for every command)\n"
     "  -q, --quiet  print nothing on success\n"
     "  -h, --help   print this help\n";
 

@@ -25,9 +25,11 @@ static int report_check(const st_model *m, const char *model_path, int json, int
     return json_out_finish(&j);
   }
   if (!quiet) {
-    printf("%s: ok: %zu file%s, %zu tensors, %llu bytes of data\n", model_path, files,
-           files == 1 ? "" : "s", m->ckpt.tensor_count,
-           (unsigned long long)ckpt_model_bytes(&m->ckpt));
+    uint64_t bytes = ckpt_model_bytes(&m->ckpt);
+    printf("%s: ok: %zu %s, %zu %s, %llu %s of data\n", model_path, files,
+           tool_plural(files, "file", "files"), m->ckpt.tensor_count,
+           tool_plural(m->ckpt.tensor_count, "tensor", "tensors"), (unsigned long long)bytes,
+           tool_plural(bytes, "byte", "bytes"));
   }
   return 0;
 }
@@ -35,19 +37,25 @@ static int report_check(const st_model *m, const char *model_path, int json, int
 /* st ls: the tensors (matching `glob`, when given), sorted by name. */
 static int list_tensors(const st_model *m, const char *model_path, const char *glob, int json,
                         int quiet) {
+  /* A glob that matches nothing is an error, which prints no report: look before printing. */
+  size_t matches = 0;
+  for (size_t i = 0; i < m->ckpt.tensor_count && glob != NULL && matches == 0; i++) {
+    matches += ckpt_glob_match(glob, m->ckpt.by_name[i]->name, NULL) != 0;
+  }
+  if (glob != NULL && matches == 0) {
+    return cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'", model_path, glob);
+  }
   json_out j;
   if (json) {
     json_out_begin(&j, stdout);
     json_out_object(&j, NULL);
     json_out_array(&j, "tensors");
   }
-  size_t shown = 0;
   for (size_t i = 0; i < m->ckpt.tensor_count; i++) {
     const ckpt_tensor *t = m->ckpt.by_name[i];
     if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
       continue;
     }
-    shown++;
     const char *file = m->ckpt.files[t->file].name;
     if (json) {
       json_out_object(&j, NULL);
@@ -69,9 +77,6 @@ static int list_tensors(const st_model *m, const char *model_path, const char *g
     json_out_end_array(&j);
     json_out_end_object(&j);
     rc = json_out_finish(&j);
-  }
-  if (rc == 0 && glob != NULL && shown == 0) {
-    rc = cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'", model_path, glob);
   }
   return rc;
 }
@@ -120,17 +125,8 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
   tool_error err;
   int rc = st_model_load(model_path, &m, &err);
   if (rc != 0) {
+    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
     st_report(&err);
-    if (is_check && json) {
-      json_out j;
-      json_out_begin(&j, stdout);
-      json_out_object(&j, NULL);
-      json_out_bool(&j, "ok", 0);
-      json_out_int(&j, "status", rc);
-      json_out_string(&j, "error", err.message);
-      json_out_end_object(&j);
-      json_out_finish(&j);
-    }
     st_model_free(&m);
     return st_finish_stdout(rc);
   }
