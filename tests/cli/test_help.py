@@ -3,6 +3,7 @@
 them too; --version prints the command's and the library's versions."""
 import os
 import re
+import shlex
 
 import clitest
 from clitest import check
@@ -29,7 +30,7 @@ def main():
     for command in OPTIONS:
         check(re.search(r"^  " + re.escape(command) + " ", r.stdout, re.M) is not None,
               f"--help does not list {command}")
-    for word in ["--version", "64", "65", "66", "70", "73", "74"]:
+    for word in ["-V, --version", "64", "65", "66", "70", "73", "74"]:
         check(word in r.stdout, f"--help does not mention {word}")
     check(clitest.run(["-h"], work).stdout == r.stdout, "-h differs from --help")
     check(clitest.run(["help"], work).stdout == r.stdout, "help differs from --help")
@@ -48,6 +49,33 @@ def main():
     check(r.returncode == 0 and "num-splits" in r.stdout, "split -a 0 --help")
     r = clitest.run(["infer", "split", "--help"], work)
     check(r.returncode == 0 and "--shape" in r.stdout, "infer split --help")
+
+    # Help examples can be copied: a command wrapped over lines ends each but the last with a
+    # backslash, and each command is whole shell words (no word or quote cut at a line's end).
+    helps = [["--help"]] + [[c, "--help"] for c in OPTIONS] + \
+        [["ir-check", "--help"], ["ir-run", "--help"], ["st", "--help"]] + \
+        [["help", "st", sub] for sub in ("ls", "check", "split", "shard")]
+    examples = 0
+    for args in helps:
+        lines = clitest.run(args, work).stdout.splitlines()
+        for i, line in enumerate(lines):
+            if not line.startswith("  cleave "):
+                continue
+            command = line
+            while command.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                command = command[:-1] + lines[i]
+            examples += 1
+            label = f"{' '.join(args)}: example {command.strip()!r}"
+            try:
+                words = shlex.split(command)
+                check(words[0] == "cleave" and not command.endswith("\\"), label)
+            except ValueError as e:
+                check(False, f"{label}: {e}")
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            check(not re.match(r"^ {4,}\S", after) or after.lstrip().startswith("cleave "),
+                  f"{label}: the next line {after!r} looks like its continuation")
+    check(examples >= 2, f"only {examples} help examples found")
 
     # The man page documents every option too (mdoc spells --axis as "Fl -axis").
     source = os.environ.get("CLEAVE_SOURCE_DIR", "")
@@ -71,8 +99,9 @@ def main():
     r = clitest.run(["--version"], work)
     check(r.returncode == 0 and r.stdout == f"cleave {project} (libcleave {library})\n",
           f"--version printed {r.stdout!r}, expected cleave {project} (libcleave {library})")
+    check(clitest.run(["-V"], work).stdout == r.stdout, "-V differs from --version")
     # Neither takes an argument: an extra word is a usage error, with nothing on stdout.
-    for args in (["--version", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
+    for args in (["--version", "extra"], ["-V", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
         clitest.expect_failure(" ".join(args), args, work, 64, [args[0], f"'{args[1]}'"])
     clitest.finish()
 

@@ -319,7 +319,7 @@ def test_hostile_counts(work):
     c = net.layer("Relu", "c", inputs=[(axis, [], "I64")], outputs=[([10 ** 12], "I64")])[0]
     net.variadic("v", data, [4, 4], axis, c, 10 ** 12, [[2, 4]])
     r = clitest.run(["ir-check", net.write(work, "huge_lengths")], work)
-    check(r.returncode == 1 and "MISMATCH: the layer declares 1 outputs but 1000000000000 are "
+    check(r.returncode == 1 and "MISMATCH: the layer declares 1 output but 1000000000000 are "
           "inferred" in r.stdout and "(1000000000000 values)" in r.stdout,
           f"huge lengths: {r.returncode} {r.stdout[-300:]} {r.stderr}")
     net = Net()
@@ -328,7 +328,7 @@ def test_hostile_counts(work):
     net.layer("Split", "s", inputs=[(data, [-1, 4], "FP32"), (axis, [], "I64")],
               outputs=[([-1, 4], "FP32")], data={"num_splits": str(2 ** 62)})
     r = clitest.run(["ir-check", net.write(work, "huge_split")], work)
-    check(r.returncode == 1 and "MISMATCH: the layer declares 1 outputs but %d are inferred"
+    check(r.returncode == 1 and "MISMATCH: the layer declares 1 output but %d are inferred"
           % 2 ** 62 in r.stdout, f"huge num_splits: {r.returncode} {r.stdout} {r.stderr}")
 
 

@@ -337,7 +337,7 @@ def test_errors(work):
          ["'a.w'", "view"]),
         ("missing axis", ["--tensor", "a.w", "-n", "2", "--into", "p,q"], 64, ["-a/--axis"]),
         ("names count", ["--tensor", "a.w", "-a", "0", "-n", "2", "--into", "p"], 64,
-         ["2 parts but 1 names"]),
+         ["2 parts but 1 name in --into"]),
         ("no rule", [], 64, ["no rule"]),
     ]
     for label, extra, status, frags in cases:

@@ -125,14 +125,16 @@ static int cut_across(const ckpt_model *m, const ckpt_shard_spec *spec, const ck
 }
 
 /* Rule i of the spec's rules (the --axis rules, then --view, then --replicate) that matched no
- * tensor. */
+ * tensor, named as the command line gives it: "--axis rule 2", counted from 1 in each kind. */
 static int unmatched_rule(const ckpt_shard_spec *spec, size_t i, tool_error *err) {
   size_t axes = spec->axis_count, views = spec->view_count;
   const char *glob = i < axes           ? spec->axes[i].glob
                      : i < axes + views ? spec->views[i - axes].glob
                                         : spec->replicate[i - axes - views];
   const char *kind = i < axes ? "--axis" : i < axes + views ? "--view" : "--replicate";
-  return tool_fail(err, CLI_EXIT_DATA, "%s: no tensor matches '%.200s'", kind, glob);
+  size_t number = i < axes ? i + 1 : i < axes + views ? i - axes + 1 : i - axes - views + 1;
+  return tool_fail(err, CLI_EXIT_DATA, "%s rule %zu: no tensor matches '%.200s'%s", kind, number,
+                   glob, ckpt_glob_note(glob));
 }
 
 int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_shard_spec *spec,

@@ -18,7 +18,7 @@ static const char overview_tail[] =
     "\n"
     "Options:\n"
     "  -h, --help         print help; after a command, that command's help\n"
-    "      --version      print the version of cleave and its library\n"
+    "  -V, --version      print the version of cleave and its library\n"
     "\n"
     "Exit status: 0 success; 64 malformed command line; 65 a rule of the operator is broken or\n"
     "the input is not a valid .npy file; 66 the input cannot be opened; 70 internal error;\n"

@@ -75,6 +75,7 @@ static const cli_command commands[] = {
     {"--help", help_option, NULL, NULL, 0},
     {"-h", help_option, NULL, NULL, 0},
     {"--version", version_option, NULL, NULL, 0},
+    {"-V", version_option, NULL, NULL, 0},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

@@ -508,10 +508,8 @@ int out_set_commit(out_set *set) {
                 "written (use -f/--force to overwrite it)",
                 to);
     } else if (set->force && done > 0) {
-      cli_error(status,
-                "cannot rename '%s' to '%s': %s; the first %zu outputs were already "
-                "replaced",
-                from, to, strerror(e), done);
+      cli_error(status, "cannot rename '%s' to '%s': %s; the first %zu %s already replaced", from,
+                to, strerror(e), done, done == 1 ? "output was" : "outputs were");
     } else {
       cli_error(status, "cannot rename '%s' to '%s': %s", from, to, strerror(e));
     }

@@ -193,10 +193,10 @@ int cmd_ir_check(int argc, char **argv, int first) {
       rc = json_out_finish(&j);
     } else {
       if (!quiet) {
-        printf("%s: IR v%d, %zu layers, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
+        printf("%s: IR v%d, %zu %s, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
                "%zu RULE BROKEN, %zu NOT CHECKABLE\n",
-               model_path, m.version, m.num_layers, checked, counts[0], counts[1], counts[2],
-               counts[3]);
+               model_path, m.version, m.num_layers, tool_plural(m.num_layers, "layer", "layers"),
+               checked, counts[0], counts[1], counts[2], counts[3]);
       }
       if (fflush(stdout) != 0 || ferror(stdout)) {
         rc = cli_error(CLI_EXIT_IOERR, "writing to stdout failed");

@@ -43,7 +43,8 @@ static int list_tensors(const st_model *m, const char *model_path, const char *g
     matches += ckpt_glob_match(glob, m->ckpt.by_name[i]->name, NULL) != 0;
   }
   if (glob != NULL && matches == 0) {
-    return cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'", model_path, glob);
+    return cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'%s", model_path, glob,
+                     ckpt_glob_note(glob));
   }
   json_out j;
   if (json) {

@@ -10,11 +10,14 @@
 #include "help.h"
 #include "st_cli.h"
 #include "st_write.h"
+#include "words.h"
 
 typedef struct rule_set {
   ckpt_split_rule *rules;
   size_t count, cap;
-  char **owned; /* strings to free */
+  size_t command_line; /* rules begun on the command line, numbered "rule 1", "rule 2", ... */
+  int last_in_file;    /* the last rule came from a rules file */
+  char **owned;        /* strings to free */
   size_t owned_count, owned_cap;
 } rule_set;
 
@@ -80,6 +83,8 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
     return cli_error(CLI_EXIT_USAGE, "st split: %s: a rule starts with --tensor GLOB", where);
   }
   ckpt_split_rule *r = &s->rules[s->count - 1];
+  /* Option labels carry the rule, so that a value that does not parse is found in its file. */
+  char label[700];
   if (id == OPT_VIEW) {
     if (ckpt_parse_view(value, &r->cut) != 0) {
       return cli_error(CLI_EXIT_USAGE,
@@ -88,13 +93,15 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
                        r->origin, value);
     }
   } else if (id == OPT_AXIS) {
-    if (cli_parse_int64(value, "-a/--axis", &r->cut.axis) != 0) {
+    snprintf(label, sizeof label, "%s: -a/--axis", r->origin);
+    if (cli_parse_int64(value, label, &r->cut.axis) != 0) {
       return CLI_EXIT_USAGE;
     }
   } else if (id == OPT_NUM) {
     /* The value's rules (>= 1, dividing the axis) are OpenVINO Split-1's, checked by the
      * library on each matched tensor. */
-    if (cli_parse_int64(value, "-n/--num-splits", &r->cut.parts) != 0) {
+    snprintf(label, sizeof label, "%s: -n/--num-splits", r->origin);
+    if (cli_parse_int64(value, label, &r->cut.parts) != 0) {
       return CLI_EXIT_USAGE;
     }
     r->cut.has_parts = 1;
@@ -104,8 +111,8 @@ static int rule_option(rule_set *s, int id, const char *value, const char *where
     int unknown = 0;
     free(r->cut.lengths);
     r->cut.lengths = NULL;
-    if (cli_parse_int64_list(value, "-l/--lengths", &r->cut.lengths, &r->cut.length_count,
-                             &unknown) != 0) {
+    snprintf(label, sizeof label, "%s: -l/--lengths", r->origin);
+    if (cli_parse_int64_list(value, label, &r->cut.lengths, &r->cut.length_count, &unknown) != 0) {
       return CLI_EXIT_USAGE;
     }
     if (unknown) {
@@ -163,14 +170,16 @@ static int rule_complete(const ckpt_split_rule *r) {
                  : r->cut.parts > 0 ? (size_t)r->cut.parts
                                     : r->name_count;
   if (parts != r->name_count) {
-    return cli_error(CLI_EXIT_USAGE, "%s: %zu parts but %zu names in --into", r->origin, parts,
-                     r->name_count);
+    return cli_error(CLI_EXIT_USAGE, "%s: %zu %s but %zu %s in --into", r->origin, parts,
+                     tool_plural(parts, "part", "parts"), r->name_count,
+                     tool_plural(r->name_count, "name", "names"));
   }
   return 0;
 }
 
-/* A rules file: one rule per line ("--tensor GLOB -a 0 -l 3,1,1 --into A,B,C"), '#' comments.
- * Tokens are separated by spaces or tabs; no quoting. */
+/* A rules file: one rule per line ("--tensor 'model.*.qkv' -a 0 -l 3,1,1 --into A,B,C"), its
+ * words split as a shell splits a command line (quotes and backslashes work as they do there, '#'
+ * starts a comment), so that rules copied from a command line mean the same. */
 static int read_rules(rule_set *s, const char *path) {
   FILE *f = fopen(path, "r");
   if (f == NULL) {
@@ -186,35 +195,35 @@ static int read_rules(rule_set *s, const char *path) {
                      sizeof line - 2);
       break;
     }
-    char *copy = keep(s, strdup(line));
-    if (copy == NULL) {
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", path, lineno);
+    words w;
+    tool_error err;
+    if (words_split(line, n, &w, &err) != 0) {
+      tool_prefix(&err, "st split: %s", where);
+      rc = tool_report(&err);
+      break;
+    }
+    /* The rule's strings point into the words' text: it lives as long as the rules. */
+    if (w.count > 0 && keep(s, w.text) == NULL) {
+      w.text = NULL;
+      words_free(&w);
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
       break;
     }
-    char *tokens[64];
-    int count = 0;
-    for (char *tok = strtok(copy, " \t\r\n"); tok != NULL; tok = strtok(NULL, " \t\r\n")) {
-      if (tok[0] == '#') {
-        break;
-      }
-      if (count == 63) {
-        rc = cli_error(CLI_EXIT_USAGE, "%s:%d: too many words", path, lineno);
-        break;
-      }
-      tokens[count++] = tok;
-    }
-    if (rc != 0 || count == 0) {
+    if (w.count == 0) {
+      words_free(&w);
       continue;
     }
-    tokens[count] = NULL;
-    char where[512];
-    snprintf(where, sizeof where, "%s:%d", path, lineno);
-    if (strcmp(tokens[0], "--tensor") != 0) {
-      rc = cli_error(CLI_EXIT_USAGE, "%s: a rule starts with --tensor GLOB", where);
+    w.text = NULL;
+    if (strcmp(w.argv[0], "--tensor") != 0) {
+      rc = cli_error(CLI_EXIT_USAGE, "st split: %s: a rule starts with --tensor GLOB, not '%s'",
+                     where, w.argv[0]);
+      words_free(&w);
       break;
     }
     cli_parser p;
-    cli_parser_init(&p, count, tokens, 0, "st split --rules");
+    cli_parser_init(&p, (int)w.count, w.argv, 0, "st split --rules");
     size_t before = s->count;
     for (;;) {
       int id;
@@ -230,13 +239,13 @@ static int read_rules(rule_set *s, const char *path) {
       if (kind == CLI_NEXT_POSITIONAL || (id != OPT_TENSOR && id != OPT_VIEW && id != OPT_AXIS &&
                                           id != OPT_NUM && id != OPT_LENGTHS && id != OPT_INTO)) {
         rc = cli_error(CLI_EXIT_USAGE,
-                       "%s: only --tensor, --view, -a, -n, -l and --into "
-                       "belong in a rules file",
+                       "st split: %s: only --tensor, --view, -a, -n, -l and --into belong in a "
+                       "rules file",
                        where);
         break;
       }
       if (id == OPT_TENSOR && s->count > before) {
-        rc = cli_error(CLI_EXIT_USAGE, "%s: one rule per line", where);
+        rc = cli_error(CLI_EXIT_USAGE, "st split: %s: one rule per line", where);
         break;
       }
       rc = rule_option(s, id, value, where);
@@ -244,6 +253,8 @@ static int read_rules(rule_set *s, const char *path) {
         break;
       }
     }
+    words_free(&w);
+    s->last_in_file = 1;
   }
   fclose(f);
   return rc;
@@ -282,10 +293,23 @@ int cmd_st_split(int argc, char **argv, int first) {
       rc = read_rules(&s, value);
     } else if (id == OPT_REPLICATE || id == OPT_UNMATCHED) {
       rc = cli_error(CLI_EXIT_USAGE, "st split: --replicate and --unmatched belong to 'st shard'");
-    } else {
+    } else if (id == OPT_TENSOR) {
       char where[64];
-      snprintf(where, sizeof where, "rule %zu", s.count + (id == OPT_TENSOR));
+      snprintf(where, sizeof where, "rule %zu", ++s.command_line);
       rc = rule_option(&s, id, value, where);
+      s.last_in_file = 0;
+    } else if (s.last_in_file || s.command_line == 0) {
+      /* An option after --rules FILE belongs to no rule of the command line. */
+      rc = cli_error(CLI_EXIT_USAGE,
+                     "st split: %s '%s' belongs to no rule: a rule starts with --tensor GLOB",
+                     id == OPT_VIEW      ? "--view"
+                     : id == OPT_AXIS    ? "-a"
+                     : id == OPT_NUM     ? "-n"
+                     : id == OPT_LENGTHS ? "-l"
+                                         : "--into",
+                     value);
+    } else {
+      rc = rule_option(&s, id, value, "");
     }
     if (rc != 0) {
       break;

@@ -378,7 +378,8 @@ static int parse_tensor(parser *p, ckpt_tensor *t) {
       size_t at = (ws(p), p->i);
       rc = parse_int_array(p, offsets, 2, &count, "data_offsets");
       if (rc == 0 && count != 2) {
-        rc = fail_at(p, at, "data_offsets holds %d integers, not 2", count);
+        rc = fail_at(p, at, "data_offsets holds %d %s, not 2", count,
+                     tool_plural((uint64_t)count, "integer", "integers"));
       } else if (rc == 0 && offsets[1] < offsets[0]) {
         rc = fail_at(p, at, "data_offsets [%lld,%lld] ends before it begins", (long long)offsets[0],
                      (long long)offsets[1]);
