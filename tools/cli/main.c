@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "help.h"
 
 /* The families a build may lack stand in the table as commands that say so. */
 #ifdef CLEAVE_HAVE_ONNX
