@@ -86,6 +86,17 @@ def main():
         check("Fl " + option[1:] in man, f"the man page does not document {option}")
     for command in OPTIONS:
         check("Cm " + command in man, f"the man page does not document {command}")
+    # NAME and SYNOPSIS name every command family of the overview.
+    synopsis = man[man.index(".Sh SYNOPSIS"):man.index(".Sh DESCRIPTION")]
+    overview = clitest.run(["--help"], work).stdout
+    families = re.findall(r"^  ([a-z][a-z-]*)\b", overview.split("Commands:")[1].split("Options:")[0],
+                          re.M)
+    check(len(families) >= 10, f"the overview lists {families}")
+    for family in families:
+        check(f".Cm {family}\n" in synopsis, f"the man page's SYNOPSIS lacks {family}")
+    name = man[man.index(".Sh NAME"):man.index(".Sh SYNOPSIS")]
+    for word in (".npy", "ONNX", "OpenVINO IR", "safetensors"):
+        check(word in name, f"the man page's NAME does not mention {word}")
 
     # --version: the command's version (the project's, CMakeLists.txt) and the library's
     # (include/cleave.h); in one build they are the same release.
