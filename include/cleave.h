@@ -129,8 +129,9 @@ typedef struct cleave_error {
  * Returns a static, stable, non-empty name for every value of `cleave_status`, in enum order:
  * "ok", "invalid argument", "invalid shape", "invalid axis", "invalid split", "invalid attribute",
  * "unsupported type", "unsupported version", "overflow", "out of memory", "capacity too small",
- * "copy required". For any other value (an int cast to the enum) it returns NULL, as
- * `cleave_dtype_name` does for an unknown type. Thread-safe.
+ * "copy required". For any other value (an int cast to the enum, e.g. a status from a newer
+ * library) it returns "unknown status", as strerror names an unknown errno, so that the result
+ * can always be printed. Thread-safe.
  */
 CLEAVE_API const char *cleave_status_name(cleave_status status);
 
