@@ -189,7 +189,7 @@ static const char ir_run_help[] =
     "layer ir-run does not run. On any failure no output is left behind.\n";
 static const char st_help[] =
     "usage: cleave st ls MODEL [--glob PAT] [--json] [-q]\n"
-    "       cleave st check MODEL [--json] [-q]\n"
+    "       cleave st check MODEL [--strict] [--json] [-q]\n"
     "       cleave st split MODEL -o OUTDIR RULE... [--rules FILE] [--dry-run] [-f] [--sync]\n"
     "       cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
     "                       [--replicate GLOB] [--unmatched replicate|error] [--dry-run] [-f]\n"
@@ -202,8 +202,11 @@ static const char st_help[] =
     "out like the reference writer's (tensors by dtype, then name; header padded with spaces).\n"
     "\n"
     "Run 'cleave st SUBCOMMAND --help' for each subcommand; the format rules cleave enforces are\n"
-    "in 'man cleave' (stricter than the reference reader: duplicate keys, NUL padding, unknown\n"
-    "fields, non-integer numbers, holes and trailing bytes are errors).\n"
+    "in 'man cleave' (stricter than the reference reader: duplicate keys, non-integer numbers,\n"
+    "holes and trailing bytes are errors). What the reference reader accepts and leaves the data\n"
+    "intact (whitespace before the header, NUL or newline padding, unknown fields of a tensor, a\n"
+    "wrong total_size in an index) is accepted with a warning naming the file and the byte;\n"
+    "'st check --strict' refuses it.\n"
     "\n"
     "Exit status: 0 success; 64 malformed command line; 65 a file breaks a format rule, the index\n"
     "does not match its shards, or a rule cannot apply; 66 MODEL cannot be opened; 73 an output\n"
@@ -223,15 +226,19 @@ static const char st_ls_help[] =
     "  -h, --help   print this help\n";
 
 static const char st_check_help[] =
-    "usage: cleave st check MODEL [--json] [-q]\n"
+    "usage: cleave st check MODEL [--strict] [--json] [-q]\n"
     "\n"
     "Checks every format rule of every file and, for an index, that each listed tensor is in its\n"
     "shard, none is in two shards, none is unlisted, and metadata.total_size is the sum of the\n"
     "tensors' bytes. Exit 0 (valid) or 65 with the file, byte offset and tensor; 66 when MODEL\n"
-    "cannot be opened. Reads headers only.\n"
+    "cannot be opened. Reads headers only. What other readers accept and leaves the data intact\n"
+    "(whitespace before the header, NUL or newline padding, unknown fields of a tensor, a wrong\n"
+    "total_size) is a warning on stderr, as for every st command.\n"
     "\n"
-    "  --json       print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N} (an error\n"
-    "               goes to stderr as text, as for every command)\n"
+    "  --strict     make those warnings errors (status 65, the same message)\n"
+    "  --json       print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N, "
+    "\"warnings\":\n"
+    "               N} (an error goes to stderr as text, as for every command)\n"
     "  -q, --quiet  print nothing on success\n"
     "  -h, --help   print this help\n";
 

@@ -11,7 +11,8 @@
 #include "st_model.h"
 
 /* st check: the model is valid (loading it checked every rule). */
-static int report_check(const st_model *m, const char *model_path, int json, int quiet) {
+static int report_check(const st_model *m, const char *model_path, size_t warnings, int json,
+                        int quiet) {
   size_t files = m->ckpt.file_count;
   if (json) {
     json_out j;
@@ -21,15 +22,22 @@ static int report_check(const st_model *m, const char *model_path, int json, int
     json_out_uint(&j, "files", files);
     json_out_uint(&j, "tensors", m->ckpt.tensor_count);
     json_out_uint(&j, "bytes", ckpt_model_bytes(&m->ckpt));
+    json_out_uint(&j, "warnings", warnings);
     json_out_end_object(&j);
     return json_out_finish(&j);
   }
   if (!quiet) {
     uint64_t bytes = ckpt_model_bytes(&m->ckpt);
-    printf("%s: ok: %zu %s, %zu %s, %llu %s of data\n", model_path, files,
+    printf("%s: ok: %zu %s, %zu %s, %llu %s of data", model_path, files,
            tool_plural(files, "file", "files"), m->ckpt.tensor_count,
            tool_plural(m->ckpt.tensor_count, "tensor", "tensors"), (unsigned long long)bytes,
            tool_plural(bytes, "byte", "bytes"));
+    if (warnings > 0) {
+      printf("; %zu %s from the canonical form accepted (the warnings above; --strict refuses "
+             "them)",
+             warnings, tool_plural(warnings, "departure", "departures"));
+    }
+    putchar('\n');
   }
   return 0;
 }
@@ -87,6 +95,7 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
   cli_parser p;
   cli_parser_init(&p, argc, argv, first, name);
   int json = 0, quiet = 0;
+  st_leniency lenient = {0, 0, 0};
   const char *model_path = NULL, *glob = NULL;
   for (;;) {
     int id;
@@ -112,8 +121,11 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
       quiet = 1;
     } else if (id == OPT_GLOB && !is_check) {
       glob = value;
+    } else if (id == OPT_STRICT && is_check) {
+      lenient.strict = 1;
     } else {
-      return cli_error(CLI_EXIT_USAGE, "%s: --glob belongs to 'st ls'", name);
+      return cli_error(CLI_EXIT_USAGE, "%s: %s belongs to 'st %s'", name,
+                       id == OPT_GLOB ? "--glob" : "--strict", id == OPT_GLOB ? "ls" : "check");
     }
   }
   if (model_path == NULL) {
@@ -124,14 +136,14 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
   }
   st_model m;
   tool_error err;
-  int rc = st_model_load(model_path, &m, &err);
+  int rc = st_model_load_with(model_path, &lenient, &m, &err);
   if (rc != 0) {
     /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
     st_report(&err);
     st_model_free(&m);
     return st_finish_stdout(rc);
   }
-  rc = is_check ? report_check(&m, model_path, json, quiet)
+  rc = is_check ? report_check(&m, model_path, lenient.accepted, json, quiet)
                 : list_tensors(&m, model_path, glob, json, quiet);
   st_model_free(&m);
   return st_finish_stdout(rc);

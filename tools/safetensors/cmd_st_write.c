@@ -11,10 +11,8 @@
 #include "st_cli.h"
 
 const cli_option st_common_options[] = {
-    {"help", 'h', 0, OPT_HELP},
-    {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},
-    {"glob", 0, 1, OPT_GLOB},
+    {"help", 'h', 0, OPT_HELP}, {"json", 0, 0, OPT_JSON},     {"quiet", 'q', 0, OPT_QUIET},
+    {"glob", 0, 1, OPT_GLOB},   {"strict", 0, 0, OPT_STRICT},
 };
 
 const cli_option st_write_options[] = {

@@ -37,6 +37,7 @@ enum {
   OPT_RANKS,
   OPT_REPLICATE,
   OPT_UNMATCHED,
+  OPT_STRICT,
 };
 
 /** The options of st ls / st check, and of st split / st shard (and rules files). */

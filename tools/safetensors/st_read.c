@@ -1,5 +1,5 @@
-/* The strict safetensors file reader: the framing, sizes and tiling, on top of the header's JSON
- * parser (st_json.c). */
+/* The safetensors file reader: the framing, sizes and tiling, on top of the header's JSON parser
+ * (st_json.c); departures from the canonical form reported through st_lenient.h. */
 #include "st_read.h"
 
 #include <errno.h>
@@ -87,15 +87,20 @@ static int check_tiling(const char *path, ckpt_file *f, uint64_t header_size, ui
 }
 
 int st_parse_header(const char *path, const char *text, size_t size, uint64_t data_size,
-                    ckpt_file *out, tool_error *err) {
+                    st_leniency *lenient, ckpt_file *out, tool_error *err) {
   memset(out, 0, sizeof *out);
   out->data_start = 8 + (uint64_t)size;
-  int rc = st_json_header(path, text, size, out, err);
+  st_header_notes notes;
+  int rc = st_json_header(path, text, size, out, &notes, err);
   if (rc == 0) {
     rc = check_sizes(path, out, err);
   }
   if (rc == 0) {
     rc = check_tiling(path, out, size, data_size, err);
+  }
+  /* Departures are reported only for a file whose data is intact: a faulty file gets one error. */
+  if (rc == 0) {
+    rc = st_json_report_notes(path, &notes, lenient, err);
   }
   return rc;
 }
@@ -142,6 +147,10 @@ static int name_file(ckpt_file *out, const char *path, tool_error *err) {
 }
 
 int st_read_file(const char *path, ckpt_file *out, tool_error *err) {
+  return st_read_file_with(path, NULL, out, err);
+}
+
+int st_read_file_with(const char *path, st_leniency *lenient, ckpt_file *out, tool_error *err) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -167,7 +176,7 @@ int st_read_file(const char *path, ckpt_file *out, tool_error *err) {
   }
   close(fd);
   if (rc == 0) {
-    rc = st_parse_header(path, text, (size_t)n, file_size - 8 - n, out, err);
+    rc = st_parse_header(path, text, (size_t)n, file_size - 8 - n, lenient, out, err);
   }
   free(text);
   if (rc == 0) {
