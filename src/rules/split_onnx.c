@@ -188,8 +188,8 @@ cleave_status cleave_onnx_split_at(const cleave_prepared *prep, int64_t axis, cl
   if (has_split) {
     if (has_n && (int64_t)split->count != n) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                         "split has %zu entries but the node has %" PRId64 " outputs", split->count,
-                         n);
+                         "split has %zu %s but the node has %" PRId64 " %s", split->count,
+                         split->count == 1 ? "entry" : "entries", n, n == 1 ? "output" : "outputs");
     }
     return cleave_resolve_list(split, "split", false, known, axis, d, hull, err);
   }

@@ -22,6 +22,18 @@ def plurals(work):
                             "(ceil(1 element x 1 bit / 8))"])
 
 
+def library_plurals(work):
+    # A rule of the library seen through the command: ONNX Split-13's split against the node's
+    # output count.
+    np.save(os.path.join(work, "x.npy"), np.arange(6, dtype=np.float32))
+    for lengths, n, fragment in (("6", "2", "split has 1 entry but the node has 2 outputs"),
+                                 ("3,3", "1", "split has 2 entries but the node has 1 output"),
+                                 ("1,2,3", "2", "split has 3 entries but the node has 2 outputs")):
+        clitest.expect_failure(f"-l {lengths} -n {n}", ["onnx-split", "--opset", "13", "-l",
+                                                        lengths, "-n", n, "x.npy"], work, 65,
+                               [fragment])
+
+
 def numpy_names(work):
     np.save(os.path.join(work, "i64.npy"), np.arange(6, dtype="<i8"))
     np.save(os.path.join(work, "u32.npy"), np.arange(6, dtype="<u4"))
@@ -80,6 +92,7 @@ def numpy_names(work):
 
 def main():
     plurals(clitest.workdir("messages_plurals"))
+    library_plurals(clitest.workdir("messages_library_plurals"))
     numpy_names(clitest.workdir("messages_numpy_names"))
     clitest.finish()
 
