@@ -181,7 +181,9 @@ static int by_key(const void *a, const void *b) {
 /* Sorts the entries by key into out->meta (refusing a key given twice) and info->order. */
 static int sort_entries(gguf_source *s, entry *all, size_t n, ckpt_file *out, gguf_info *info,
                         tool_error *err) {
-  qsort(all, n, sizeof *all, by_key);
+  if (n > 1) {
+    qsort(all, n, sizeof *all, by_key);
+  }
   out->meta = calloc(n + 1, sizeof *out->meta);
   info->order = calloc(n + 1, sizeof *info->order);
   info->key_at = calloc(n + 1, sizeof *info->key_at);

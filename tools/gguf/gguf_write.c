@@ -82,7 +82,9 @@ static int order_tensors(const gguf_model *m, ckpt_out_file *file, tool_error *e
   for (size_t j = 0; j < n; j++) {
     sorted[j] = file->tensors[keys[j].added];
   }
-  memcpy(file->tensors, sorted, n * sizeof *sorted);
+  if (n > 0) {
+    memcpy(file->tensors, sorted, n * sizeof *sorted);
+  }
   free(keys);
   free(sorted);
   return 0;
