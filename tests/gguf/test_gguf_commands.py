@@ -325,10 +325,99 @@ def help_texts(work):
     u.expect_failure("missing model", ["gguf", "check", "nope.gguf"], work, 66, ["nope.gguf"])
 
 
+def options(work):
+    """The rule and option errors of split, shard and merge: 64 (66 for a rules file that
+    cannot be opened), nothing written; rules files; --replicate, --unmatched and --view."""
+    ts = [("blk.0.w", "F32", (4, 6), RNG.random((4, 6), np.float32).tobytes()),
+          ("blk.0.q", ) + quant("Q8_0", (2, 64)), ("tok\nname", "F32", (2,), bytes(8))]
+    u.write_gguf(os.path.join(work, "m.gguf"), [("general.architecture", "str", "llama")], ts)
+    split = ["gguf", "split", "m.gguf", "-o", "out"]
+    for label, extra, frags in [
+        ("no --tensor first", ["-a", "0"], ["a rule starts with --tensor GLOB"]),
+        ("no axis", ["--tensor", "blk.0.w", "-n", "2", "--into", "a,b"], ["-a/--axis is missing"]),
+        ("-n and -l", ["--tensor", "blk.0.w", "-a", "0", "-n", "2", "-l", "2,2", "--into", "a,b"],
+         ["exactly one of -n N and -l LENGTHS"]),
+        ("no --into", ["--tensor", "blk.0.w", "-a", "0", "-n", "2"], ["--into NAME,NAME,..."]),
+        ("names and parts", ["--tensor", "blk.0.w", "-a", "0", "-n", "2", "--into", "a,b,c"],
+         ["2 parts but 3 names"]),
+        ("empty name", ["--tensor", "blk.0.w", "-a", "0", "-n", "2", "--into", "a,"],
+         ["holds an empty name"]),
+        ("stars", ["--tensor", "blk.*.w", "-a", "0", "-n", "2", "--into", "a,b"],
+         ["has 0 '*' but the glob has 1"]),
+        ("bad view", ["--tensor", "blk.0.w", "--view", "2,x", "-a", "0", "-n", "2", "--into",
+                      "a,b"], ["--view '2,x'"]),
+        ("unknown lengths", ["--tensor", "blk.0.w", "-a", "0", "-l", "?,?", "--into", "a,b"],
+         ["lengths must be known"]),
+        ("shard options", ["--replicate", "x"], ["belong to 'gguf shard'"]),
+        ("no output", ["--tensor"], ["--tensor"]),
+    ]:
+        args = split + extra if label != "no output" else ["gguf", "split", "m.gguf", "--tensor"]
+        u.expect_failure("split: " + label, args, work, 64, frags)
+    u.expect_failure("no -o", ["gguf", "split", "m.gguf", "--max-shard-size", "1M"], work, 64,
+                     ["-o OUTDIR is missing"])
+    u.expect_failure("missing rules file", split + ["--rules", "nope.txt"], work, 66,
+                     ["nope.txt"])
+    with open(os.path.join(work, "rules.txt"), "w") as f:
+        f.write("# unfuse\n--tensor blk.*.w -a 0 -l 1,-1 --into blk.*.a,blk.*.b  # two parts\n"
+                "\n--tensor blk.0.q -a -1 -n 2 --into qa,qb\n")
+    r = u.run(split + ["--rules", "rules.txt", "-q"], work)
+    check(r.returncode == 0, f"rules file: {r.stderr}")
+    if r.returncode == 0:
+        _, _, got = u.read_gguf(os.path.join(work, "out", "m.gguf"))
+        check([t[0] for t in got] == ["blk.0.a", "blk.0.b", "qa", "qb", "tok\nname"] and
+              got[1][2] == (3, 6), f"rules file parts: {[t[:3] for t in got]}")
+    with open(os.path.join(work, "bad_rules.txt"), "w") as f:
+        f.write("-a 0 --tensor x\n")
+    u.expect_failure("rules file line", split + ["--rules", "bad_rules.txt"], work, 64,
+                     ["bad_rules.txt:1", "a rule starts with --tensor GLOB"])
+    with open(os.path.join(work, "bad_rules.txt"), "w") as f:
+        f.write("--tensor x -a 0 -n 2 --into a,b --tensor y\n")
+    u.expect_failure("two rules on a line", split + ["--rules", "bad_rules.txt"], work, 64,
+                     ["bad_rules.txt:1", "one rule per line"])
+    # ls escapes control characters in names.
+    r = u.run(["gguf", "ls", "m.gguf"], work)
+    check("tok\\x0aname\tF32\t[2]\t8\tm.gguf" in r.stdout, f"ls escapes names: {r.stdout!r}")
+    shard = ["gguf", "shard", "m.gguf", "-o", "tp"]
+    for label, extra, frags in [
+        ("no ranks", ["--axis", "*=0"], ["-n RANKS is missing"]),
+        ("no axis", ["-n", "2"], ["no --axis GLOB=AXIS rule"]),
+        ("ranks 0", ["-n", "0", "--axis", "*=0"], ["from 1 to 4096"]),
+        ("axis not GLOB=AXIS", ["-n", "2", "--axis", "blk"], ["'blk' is not GLOB=VALUE"]),
+        ("unmatched", ["-n", "2", "--axis", "*=0", "--unmatched", "maybe"],
+         ["'replicate' or 'error'"]),
+        ("split options", ["-n", "2", "--axis", "*=0", "--into", "a"], ["belong to 'gguf split'"]),
+    ]:
+        u.expect_failure("shard: " + label, shard + extra, work, 64, frags)
+    u.expect_failure("shard: unmatched error", shard + ["-n", "2", "--axis", "blk.0.w=0",
+                                                        "--unmatched", "error"], work, 65,
+                     ["matches no --axis or --replicate rule"])
+    r = u.run(shard + ["-n", "2", "-q", "--view", "blk.0.w=2,2,6", "--axis", "blk.0.w=1",
+                       "--replicate", "blk.0.q", "--replicate", "tok*", "--unmatched", "error"],
+              work)
+    check(r.returncode == 0, f"shard with --view and --replicate: {r.stderr}")
+    if r.returncode == 0:
+        w = np.frombuffer(ts[0][3], np.float32).reshape(2, 2, 6)
+        for rank in range(2):
+            _, _, got = u.read_gguf(os.path.join(work, "tp", f"rank{rank}.gguf"))
+            t = {n: (s, b) for n, _, s, b in got}
+            check(t["blk.0.w"] == ((2, 6), np.ascontiguousarray(w[:, rank]).tobytes()) and
+                  t["blk.0.q"][1] == ts[1][3], f"rank {rank}: view parts and replicas")
+    u.expect_failure("merge: no parts", ["gguf", "merge", "-o", "x.gguf"], work, 64,
+                     ["PARTs are missing"])
+    u.expect_failure("merge: no -o", ["gguf", "merge", "m.gguf"], work, 64, ["-o OUT.gguf"])
+    u.expect_failure("merge: rules", ["gguf", "merge", "m.gguf", "-o", "x.gguf", "--tensor", "x"],
+                     work, 64, ["not rules"])
+    r = u.run(["gguf", "check", "--json", "nope.gguf"], work)
+    report = json.loads(r.stdout) if r.stdout else {}
+    check(r.returncode == 66 and report.get("ok") is False and report.get("status") == 66,
+          f"check --json failure: {r.stdout}")
+
+
 def main():
     root = clitest.workdir("gguf_commands")
     for name, fn in [("listing", listing), ("splits", splits), ("shards", shards),
-                     ("sets", split_sets), ("help", help_texts)]:
+                     ("sets", split_sets), ("help", help_texts),
+                     ("options", options)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)
