@@ -8,9 +8,9 @@
  * non-empty part; consecutive parts that take the same number of bytes from each row form a
  * segment. A segment is copied either row by row (block copies, regular or non-temporal) or,
  * when its parts take only a few bytes per row, by a gather/transposition kernel over a block of
- * rows. The kernels move bytes from the whole tensor to the parts (a split); the same schedule
- * describes the way back (the parts gathered into one tensor, as Concat does), which needs only
- * kernels for that direction beside `walk` and `tiny` in `cleave_kernels`.
+ * rows. The kernels move bytes from the whole tensor to the parts (a split); the same schedule,
+ * with its streaming, lanes and threads, describes the way back (the parts gathered into one
+ * tensor, as Concat does): only the direction of each copy differs.
  */
 #ifndef CLEAVE_ENGINE_H
 #define CLEAVE_ENGINE_H

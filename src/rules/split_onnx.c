@@ -194,7 +194,8 @@ cleave_status cleave_onnx_split_at(const cleave_prepared *prep, int64_t axis, cl
     return cleave_resolve_list(split, "split", false, known, axis, d, hull, err);
   }
   if (!has_n) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+    /* The same fault as Split-18's "neither" below: the same status. */
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                        "%s without split needs the node's number of outputs (num_outputs)",
                        op_name);
   }
