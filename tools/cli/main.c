@@ -72,6 +72,8 @@ static const cli_command commands[] = {
     {"ir-run", IR_RUN, "ir-run",
      "runs an OpenVINO IR graph of Parameter/Const/splits/Result layers", 0},
     {"st", ST, "st", "safetensors checkpoints: ls, check, split fused tensors, shard", 0},
+    {"gguf", cmd_gguf, "gguf",
+     "GGUF files (llama.cpp): ls, check, split fused tensors, shard, merge split sets", 0},
     {"help", help_command, "help [COMMAND]", "prints this text, or a command's help", 0},
     {"--help", help_option, NULL, NULL, 0},
     {"-h", help_option, NULL, NULL, 0},

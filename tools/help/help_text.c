@@ -323,6 +323,15 @@ int help_print(const char *command, FILE *out) {
   if (command == NULL) {
     return -1;
   }
+  int gguf_options = 0;
+  const char *gguf = help_gguf_text(command, &gguf_options);
+  if (gguf != NULL) {
+    fputs(gguf, out);
+    if (gguf_options) {
+      fputs(help_gguf_write_options(), out);
+    }
+    return 0;
+  }
   static const struct {
     const char *name;
     const char *text;
