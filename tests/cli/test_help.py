@@ -54,7 +54,9 @@ def main():
     # backslash, and each command is whole shell words (no word or quote cut at a line's end).
     helps = [["--help"]] + [[c, "--help"] for c in OPTIONS] + \
         [["ir-check", "--help"], ["ir-run", "--help"], ["st", "--help"]] + \
-        [["help", "st", sub] for sub in ("ls", "check", "split", "shard")]
+        [["help", "st", sub] for sub in ("ls", "check", "split", "shard")] + \
+        [["gguf", "--help"]] + [["gguf", sub, "--help"] for sub in ("ls", "check", "split",
+                                                                     "shard", "merge")]
     examples = 0
     for args in helps:
         lines = clitest.run(args, work).stdout.splitlines()
@@ -95,7 +97,7 @@ def main():
     for family in families:
         check(f".Cm {family}\n" in synopsis, f"the man page's SYNOPSIS lacks {family}")
     name = man[man.index(".Sh NAME"):man.index(".Sh SYNOPSIS")]
-    for word in (".npy", "ONNX", "OpenVINO IR", "safetensors"):
+    for word in (".npy", "ONNX", "OpenVINO IR", "safetensors", "GGUF"):
         check(word in name, f"the man page's NAME does not mention {word}")
 
     # --version: the command's version (the project's, CMakeLists.txt) and the library's

@@ -16,7 +16,7 @@ SOURCE = os.environ.get("CLEAVE_SOURCE_DIR", "")
 STATIC = re.compile(r"\[(-?\d+(,-?\d+)*)?\]|-?\d+")
 # Members whose strings are names or text by nature (a name may look like a number).
 NAMES = {"op", "command", "path", "file", "model", "name", "source", "source_file", "dtype",
-         "element_type", "type", "status", "reason", "unknown_from", "kind", "error"}
+         "element_type", "type", "status", "reason", "unknown_from", "kind", "error", "key"}
 
 
 def static_list(text):
@@ -133,6 +133,30 @@ def main():
                     check(all(isinstance(o.get("bytes", 0), int) for o in obj["outputs"]),
                           f"st {args[0]}: {obj}")
 
+    # GGUF files (in builds with them): metadata values of every kind as JSON values.
+    gguf = os.path.join(SOURCE, "tests", "gguf", "data", "tiny.gguf")
+    gguf_probe = clitest.run(["gguf", "check", gguf], work)
+    has_gguf = gguf_probe.returncode == 0
+    if has_gguf:
+        obj = run_json("gguf ls", ["gguf", "ls", "--metadata", gguf], work)
+        if obj is not None:
+            meta = {m["key"]: m["value"] for m in obj["metadata"]}
+            check(meta["llama.rope.freq_base"] == 10000 and meta["llama.block_count"] == 1 and
+                  {t["name"]: t["shape"] for t in obj["tensors"]}["blk.0.qkv"] == [6, 4],
+                  f"gguf ls: {obj}")
+        obj = run_json("gguf check", ["gguf", "check", gguf], work)
+        if obj is not None:
+            check(obj["tensors"] == 4 and obj["version"] == 3, f"gguf check: {obj}")
+        for args in (["split", gguf, "-o", "gs", "--tensor", "blk.0.qkv", "-a", "0", "-n", "3",
+                      "--into", "q,k,v"],
+                     ["shard", gguf, "-o", "gt", "-n", "2", "--axis", "blk.0.qkv=0"]):
+            for extra in (["--dry-run"], ["-f"]):
+                run_json("gguf " + args[0], ["gguf"] + args + extra, work)
+        run_json("gguf split set", ["gguf", "split", gguf, "-o", "gset", "--max-shard-size",
+                                    "600", "-f"], work)
+        run_json("gguf merge", ["gguf", "merge", "gset/tiny-00001-of-00003.gguf", "-o",
+                                "merged.gguf", "-f"], work)
+
     # Errors are never JSON: status, the message on stderr, nothing on stdout.
     with open(os.path.join(work, "bad.safetensors"), "wb") as f:
         f.write(b"x")
@@ -145,6 +169,9 @@ def main():
                   (["st", "ls", tiny, "--glob", "nothing*"], 65, "matches 'nothing*'"),
                   (["st", "split", tiny, "-o", "s2", "--tensor", "layer.qkv", "-a", "0", "-n",
                     "5", "--into", "a,b,c,d,e"], 65, "not divisible")]
+    if has_gguf:
+        cases += [(["gguf", "check", "bad.safetensors"], 65, "bad.safetensors"),
+                  (["gguf", "ls", gguf, "--glob", "nothing*"], 65, "matches 'nothing*'")]
     for args, status, fragment in cases:
         clitest.expect_failure("error " + " ".join(args), args + ["--json"], work, status,
                                [fragment])

@@ -12,9 +12,10 @@ page):
                                            checked for shell syntax (`sh -n`); REASON is required
   <!-- readme-test: fixture NAME (WHY) --> before the block runs, the test makes NAME, which the
                                            text tells the reader to bring: `app.c` (the README's
-                                           C example) or `phi3-mini` (a stand-in of that
+                                           C example), `phi3-mini` (a stand-in of that
                                            checkpoint: Phi-3's tensor names and files, small
-                                           shapes)
+                                           shapes) or `gguf` (model.gguf and moe.gguf with
+                                           llama.cpp's tensor names)
 
 The blocks run with `sh -e -x` and HOME in a temporary folder; any failing command fails the
 test, which then prints the trace and names the block. After the run, the files the README says
@@ -38,7 +39,7 @@ MARK = re.compile(r"^<!--\s*readme-test:\s*(skip|fixture)\s*(.*?)\s*-->\s*$")
 EXPECTED = ["build/tools/cleave", "app", "x_2.npy", "parts/x_2.npy", "seq_2.npy", "four_3.npy",
             "packed_1.npy", "out_2.npy", "phi3-llama/model.safetensors.index.json",
             "phi3-llama/config.json", "phi3-llama/tokenizer.json", "tp4/rank3.safetensors",
-            "venv/bin/python"]
+            "out/moe.gguf", "tp2/rank1.gguf", "merged.gguf", "venv/bin/python"]
 
 
 def blocks(text):
@@ -149,6 +150,50 @@ def fixture_phi3(dest):
             f.write(text)
 
 
+def fixture_gguf(dest):
+    """model.gguf (llama.cpp's names for a Llama-style model: 2 blocks, hidden size 64, F16 and
+    Q8_0 matrices) and moe.gguf (fused gate/up experts), written by the GGUF test suite's own
+    independent writer (tests/gguf/gguf_util.py of the copy)."""
+    sys.path[:0] = [os.path.join(dest, "tests", "gguf"), os.path.join(dest, "tests", "cli")]
+    import gguf_util
+    hidden, ff, vocab = 64, 128, 32
+
+    def f16(*shape):
+        n = 1
+        for d in shape:
+            n *= d
+        return bytes((k * 7) % 251 for k in range(2 * n))
+
+    def q8(rows, cols):  # Q8_0: blocks of 32 elements in 34 bytes along the innermost axis
+        return bytes((k * 3) % 251 for k in range(rows * cols // 32 * 34))
+
+    meta = [("general.architecture", "str", "llama"), ("general.name", "str", "stand-in"),
+            ("llama.block_count", "u32", 2), ("llama.embedding_length", "u32", hidden),
+            ("llama.rope.freq_base", "f32", 10000.0)]
+    tensors = [("token_embd.weight", "F16", (vocab, hidden), f16(vocab, hidden))]
+    for b in range(2):
+        p = f"blk.{b}."
+        tensors += [(p + "attn_norm.weight", "F32", (hidden,), bytes(4 * hidden)),
+                    (p + "attn_q.weight", "Q8_0", (hidden, hidden), q8(hidden, hidden)),
+                    (p + "attn_k.weight", "Q8_0", (hidden, hidden), q8(hidden, hidden)),
+                    (p + "attn_v.weight", "Q8_0", (hidden, hidden), q8(hidden, hidden)),
+                    (p + "attn_output.weight", "Q8_0", (hidden, hidden), q8(hidden, hidden)),
+                    (p + "ffn_norm.weight", "F32", (hidden,), bytes(4 * hidden)),
+                    (p + "ffn_gate.weight", "F16", (ff, hidden), f16(ff, hidden)),
+                    (p + "ffn_up.weight", "F16", (ff, hidden), f16(ff, hidden)),
+                    (p + "ffn_down.weight", "F16", (hidden, ff), f16(hidden, ff))]
+    tensors += [("output_norm.weight", "F32", (hidden,), bytes(4 * hidden)),
+                ("output.weight", "F16", (vocab, hidden), f16(vocab, hidden))]
+    gguf_util.write_gguf(os.path.join(dest, "model.gguf"), meta, tensors)
+    experts = 4
+    moe_meta = meta + [("llama.expert_count", "u32", experts)]
+    moe = [(f"blk.{b}.ffn_gate_up_exps.weight", "F16", (experts, 2 * ff, hidden),
+            f16(experts, 2 * ff, hidden)) for b in range(2)]
+    moe += [(f"blk.{b}.ffn_down_exps.weight", "F16", (experts, hidden, ff),
+             f16(experts, hidden, ff)) for b in range(2)]
+    gguf_util.write_gguf(os.path.join(dest, "moe.gguf"), moe_meta, moe)
+
+
 def fixture_app(dest, readme_text):
     """app.c: the README's first ```c block, which the text tells the reader to save."""
     m = re.search(r"^```c\n(.*?)^```", readme_text, re.S | re.M)
@@ -162,6 +207,8 @@ def make_fixture(argument, dest, readme_text):
     name = argument.split()[0] if argument else ""
     if name == "phi3-mini":
         fixture_phi3(dest)
+    elif name == "gguf":
+        fixture_gguf(dest)
     elif name == "app.c":
         fixture_app(dest, readme_text)
     else:

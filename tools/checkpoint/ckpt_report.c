@@ -97,7 +97,9 @@ static int report(const report_ctx *r, int detailed) {
       }
       json_out_end_object(&j);
     } else {
-      printf("%s\t%zu tensors\t%llu bytes\n", path, f->tensor_count, size);
+      printf("%s\t%zu %s\t%llu %s\n", path, f->tensor_count,
+             tool_plural(f->tensor_count, "tensor", "tensors"), size,
+             tool_plural(size, "byte", "bytes"));
       if (detailed) {
         report_tensors(r, f, NULL);
       }

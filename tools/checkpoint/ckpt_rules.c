@@ -9,6 +9,7 @@
 #include "args.h"
 #include "ckpt_glob.h"
 #include "cli_util.h"
+#include "words.h"
 
 static char *keep(ckpt_rule_set *s, char *text) {
   if (text == NULL) {
@@ -110,6 +111,8 @@ int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *
     return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB", s->command, where);
   }
   ckpt_split_rule *r = &s->rules[s->count - 1];
+  /* Option labels carry the rule, so that a value that does not parse is found in its file. */
+  char label[700];
   switch (kind) {
   case CKPT_RULE_VIEW:
     if (ckpt_parse_view(value, &r->cut) != 0) {
@@ -120,19 +123,21 @@ int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *
     }
     return 0;
   case CKPT_RULE_AXIS:
-    return cli_parse_int64(value, "-a/--axis", &r->cut.axis) != 0 ? CLI_EXIT_USAGE : 0;
+    snprintf(label, sizeof label, "%s: -a/--axis", r->origin);
+    return cli_parse_int64(value, label, &r->cut.axis) != 0 ? CLI_EXIT_USAGE : 0;
   case CKPT_RULE_NUM:
     /* The value's rules (>= 1, dividing the axis) are OpenVINO Split-1's, checked by the
      * library on each matched tensor. */
     r->cut.has_parts = 1;
-    return cli_parse_int64(value, "-n/--num-splits", &r->cut.parts) != 0 ? CLI_EXIT_USAGE : 0;
+    snprintf(label, sizeof label, "%s: -n/--num-splits", r->origin);
+    return cli_parse_int64(value, label, &r->cut.parts) != 0 ? CLI_EXIT_USAGE : 0;
   case CKPT_RULE_LENGTHS: {
     /* The values' rules are VariadicSplit-1's, checked by the library, which resolves a -1. */
     int unknown = 0;
     free(r->cut.lengths);
     r->cut.lengths = NULL;
-    if (cli_parse_int64_list(value, "-l/--lengths", &r->cut.lengths, &r->cut.length_count,
-                             &unknown) != 0) {
+    snprintf(label, sizeof label, "%s: -l/--lengths", r->origin);
+    if (cli_parse_int64_list(value, label, &r->cut.lengths, &r->cut.length_count, &unknown) != 0) {
       return CLI_EXIT_USAGE;
     }
     return unknown
@@ -144,6 +149,24 @@ int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *
   default:
     return cli_error(CLI_EXIT_SOFTWARE, "internal error: rule option %d", kind);
   }
+}
+
+int ckpt_rule_command_line(ckpt_rule_set *s, int kind, const char *value) {
+  if (kind == CKPT_RULE_TENSOR) {
+    char where[64];
+    snprintf(where, sizeof where, "rule %zu", ++s->command_line);
+    s->last_in_file = 0;
+    return ckpt_rule_option(s, kind, value, where);
+  }
+  if (s->last_in_file || s->command_line == 0) {
+    static const char *const names[] = {"--view", "-a", "-n", "-l", "--into"};
+    int named = kind >= CKPT_RULE_VIEW && kind <= CKPT_RULE_INTO;
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: %s '%s' belongs to no rule: a rule starts with --tensor "
+                     "GLOB",
+                     s->command, named ? names[kind - CKPT_RULE_VIEW] : "option", value);
+  }
+  return ckpt_rule_option(s, kind, value, "");
 }
 
 int ckpt_rule_complete(const ckpt_rule_set *s, const ckpt_split_rule *r) {
@@ -162,8 +185,9 @@ int ckpt_rule_complete(const ckpt_rule_set *s, const ckpt_split_rule *r) {
                  : r->cut.parts > 0 ? (size_t)r->cut.parts
                                     : r->name_count;
   if (parts != r->name_count) {
-    return cli_error(CLI_EXIT_USAGE, "%s: %zu parts but %zu names in --into", r->origin, parts,
-                     r->name_count);
+    return cli_error(CLI_EXIT_USAGE, "%s: %zu %s but %zu %s in --into", r->origin, parts,
+                     tool_plural(parts, "part", "parts"), r->name_count,
+                     tool_plural(r->name_count, "name", "names"));
   }
   return 0;
 }
@@ -174,13 +198,14 @@ static const cli_option rule_options[] = {
     {"lengths", 'l', 1, CKPT_RULE_LENGTHS}, {"into", 0, 1, CKPT_RULE_INTO},
 };
 
-/* One line of a rules file, split into `tokens` (a copy the set keeps). */
-static int read_line(ckpt_rule_set *s, char **tokens, int count, const char *where) {
-  if (strcmp(tokens[0], "--tensor") != 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: a rule starts with --tensor GLOB", where);
+/* One line of a rules file, in words (which the set keeps). */
+static int read_line(ckpt_rule_set *s, char **argv, int count, const char *where) {
+  if (strcmp(argv[0], "--tensor") != 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB, not '%s'",
+                     s->command, where, argv[0]);
   }
   cli_parser p;
-  cli_parser_init(&p, count, tokens, 0, s->command);
+  cli_parser_init(&p, count, argv, 0, s->command);
   size_t before = s->count;
   for (;;) {
     int id;
@@ -195,11 +220,12 @@ static int read_line(ckpt_rule_set *s, char **tokens, int count, const char *whe
     }
     if (kind == CLI_NEXT_POSITIONAL) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: only --tensor, --view, -a, -n, -l and --into belong in a rules file",
-                       where);
+                       "%s: %s: only --tensor, --view, -a, -n, -l and --into belong in a rules "
+                       "file, not '%s'",
+                       s->command, where, value);
     }
     if (id == CKPT_RULE_TENSOR && s->count > before) {
-      return cli_error(CLI_EXIT_USAGE, "%s: one rule per line", where);
+      return cli_error(CLI_EXIT_USAGE, "%s: %s: one rule per line", s->command, where);
     }
     int rc = ckpt_rule_option(s, id, value, where);
     if (rc != 0) {
@@ -219,33 +245,34 @@ int ckpt_rules_read(ckpt_rule_set *s, const char *path) {
   for (int lineno = 1; rc == 0 && fgets(line, sizeof line, f) != NULL; lineno++) {
     size_t n = strlen(line);
     if (n == sizeof line - 1 && line[n - 1] != '\n') {
-      rc = cli_error(CLI_EXIT_USAGE, "%s:%d: the line is longer than %zu bytes", path, lineno,
-                     sizeof line - 2);
+      rc = cli_error(CLI_EXIT_USAGE, "%s: %s:%d: the line is longer than %zu bytes", s->command,
+                     path, lineno, sizeof line - 2);
       break;
     }
-    char *copy = keep(s, strdup(line));
-    if (copy == NULL) {
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", path, lineno);
+    words w;
+    tool_error err;
+    if (words_split(line, n, &w, &err) != 0) {
+      tool_prefix(&err, "%s: %s", s->command, where);
+      rc = tool_report(&err);
+      break;
+    }
+    if (w.count == 0) {
+      words_free(&w);
+      continue;
+    }
+    /* The rule's strings point into the words' text: it lives as long as the set. */
+    if (keep(s, w.text) == NULL) {
+      w.text = NULL;
+      words_free(&w);
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
       break;
     }
-    char *tokens[64];
-    int count = 0;
-    for (char *tok = strtok(copy, " \t\r\n"); tok != NULL && rc == 0;
-         tok = strtok(NULL, " \t\r\n")) {
-      if (tok[0] == '#') {
-        break;
-      }
-      if (count == 63) {
-        rc = cli_error(CLI_EXIT_USAGE, "%s:%d: too many words", path, lineno);
-      }
-      tokens[count++] = tok;
-    }
-    if (rc == 0 && count > 0) {
-      tokens[count] = NULL;
-      char where[512];
-      snprintf(where, sizeof where, "%s:%d", path, lineno);
-      rc = read_line(s, tokens, count, where);
-    }
+    w.text = NULL;
+    rc = read_line(s, w.argv, (int)w.count, where);
+    words_free(&w);
+    s->last_in_file = 1;
   }
   fclose(f);
   return rc;

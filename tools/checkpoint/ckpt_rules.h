@@ -2,7 +2,8 @@
  * The split rules of the checkpoint commands on the command line and in rules files, whatever
  * the format: "--tensor GLOB [--view SHAPE] -a AXIS (-n N | -l LENGTHS) --into NAME,...", one
  * rule per --tensor, and the GLOB=VALUE options of shard (--axis, --view). Errors are printed
- * ("cleave: error: ...") with the rule's origin and returned as exit statuses.
+ * ("cleave: error: ...") with the rule's origin ("rule 2 (--tensor 'x')" on the command line,
+ * "FILE:LINE (--tensor 'x')" in a rules file) and returned as exit statuses.
  */
 #ifndef CLEAVE_CKPT_RULES_H
 #define CLEAVE_CKPT_RULES_H
@@ -29,6 +30,10 @@ typedef struct ckpt_rule_set {
   size_t owned_count, owned_cap;
   /** The command, for messages ("gguf split"). */
   const char *command;
+  /** Rules begun on the command line (numbered "rule 1", "rule 2", ... among themselves), and
+   * whether the last rule came from a rules file. */
+  size_t command_line;
+  int last_in_file;
 } ckpt_rule_set;
 
 /**
@@ -39,13 +44,23 @@ typedef struct ckpt_rule_set {
  */
 int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *where);
 
+/**
+ * Applies rule option `kind` given on the command line: --tensor starts the next rule of the
+ * command line, named "rule N" (N from 1, counting only the command line's rules, whatever rules
+ * files held); another option completes the last rule the command line started, and is refused
+ * (CLI_EXIT_USAGE, printed) after --rules FILE or before any --tensor. Returns as
+ * ckpt_rule_option.
+ */
+int ckpt_rule_command_line(ckpt_rule_set *s, int kind, const char *value);
+
 /** Checks that rule `r` is complete (an axis, one of -n and -l, names as many as its parts).
  * Returns 0 or prints the error and returns CLI_EXIT_USAGE. */
 int ckpt_rule_complete(const ckpt_rule_set *s, const ckpt_split_rule *r);
 
-/** Reads a rules file: one rule per line with the options above, '#' comments, tokens separated
- * by spaces or tabs. Returns 0 or prints the error and returns CLI_EXIT_NOINPUT (cannot open),
- * CLI_EXIT_USAGE or CLI_EXIT_SOFTWARE. */
+/** Reads a rules file: one rule per line with the options above, written as on the command
+ * line (the words split as a shell splits them: quotes and backslashes work, '#' starts a
+ * comment; tools/common/words.h), each rule named "FILE:LINE". Returns 0 or prints the error
+ * and returns CLI_EXIT_NOINPUT (cannot open), CLI_EXIT_USAGE or CLI_EXIT_SOFTWARE. */
 int ckpt_rules_read(ckpt_rule_set *s, const char *path);
 
 /** Releases the set. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "error.h"
@@ -94,6 +95,15 @@ void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t ran
     fprintf(j->out, "%s%" PRId64, i > 0 ? ", " : "", dims[i]);
   }
   fputc(']', j->out);
+}
+
+void json_out_double(json_out *j, const char *key, double value, int digits) {
+  if (isnan(value) || isinf(value)) {
+    json_out_string(j, key, isnan(value) ? "nan" : value > 0 ? "inf" : "-inf");
+    return;
+  }
+  member(j, key);
+  fprintf(j->out, "%.*g", digits, value);
 }
 
 void json_out_static_or_text(json_out *j, const char *key, const char *text) {

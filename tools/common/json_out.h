@@ -40,6 +40,10 @@ void json_out_string(json_out *j, const char *key, const char *value);
 /** Numbers. */
 void json_out_int(json_out *j, const char *key, int64_t value);
 void json_out_uint(json_out *j, const char *key, uint64_t value);
+/** A floating-point number with `digits` significant digits (9 round-trips a float, 17 a
+ * double); NaN and the infinities, which JSON cannot hold as numbers, as the strings "nan", "inf"
+ * and "-inf". */
+void json_out_double(json_out *j, const char *key, double value, int digits);
 /** true or false. */
 void json_out_bool(json_out *j, const char *key, int value);
 /** A static shape as an array of integers: [6, 4, 10, 24]. */

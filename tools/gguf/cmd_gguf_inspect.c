@@ -31,9 +31,12 @@ static int report_check(const gguf_model *m, const char *path, int json, int qui
     return json_out_finish(&j);
   }
   if (!quiet) {
-    printf("%s: ok: GGUF v%u, %zu file%s, %zu tensors, %llu bytes of data, %zu metadata entries\n",
-           path, (unsigned)m->info[0].version, files, files == 1 ? "" : "s", m->ckpt.tensor_count,
-           (unsigned long long)ckpt_model_bytes(&m->ckpt), meta);
+    uint64_t bytes = ckpt_model_bytes(&m->ckpt);
+    printf("%s: ok: GGUF v%u, %zu %s, %zu %s, %llu %s of data, %zu metadata %s\n", path,
+           (unsigned)m->info[0].version, files, tool_plural(files, "file", "files"),
+           m->ckpt.tensor_count, tool_plural(m->ckpt.tensor_count, "tensor", "tensors"),
+           (unsigned long long)bytes, tool_plural(bytes, "byte", "bytes"), meta,
+           tool_plural(meta, "entry", "entries"));
   }
   return 0;
 }
@@ -67,6 +70,15 @@ static void list_metadata(const gguf_model *m, json_out *j, int json) {
  * --metadata. */
 static int list(const gguf_model *m, const char *path, const char *glob, int metadata, int json,
                 int quiet) {
+  /* A glob that matches nothing is an error, which prints no report: look before printing. */
+  size_t matches = 0;
+  for (size_t i = 0; i < m->ckpt.tensor_count && glob != NULL && matches == 0; i++) {
+    matches += ckpt_glob_match(glob, m->ckpt.by_name[i]->name, NULL) != 0;
+  }
+  if (glob != NULL && matches == 0) {
+    return cli_error(CLI_EXIT_DATA, "gguf ls: no tensor of '%s' matches '%s'%s", path, glob,
+                     ckpt_glob_note(glob));
+  }
   json_out j;
   if (json) {
     json_out_begin(&j, stdout);
@@ -80,13 +92,11 @@ static int list(const gguf_model *m, const char *path, const char *glob, int met
   } else if (metadata && !quiet) {
     list_metadata(m, NULL, 0);
   }
-  size_t shown = 0;
   for (size_t i = 0; i < m->ckpt.tensor_count; i++) {
     const ckpt_tensor *t = m->ckpt.by_name[i];
     if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
       continue;
     }
-    shown++;
     const char *file = m->ckpt.files[t->file].name;
     if (json) {
       json_out_object(&j, NULL);
@@ -109,9 +119,6 @@ static int list(const gguf_model *m, const char *path, const char *glob, int met
     json_out_end_array(&j);
     json_out_end_object(&j);
     rc = json_out_finish(&j);
-  }
-  if (rc == 0 && glob != NULL && shown == 0) {
-    rc = cli_error(CLI_EXIT_DATA, "gguf ls: no tensor of '%s' matches '%s'", path, glob);
   }
   return rc;
 }
@@ -162,17 +169,8 @@ int cmd_gguf_inspect(int argc, char **argv, int first, int is_check) {
   tool_error err;
   int rc = gguf_model_load(path, &m, &err);
   if (rc != 0) {
+    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
     gguf_report(&err);
-    if (is_check && json) {
-      json_out j;
-      json_out_begin(&j, stdout);
-      json_out_object(&j, NULL);
-      json_out_bool(&j, "ok", 0);
-      json_out_int(&j, "status", rc);
-      json_out_string(&j, "error", err.message);
-      json_out_end_object(&j);
-      json_out_finish(&j);
-    }
   } else {
     rc = is_check ? report_check(&m, path, json, quiet)
                   : list(&m, path, glob, metadata, json, quiet);

@@ -43,9 +43,7 @@ int cmd_gguf_split(int argc, char **argv, int first) {
       rc = cli_error(CLI_EXIT_USAGE, "gguf split: --replicate and --unmatched belong to 'gguf "
                                      "shard'");
     } else {
-      char where[64];
-      snprintf(where, sizeof where, "rule %zu", rules.count + (id == CKPT_RULE_TENSOR));
-      rc = ckpt_rule_option(&rules, id, value, where);
+      rc = ckpt_rule_command_line(&rules, id, value);
     }
   }
   if (rc == 0 && model == NULL) {

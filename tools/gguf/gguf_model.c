@@ -149,9 +149,9 @@ static int finish_set(gguf_model *m, tool_error *err) {
                        (unsigned long long)count, i, c->file_count);
     }
     if (tensors != total) {
-      return tool_fail(err, CLI_EXIT_DATA, "%s: %s is %llu but the set's files hold %llu tensors",
+      return tool_fail(err, CLI_EXIT_DATA, "%s: %s is %llu but the set's files hold %llu %s",
                        c->files[i].path, GGUF_SPLIT_TENSORS, (unsigned long long)tensors,
-                       (unsigned long long)total);
+                       (unsigned long long)total, tool_plural(total, "tensor", "tensors"));
     }
   }
   for (size_t i = 0; i < c->file_count; i++) {

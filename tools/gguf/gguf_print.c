@@ -111,7 +111,6 @@ void gguf_print_value(const ckpt_meta *m) {
 /* One element of fixed type `t` as a JSON value. */
 static void scalar_json(json_out *j, const char *key, int t, const unsigned char *p) {
   uint64_t v = gguf_le(p, gguf_value_size(t));
-  char text[64];
   switch (t) {
   case GGUF_I8:
     json_out_int(j, key, (int8_t)v);
@@ -128,11 +127,20 @@ static void scalar_json(json_out *j, const char *key, int t, const unsigned char
   case GGUF_BOOL:
     json_out_bool(j, key, v != 0);
     break;
-  case GGUF_F32:
-  case GGUF_F64:
-    scalar_text(t, p, text, sizeof text);
-    json_out_string(j, key, text);
+  case GGUF_F32: {
+    /* Numbers are JSON numbers (docs/cli.md), with the digits that read back to the value. */
+    uint32_t bits = (uint32_t)v;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    json_out_double(j, key, (double)f, 9);
     break;
+  }
+  case GGUF_F64: {
+    double d;
+    memcpy(&d, &v, sizeof d);
+    json_out_double(j, key, d, 17);
+    break;
+  }
   default:
     json_out_uint(j, key, v);
   }

@@ -78,10 +78,11 @@ static int read_count(gguf_source *s, const char *field, uint64_t max, uint64_t 
   }
   if (*count > (s->size - s->pos) / least) {
     return gguf_fail_at(err, s, at,
-                        "%s is %llu, more than the %llu bytes after the counts can hold (%llu "
-                        "bytes each at least)",
+                        "%s is %llu, more than the %llu %s after the counts can hold (%llu "
+                        "%s each at least)",
                         field, (unsigned long long)*count, (unsigned long long)(s->size - s->pos),
-                        (unsigned long long)least);
+                        tool_plural(s->size - s->pos, "byte", "bytes"), (unsigned long long)least,
+                        tool_plural(least, "byte", "bytes"));
   }
   return 0;
 }
@@ -215,9 +216,10 @@ static int read_shape_type(gguf_source *s, ckpt_tensor *t, tool_error *err) {
   uint64_t row = n_dims > 0 ? (uint64_t)ne[0] : 1;
   if (row % t->dtype->block_elems != 0) {
     return gguf_fail_at(err, s, t->entry_pos,
-                        "tensor '%s' (%s %s): a row (ne[0]) of %llu elements is not a whole number "
+                        "tensor '%s' (%s %s): a row (ne[0]) of %llu %s is not a whole number "
                         "of %s blocks (%u elements)",
-                        t->name, t->dtype->name, shape, (unsigned long long)row, t->dtype->name,
+                        t->name, t->dtype->name, shape, (unsigned long long)row,
+                        tool_plural(row, "element", "elements"), t->dtype->name,
                         (unsigned)t->dtype->block_elems);
   }
   uint64_t count;
@@ -292,9 +294,9 @@ static int check_data(gguf_source *s, ckpt_file *f, uint64_t alignment, tool_err
   if (start > s->size) {
     return gguf_fail_at(err, s, header_end,
                         "the data section would start at byte %llu (the header padded to the "
-                        "alignment %llu), past the end of the file (%llu bytes)",
+                        "alignment %llu), past the end of the file (%llu %s)",
                         (unsigned long long)start, (unsigned long long)alignment,
-                        (unsigned long long)s->size);
+                        (unsigned long long)s->size, tool_plural(s->size, "byte", "bytes"));
   }
   uint64_t next = 0;
   for (size_t i = 0; i < f->tensor_count; i++) {
@@ -315,10 +317,11 @@ static int check_data(gguf_source *s, ckpt_file *f, uint64_t alignment, tool_err
     uint64_t room = s->size - start;
     if (t->offset > room || t->bytes > room - t->offset) {
       return gguf_fail_at(err, s, t->entry_pos,
-                          "tensor '%s': its %llu bytes at data offset %llu end past the end of "
-                          "the file (%llu bytes): the file is truncated",
-                          t->name, (unsigned long long)t->bytes, (unsigned long long)t->offset,
-                          (unsigned long long)s->size);
+                          "tensor '%s': its %llu %s at data offset %llu end past the end of "
+                          "the file (%llu %s): the file is truncated",
+                          t->name, (unsigned long long)t->bytes,
+                          tool_plural(t->bytes, "byte", "bytes"), (unsigned long long)t->offset,
+                          (unsigned long long)s->size, tool_plural(s->size, "byte", "bytes"));
     }
     t->offset += start;
     uint64_t padded = (t->bytes + alignment - 1) / alignment * alignment;

@@ -38,8 +38,9 @@ int gguf_fail_at(tool_error *err, const gguf_source *s, uint64_t at, const char 
 int gguf_source_need(const gguf_source *s, uint64_t n, const char *field, tool_error *err) {
   uint64_t left = s->size - s->pos;
   if (n > left) {
-    return gguf_fail_at(err, s, s->pos, "the file ends inside %s (%llu bytes needed, %llu left)",
-                        field, (unsigned long long)n, (unsigned long long)left);
+    return gguf_fail_at(err, s, s->pos, "the file ends inside %s (%llu %s needed, %llu left)",
+                        field, (unsigned long long)n, tool_plural(n, "byte", "bytes"),
+                        (unsigned long long)left);
   }
   if (n > s->limit - s->pos) {
     return gguf_fail_at(err, s, s->pos,

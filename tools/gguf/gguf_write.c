@@ -184,9 +184,10 @@ static int check_tensor(const ckpt_out_file *file, const ckpt_out_tensor *t, too
   uint64_t row = t->ndim > 0 ? (uint64_t)t->shape[t->ndim - 1] : 1;
   if (row % t->dtype->block_elems != 0) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "output '%s': tensor '%s' would have rows of %llu elements, not whole %s "
+                     "output '%s': tensor '%s' would have rows of %llu %s, not whole %s "
                      "blocks (%u elements)",
-                     file->name, t->name, (unsigned long long)row, t->dtype->name,
+                     file->name, t->name, (unsigned long long)row,
+                     tool_plural(row, "element", "elements"), t->dtype->name,
                      (unsigned)t->dtype->block_elems);
   }
   return 0;
