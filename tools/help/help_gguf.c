@@ -61,7 +61,7 @@ static const char gguf_check_help[] =
     "\n"
     "  --json       print {\"ok\": true, \"files\", \"tensors\", \"bytes\", \"metadata\", "
     "\"version\",\n"
-    "               \"alignment\"} or {\"ok\": false, \"status\", \"error\"}\n"
+    "               \"alignment\"} (an error goes to stderr as text, as for every command)\n"
     "  -q, --quiet  print nothing on success\n"
     "  -h, --help   print this help\n";
 
