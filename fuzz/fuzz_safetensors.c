@@ -1,70 +1,69 @@
-/* Fuzz target: the safetensors header reader of `cleave st` (tools/safetensors/st_json.c,
- * st_header.c) and the canonical writer's layout (st_layout.c).
+/* Fuzz target: the safetensors reader of `cleave st` (tools/safetensors/st_json.c, st_read.c)
+ * and its canonical writer's layout (st_write.c), through the checkpoint layer's model and plan.
  *
  * The input is a whole file: an 8-byte size N, the header, the data section. When N does not fit
  * in the input, the rest of the input is parsed as a header with an empty data section. A
  * failure must be CLI_EXIT_DATA (or CLI_EXIT_SOFTWARE for an allocation failure) with a message
  * naming the file; an accepted header must tile its data section exactly, and the canonical
- * header the writer makes of its tensors must read back to the same tensors. */
+ * header the writer makes of its tensors must read back to the same tensors, strictly (it has
+ * no departure from the canonical form). The input is read twice, leniently (departures
+ * accepted, silently) and strictly: the strict reading accepts exactly the lenient readings that
+ * accepted no departure, with the same tensors. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
-#include "st_header.h"
-#include "st_plan.h"
+#include "ckpt_plan.h"
+#include "st_read.h"
+#include "st_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define PATH "fuzz.safetensors"
 
-static void round_trip(const st_file *f) {
-  st_out_file out;
-  memset(&out, 0, sizeof out);
-  out.name = (char *)"out.safetensors";
-  out.meta = f->meta;
-  out.meta_count = f->meta_count;
-  out.has_meta = f->has_meta;
-  for (size_t i = 0; i < f->count; i++) {
-    const st_tensor *t = &f->tensors[i];
-    st_piece p;
-    memset(&p, 0, sizeof p);
-    p.name = t->name;
-    p.dtype = t->dtype;
-    p.ndim = t->ndim;
-    p.shape = t->shape;
-    p.rows = 1;
-    p.row_bytes = p.take = st_tensor_bytes(t);
-    if (st_out_file_add(&out, &p) != 0) {
-      abort();
+/* The header the writer lays out from `f`'s tensors reads back to them. */
+static void round_trip(const ckpt_file *f) {
+  ckpt_plan plan;
+  memset(&plan, 0, sizeof plan);
+  tool_error err;
+  if (ckpt_plan_files(&plan, 1, &err) != 0) {
+    return;
+  }
+  ckpt_out_file *out = &plan.files[0];
+  out->name = strdup("out.safetensors");
+  out->meta = f->meta;
+  out->meta_count = f->meta_count;
+  out->has_meta = f->has_meta;
+  for (size_t i = 0; i < f->tensor_count && out->name != NULL; i++) {
+    ckpt_out_tensor t = ckpt_out_whole(&f->tensors[i]);
+    ckpt_span span = ckpt_span_whole(&f->tensors[i]);
+    if (ckpt_out_file_add(out, &t, &span, 1) != 0) {
+      ckpt_plan_free(&plan);
+      return; /* out of memory */
     }
   }
-  st_error err;
-  if (st_layout(&out, &err) != 0) {
+  if (out->name == NULL || st_layout(out, &err) != 0) {
     abort(); /* a valid input always has a valid canonical layout */
   }
-  st_file back;
-  if (out.header_size % 8 != 0 ||
-      st_header_parse(PATH, out.header, (size_t)out.header_size, out.data_size, &back, &err) != 0 ||
-      back.count != f->count || back.meta_count != f->meta_count) {
+  ckpt_file back;
+  st_leniency strict = {1, 0, 0};
+  if (out->prefix_size % 8 != 0 ||
+      st_parse_header(PATH, (const char *)out->prefix + 8, (size_t)out->prefix_size - 8,
+                      out->data_size, &strict, &back, &err) != 0 ||
+      back.tensor_count != f->tensor_count || back.meta_count != f->meta_count) {
     abort();
   }
-  for (size_t i = 0; i < back.count; i++) {
-    const st_tensor *t = &back.tensors[i];
-    const st_piece *p = &out.pieces[i];
-    if (strcmp(t->name, p->name) != 0 || t->dtype != p->dtype || t->ndim != p->ndim ||
-        t->begin != p->begin || t->end != p->end ||
-        (t->ndim > 0 && memcmp(t->shape, p->shape, (size_t)t->ndim * sizeof *t->shape) != 0)) {
+  for (size_t i = 0; i < back.tensor_count; i++) {
+    const ckpt_tensor *t = &back.tensors[i];
+    const ckpt_out_tensor *o = &out->tensors[i];
+    if (strcmp(t->name, o->name) != 0 || t->dtype != o->dtype || t->ndim != o->ndim ||
+        t->offset != o->begin || t->bytes != o->bytes ||
+        (t->ndim > 0 && memcmp(t->shape, o->shape, (size_t)t->ndim * sizeof *t->shape) != 0)) {
       abort();
     }
   }
-  st_file_free(&back);
-  for (size_t i = 0; i < out.count; i++) {
-    free(out.pieces[i].name);
-    free(out.pieces[i].shape);
-  }
-  free(out.pieces);
-  free(out.header);
+  ckpt_file_free(&back);
+  ckpt_plan_free(&plan);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -82,23 +81,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     n = size - 8;
   }
-  st_file f;
-  st_error err;
-  int rc = st_header_parse(PATH, header, (size_t)n, data_size, &f, &err);
+  ckpt_file f, g;
+  tool_error err, strict_err;
+  st_leniency lenient = {0, 1, 0}, strict = {1, 0, 0};
+  int rc = st_parse_header(PATH, header, (size_t)n, data_size, &lenient, &f, &err);
+  int strict_rc = st_parse_header(PATH, header, (size_t)n, data_size, &strict, &g, &strict_err);
+  if (strict_rc != 0 && ((strict_rc != CLI_EXIT_DATA && strict_rc != CLI_EXIT_SOFTWARE) ||
+                         strstr(strict_err.message, PATH) == NULL)) {
+    abort();
+  }
+  /* Strict accepts what lenient accepts without a departure, and nothing else (an allocation
+   * failure in one of the readings aside). */
+  if (rc != CLI_EXIT_SOFTWARE && strict_rc != CLI_EXIT_SOFTWARE &&
+      ((strict_rc == 0) != (rc == 0 && lenient.accepted == 0) ||
+       (strict_rc == 0 && g.tensor_count != f.tensor_count))) {
+    abort();
+  }
+  ckpt_file_free(&g);
   if (rc != 0) {
     if ((rc != CLI_EXIT_DATA && rc != CLI_EXIT_SOFTWARE) || strstr(err.message, PATH) == NULL) {
       abort();
     }
   } else {
     uint64_t total = 0;
-    for (size_t i = 0; i < f.count; i++) {
-      total += st_tensor_bytes(&f.tensors[i]);
+    for (size_t i = 0; i < f.tensor_count; i++) {
+      total += f.tensors[i].bytes;
     }
     if (total != data_size) {
       abort();
     }
     round_trip(&f);
   }
-  st_file_free(&f);
+  ckpt_file_free(&f);
   return 0;
 }

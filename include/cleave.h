@@ -89,7 +89,8 @@ typedef enum cleave_status {
    * data, a 1-element 1-D axis for OpenVINO Split-1). */
   CLEAVE_ERROR_INVALID_AXIS = 3,
   /** The split description breaks the operator's rules: num_splits, split_lengths, split or
-   * num_outputs (counts, signs, divisibility, sums, ranks, types). */
+   * num_outputs (counts, signs, divisibility, sums, ranks, types; ONNX Split without a way to
+   * know its output count). */
   CLEAVE_ERROR_INVALID_SPLIT = 4,
   /** An attribute value outside its allowed set (keepdims not 0 or 1). */
   CLEAVE_ERROR_INVALID_ATTRIBUTE = 5,
@@ -125,8 +126,14 @@ typedef struct cleave_error {
   char message[CLEAVE_MESSAGE_SIZE];
 } cleave_error;
 
-/** Returns a static, stable name for a status, e.g. "invalid axis"; NULL for a value outside the
- * enum (as `cleave_dtype_name`). Thread-safe. */
+/**
+ * Returns a static, stable, non-empty name for every value of `cleave_status`, in enum order:
+ * "ok", "invalid argument", "invalid shape", "invalid axis", "invalid split", "invalid attribute",
+ * "unsupported type", "unsupported version", "overflow", "out of memory", "capacity too small",
+ * "copy required". For any other value (an int cast to the enum, e.g. a status from a newer
+ * library) it returns "unknown status", as strerror names an unknown errno, so that the result
+ * can always be printed. Thread-safe.
+ */
 CLEAVE_API const char *cleave_status_name(cleave_status status);
 
 /* ---------------------------------------------------------------------------------------------
@@ -297,6 +304,24 @@ static inline cleave_values cleave_values_list(const int64_t *values, size_t cou
   return v;
 }
 
+/**
+ * Returns values of any type and rank, as the tensor that holds them: `count` values of `dtype`
+ * at `data` (which must outlive the use), in a tensor of rank `rank` (0: a scalar, whose count
+ * is 1; 1: a list). For example the int32 lengths of an ONNX model,
+ * `cleave_values_of(CLEAVE_I32, 1, 3, lengths)`, or a uint8 scalar axis,
+ * `cleave_values_of(CLEAVE_U8, 0, 1, &axis)`. Nothing is checked here: the operators check the
+ * type, rank and count against their rules when they read the values.
+ */
+static inline cleave_values cleave_values_of(cleave_dtype dtype, size_t rank, size_t count,
+                                             const void *data) {
+  cleave_values v;
+  v.dtype = dtype;
+  v.rank = rank;
+  v.count = count;
+  v.data = data;
+  return v;
+}
+
 /** The operators. Values are fixed. */
 typedef enum cleave_op_kind {
   /** OpenVINO Split-1: `axis` (required; a scalar of any integer type), `num_splits`. */
@@ -316,7 +341,9 @@ typedef enum cleave_op_kind {
 /**
  * One operator with its attributes and the values of its non-data inputs. Build it with one of
  * the `cleave_op_*` initialisers below (they set the defaults and make every optional field
- * absent), then change fields as needed. Fields an operator does not use are ignored.
+ * absent), then change fields as needed. Fields an operator does not use are ignored. A zeroed
+ * description (`cleave_op op = {0};`) is no operator: every call refuses it with
+ * CLEAVE_ERROR_INVALID_ARGUMENT and a message naming the initialisers.
  */
 typedef struct cleave_op {
   cleave_op_kind kind;
@@ -859,9 +886,6 @@ CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const vo
  * Sets every entry to NULL. A NULL array, a count of 0 or a NULL first entry is a no-op.
  */
 CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
-
-/** The number of int64 entries `cleave_plan_views` needs in `dims`: 2 * outputs * output rank. */
-#define CLEAVE_VIEW_DIMS(num_outputs, output_rank) ((size_t)2 * (num_outputs) * (output_rank))
 
 /**
  * Describes every output of `plan` as a view of the input at `input`, without copying. Fills

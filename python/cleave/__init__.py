@@ -8,36 +8,67 @@ One function per operator, NumPy's and PyTorch's conventions::
 
 - split(x, num_splits, axis=0)                   OpenVINO Split-1
 - variadic_split(x, split_lengths, axis=0)       OpenVINO VariadicSplit-1
-- split_to_sequence(x, split=None, axis=0, keepdims=1, opset=24)   ONNX SplitToSequence
+- split_to_sequence(x, split=None, axis=0, keepdims=True, opset=24)   ONNX SplitToSequence
 - onnx_split(x, split=None, axis=0, num_outputs=None, opset=18)    ONNX Split
 
 Each takes copy=None|True|False, out=, threads= (see help(cleave.split)). Plan binds an operator to
 one shape and dtype for repeated runs; infer gives output shapes, static or partial. Errors raise
 cleave.Error (a ValueError) with the C library's status and message.
+
+dtype= means what np.dtype reads ('u4' is uint32); the types NumPy lacks are constants:
+cleave.bf16, cleave.u4, cleave.uint4, ... (help(cleave.ElementType)).
 """
 
-from typing import NamedTuple, Optional, Tuple, Union
+from typing import NamedTuple as _NamedTuple
+from typing import Optional as _Optional
+from typing import Tuple as _Tuple
+from typing import Union as _Union
 
 from ._cleave import (  # noqa: F401  (re-exported)
     MAX_RANK,
     UNKNOWN,
+    ElementType,
     Error,
     Plan,
     arena_limit,
     arena_stats,
+    bf16,
+    f4e2m1,
+    f8e4m3,
+    f8e4m3fnuz,
+    f8e5m2,
+    f8e5m2fnuz,
+    f8e8m0,
+    float4e2m1,
+    i4,
+    int2,
+    int4,
     library_version,
+    nf4,
     onnx_split,
     set_arena_limit,
     split,
     split_to_sequence,
+    string,
     trim_arena,
+    u1,
+    u2,
+    u4,
+    uint2,
+    uint4,
     variadic_split,
 )
 from ._cleave import _infer
 
 __version__ = library_version()  # the package is versioned with the library
 
+# cleave's element types that NumPy lacks (help(cleave.ElementType)).
+_ELEMENT_TYPES = ["bf16", "f8e4m3", "f8e5m2", "f8e4m3fnuz", "f8e5m2fnuz", "f8e8m0", "string",
+                  "u1", "u2", "u4", "i4", "nf4", "f4e2m1", "int4", "uint4", "int2", "uint2",
+                  "float4e2m1"]
+
 __all__ = [
+    "ElementType",
     "Error",
     "Inference",
     "MAX_RANK",
@@ -53,12 +84,18 @@ __all__ = [
     "split_to_sequence",
     "trim_arena",
     "variadic_split",
-]
-
-Dim = Union[int, None, Tuple[int, Optional[int]]]
+] + _ELEMENT_TYPES
 
 
-class Inference(NamedTuple):
+def __dir__():
+    """dir(cleave): the public API only."""
+    return sorted(__all__ + ["__version__"])
+
+
+_Dim = _Union[int, None, _Tuple[int, _Optional[int]]]
+
+
+class Inference(_NamedTuple):
     """The outcome of infer().
 
     shapes: one shape per output (a tuple of dims; None for a dynamic rank). A dim is an int
@@ -67,25 +104,27 @@ class Inference(NamedTuple):
     count_varies: True when the count is not known exactly (SplitToSequence); shapes then has
         one shape, the hull over every element.
     axis: the normalised axis, or -1 when unknown.
-    axis_removed: True when the outputs drop the axis (keepdims=0).
+    axis_removed: True when the outputs drop the axis (keepdims=False).
     text: the shapes in the library's text form, e.g. ('[2,4]', '[2..3,?]').
     """
 
-    shapes: Tuple[Optional[Tuple[Dim, ...]], ...]
-    num_outputs: Dim
+    shapes: _Tuple[_Optional[_Tuple[_Dim, ...]], ...]
+    num_outputs: _Dim
     count_varies: bool
     axis: int
     axis_removed: bool
-    text: Tuple[str, ...]
+    text: _Tuple[str, ...]
 
 
-def infer(operator: str, shape, dtype="f32", **params) -> Inference:
+def infer(operator: str, shape, dtype="float32", **params) -> Inference:
     """Infers the outputs of an operator from a static or partial input shape.
 
     operator: 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params are that
     function's (num_splits, split_lengths, split, axis, keepdims, opset, num_outputs).
     shape: a sequence of dims (int; None or -1 for any size; (lo, hi) with hi None for no upper
     bound), None for a dynamic rank, or the text form "[2..3,?,4]".
+    dtype: the element type, as dtype= of the operator functions (a NumPy dtype or one of
+    cleave's types NumPy lacks, such as cleave.u4).
     axis=cleave.UNKNOWN or split lengths that are all cleave.UNKNOWN infer without those values.
     The result is the tightest answer over every input consistent with what is known; an
     operator invalid for all of them raises cleave.Error as a run would.
@@ -98,3 +137,8 @@ def infer(operator: str, shape, dtype="f32", **params) -> Inference:
     """
     (count, varies, shapes, axis, removed), text = _infer(operator, shape, dtype, params)
     return Inference(shapes, count, varies, axis, removed, text)
+
+
+# help(cleave) lists the package's files from __path__; the only one is the private extension,
+# already imported, and no other submodule exists, so the package drops its search path.
+del __path__

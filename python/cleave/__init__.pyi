@@ -14,10 +14,41 @@ class Error(ValueError):
     status_name: str
     message: str
 
-Dim = Union[int, None, Tuple[int, Optional[int]]]
+@final
+class ElementType:
+    @property
+    def name(self) -> str: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def packed(self) -> bool: ...
+    @property
+    def storage(self) -> np.dtype: ...
+
+bf16: ElementType
+f8e4m3: ElementType
+f8e5m2: ElementType
+f8e4m3fnuz: ElementType
+f8e5m2fnuz: ElementType
+f8e8m0: ElementType
+string: ElementType
+u1: ElementType
+u2: ElementType
+u4: ElementType
+i4: ElementType
+nf4: ElementType
+f4e2m1: ElementType
+int4: ElementType
+uint4: ElementType
+int2: ElementType
+uint2: ElementType
+float4e2m1: ElementType
+
+_Dim = Union[int, None, Tuple[int, Optional[int]]]
 _Ints = Union[Sequence[int], np.ndarray]
 _Out = Optional[Sequence[Any]]
-_DType = Any
+# A NumPy dtype (or anything np.dtype reads), an ElementType, or a str naming one.
+_DType = Union[ElementType, str, np.dtype, type, Any]
 
 def library_version() -> str: ...
 def set_arena_limit(limit_bytes: int, /) -> None: ...
@@ -79,7 +110,7 @@ def split_to_sequence(
     x: np.ndarray,
     split: Union[None, int, _Ints] = ...,
     axis: int = ...,
-    keepdims: int = ...,
+    keepdims: Union[bool, int] = ...,
     opset: int = ...,
     *,
     copy: Optional[bool] = ...,
@@ -93,7 +124,7 @@ def split_to_sequence(
     x: Any,
     split: Union[None, int, _Ints] = ...,
     axis: int = ...,
-    keepdims: int = ...,
+    keepdims: Union[bool, int] = ...,
     opset: int = ...,
     *,
     copy: Optional[bool] = ...,
@@ -150,8 +181,8 @@ class Plan:
     def shape(self) -> Tuple[int, ...]: ...
 
 class Inference(NamedTuple):
-    shapes: Tuple[Optional[Tuple[Dim, ...]], ...]
-    num_outputs: Dim
+    shapes: Tuple[Optional[Tuple[_Dim, ...]], ...]
+    num_outputs: _Dim
     count_varies: bool
     axis: int
     axis_removed: bool

@@ -1,7 +1,72 @@
-/* cleave.set_arena_limit / arena_limit / arena_stats / trim_arena: the module's output arena
- * (lib.c), from which copy=True outputs are allocated. */
-#include "lib.h"
-#include "module.h"
+/*
+ * The module's output arena (see arena.h). A run holds a use of the arena it allocates from, so
+ * that a limit change made by another thread while the run has the GIL released never destroys
+ * an arena that is still being allocated from: the retired arena is destroyed when its last run
+ * ends. Blocks outlive the arena's destruction (the library releases an arena when its last block
+ * is freed), so arrays survive a limit change and module teardown.
+ */
+#include "arena.h"
+
+#include "errors.h"
+
+struct pcl_arena_slot {
+  cleave_arena *arena;
+  size_t runs; /* runs in flight allocating from it */
+  int retired; /* destroy when runs reaches 0 */
+};
+
+static void slot_release(struct pcl_arena_slot *slot) {
+  if (slot->retired && slot->runs == 0) {
+    cleave_arena_destroy(slot->arena);
+    PyMem_RawFree(slot);
+  }
+}
+
+static void retire_current(void) {
+  struct pcl_arena_slot *slot = pcl_module_state.arena;
+  pcl_module_state.arena = NULL;
+  if (slot != NULL) {
+    slot->retired = 1;
+    slot_release(slot);
+  }
+}
+
+int pcl_arena_acquire(struct pcl_arena_slot **slot, cleave_allocator *allocator) {
+  pcl_state *s = &pcl_module_state;
+  *slot = NULL;
+  if (s->arena_limit == 0) {
+    *allocator = cleave_allocator_system();
+    return 0;
+  }
+  if (s->arena == NULL) {
+    struct pcl_arena_slot *fresh = PyMem_RawCalloc(1, sizeof *fresh);
+    if (fresh == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    cleave_error err;
+    if (pcl_check(cleave_arena_create(s->arena_limit, NULL, &fresh->arena, &err), &err) < 0) {
+      PyMem_RawFree(fresh);
+      return -1;
+    }
+    s->arena = fresh;
+  }
+  s->arena->runs++;
+  *slot = s->arena;
+  *allocator = cleave_arena_allocator(s->arena->arena);
+  return 0;
+}
+
+void pcl_arena_done(struct pcl_arena_slot *slot) {
+  if (slot != NULL) {
+    slot->runs--;
+    slot_release(slot);
+  }
+}
+
+void pcl_arena_release(void) {
+  retire_current();
+}
 
 /* A non-negative int as a size_t, naming the argument on error. */
 static int to_size(PyObject *value, const char *name, size_t *out) {
@@ -39,7 +104,10 @@ PyObject *pcl_set_arena_limit_fn(PyObject *self, PyObject *arg) {
   if (to_size(arg, "limit_bytes", &limit) < 0) {
     return NULL;
   }
-  pcl_arena_set_limit(limit);
+  if (limit != pcl_module_state.arena_limit) {
+    retire_current(); /* the next copy creates one with the new limit */
+    pcl_module_state.arena_limit = limit;
+  }
   Py_RETURN_NONE;
 }
 
@@ -49,7 +117,7 @@ const char pcl_arena_limit_doc[] = "arena_limit()\n--\n\n"
 PyObject *pcl_arena_limit_fn(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return PyLong_FromSize_t(pcl_arena_limit());
+  return PyLong_FromSize_t(pcl_module_state.arena_limit);
 }
 
 const char pcl_trim_arena_doc[] =
@@ -67,7 +135,8 @@ PyObject *pcl_trim_arena_fn(PyObject *self, PyObject *const *args, Py_ssize_t na
   if (nargs == 1 && to_size(args[0], "keep_bytes", &keep) < 0) {
     return NULL;
   }
-  return PyLong_FromSize_t(pcl_arena_trim(keep));
+  struct pcl_arena_slot *slot = pcl_module_state.arena;
+  return PyLong_FromSize_t(slot != NULL ? cleave_arena_trim(slot->arena, keep) : 0);
 }
 
 const char pcl_arena_stats_doc[] =
@@ -81,11 +150,11 @@ const char pcl_arena_stats_doc[] =
 PyObject *pcl_arena_stats_fn(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  pcl_arena_stats s;
-  pcl_arena_get_stats(&s);
-  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "limit_bytes", (Py_ssize_t)s.limit_bytes,
-                       "kept_bytes", (Py_ssize_t)s.kept_bytes, "kept_blocks",
-                       (Py_ssize_t)s.kept_blocks, "used_bytes", (Py_ssize_t)s.used_bytes,
-                       "used_blocks", (Py_ssize_t)s.used_blocks, "reused", (Py_ssize_t)s.reused,
-                       "allocated", (Py_ssize_t)s.allocated);
+  struct pcl_arena_slot *slot = pcl_module_state.arena;
+  cleave_arena_stats s = cleave_arena_get_stats(slot != NULL ? slot->arena : NULL);
+  return Py_BuildValue(
+      "{s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "limit_bytes", (Py_ssize_t)pcl_module_state.arena_limit,
+      "kept_bytes", (Py_ssize_t)s.kept_bytes, "kept_blocks", (Py_ssize_t)s.kept_blocks,
+      "used_bytes", (Py_ssize_t)s.used_bytes, "used_blocks", (Py_ssize_t)s.used_blocks, "reused",
+      (Py_ssize_t)s.reused, "allocated", (Py_ssize_t)s.allocated);
 }

@@ -1,8 +1,6 @@
 /* Argument parsing for the module's functions (see args.h). */
 #include "args.h"
 
-#include "module.h"
-
 #include <string.h>
 
 static int intern_names(pcl_params *p) {
@@ -95,45 +93,23 @@ int pcl_int64(PyObject *obj, const char *name, int64_t *value) {
   return 0;
 }
 
-int pcl_int64_list(PyObject *obj, const char *name, pcl_op *op) {
-  if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyByteArray_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a sequence of ints, not %.100s", name,
-                 Py_TYPE(obj)->tp_name);
-    return -1;
-  }
-  if (PyArray_Check(obj)) {
-    PyArrayObject *a = (PyArrayObject *)obj;
-    if (!PyArray_ISINTEGER(a) || PyArray_NDIM(a) != 1) {
-      PyErr_Format(PyExc_TypeError, "%s must be a 1-D integer array or a sequence of ints", name);
+int pcl_flag(PyObject *obj, const char *name, int64_t *value) {
+  if (PyBool_Check(obj) || PyArray_IsScalar(obj, Bool)) {
+    int truth = PyObject_IsTrue(obj);
+    if (truth < 0) {
       return -1;
     }
+    *value = truth;
+    return 0;
   }
-  PyObject *seq = PySequence_Fast(obj, "");
-  if (seq == NULL) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s must be a sequence of ints, not %.100s", name,
-                 Py_TYPE(obj)->tp_name);
-    return -1;
-  }
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  if (pcl_op_reserve(op, n) < 0) {
-    Py_DECREF(seq);
-    return -1;
-  }
-  PyObject **items = PySequence_Fast_ITEMS(seq);
-  for (Py_ssize_t i = 0; i < n; i++) {
-    if (pcl_int64(items[i], name, &op->lengths[i]) < 0) {
-      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s[%zd] must be an int, not %.100s", name, i,
-                     Py_TYPE(items[i])->tp_name);
-      }
-      Py_DECREF(seq);
-      return -1;
+  if (pcl_int64(obj, name, value) < 0) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s must be a bool or an int, not %.100s", name,
+                   Py_TYPE(obj)->tp_name);
     }
+    return -1;
   }
-  Py_DECREF(seq);
-  op->count = n;
   return 0;
 }
 

@@ -3,7 +3,7 @@
 #ifndef PCL_ARGS_H
 #define PCL_ARGS_H
 
-#include "lib.h"
+#include "state.h"
 
 /* The parameters of one function: names in order, of which the first `max_positional` may be
  * given by position and the first `required` must be given. `interned` caches the names as
@@ -26,9 +26,9 @@ int pcl_parse_args(pcl_params *params, PyObject *const *args, Py_ssize_t nargs, 
  * other types, OverflowError outside int64. */
 int pcl_int64(PyObject *obj, const char *name, int64_t *value);
 
-/* A sequence of ints (list, tuple, 1-D NumPy integer array, or any sequence) into op->lengths,
- * with op->count set. TypeError for a str, bytes or a non-sequence, or non-int items. */
-int pcl_int64_list(PyObject *obj, const char *name, pcl_op *op);
+/* A flag given as a bool (Python's or NumPy's: 1 or 0) or, as the ONNX attribute is, an int
+ * (stored as given; the operator checks its range). TypeError for other types. */
+int pcl_flag(PyObject *obj, const char *name, int64_t *value);
 
 /* copy=: None -> PCL_COPY_IF_NEEDED, True -> PCL_COPY_ALWAYS, False -> PCL_COPY_NEVER. */
 enum { PCL_COPY_IF_NEEDED = 0, PCL_COPY_ALWAYS = 1, PCL_COPY_NEVER = 2 };

@@ -1,5 +1,8 @@
-/* Fresh outputs from one block allocated by the library (copy=True; see outputs.h). */
-#include "outputs.h"
+/* Fresh outputs from one block allocated by the library (see copies.h). */
+#include "copies.h"
+
+#include "errors.h"
+#include "run.h"
 
 /* The block of library-allocated outputs, freed when the last output array goes. */
 typedef struct {
@@ -9,7 +12,7 @@ typedef struct {
 
 static void alloc_block_destructor(PyObject *capsule) {
   alloc_block *b = PyCapsule_GetPointer(capsule, "cleave.outputs");
-  pcl_outputs_free(b->outputs, b->count);
+  cleave_outputs_free(b->outputs, b->count);
   PyMem_RawFree(b);
 }
 
@@ -19,11 +22,11 @@ static PyObject *output_array(const pcl_input *in, const pcl_entry *e, size_t i,
   int nd;
   PyArray_Descr *descr;
   if (in->packed) {
-    dims[0] = (npy_intp)pcl_plan_output_bytes(e->plan, i);
+    dims[0] = (npy_intp)cleave_plan_output_bytes(e->plan, i);
     nd = 1;
     descr = PyArray_DescrFromType(NPY_UINT8);
   } else {
-    nd = pcl_output_dims(in, &e->info, pcl_plan_output_length(e->plan, i), dims);
+    nd = pcl_output_dims(in, &e->info, cleave_plan_output_length(e->plan, i), dims);
     descr = PyArray_DESCR(in->array);
     Py_INCREF(descr);
   }
@@ -51,8 +54,10 @@ int pcl_check_packed_size(const pcl_input *in, const pcl_entry *e) {
 }
 
 PyObject *pcl_copy_alloc(pcl_entry *e, pcl_input *in, const pcl_request *req) {
-  size_t n = (size_t)e->info.num_outputs;
-  alloc_block *b = PyMem_RawCalloc(1, sizeof *b + (n + 1) * sizeof(void *));
+  size_t n = e->info.num_outputs;
+  alloc_block *b = n >= ((size_t)PY_SSIZE_T_MAX - sizeof *b) / sizeof(void *)
+                       ? NULL
+                       : PyMem_RawCalloc(1, sizeof *b + (n + 1) * sizeof(void *));
   if (b == NULL) {
     return PyErr_NoMemory();
   }
@@ -62,8 +67,8 @@ PyObject *pcl_copy_alloc(pcl_entry *e, pcl_input *in, const pcl_request *req) {
     PyMem_RawFree(b);
     return NULL;
   }
-  int st = pcl_plan_run_alloc(e->plan, PyArray_DATA(src), b->outputs, req->threads,
-                              pcl_release_gil(in, req->threads));
+  int st = pcl_run_alloc(e->plan, PyArray_DATA(src), b->outputs, req->threads,
+                         pcl_release_gil(in, req->threads));
   Py_DECREF(src);
   if (st < 0) {
     PyMem_RawFree(b);
@@ -71,7 +76,7 @@ PyObject *pcl_copy_alloc(pcl_entry *e, pcl_input *in, const pcl_request *req) {
   }
   PyObject *owner = PyCapsule_New(b, "cleave.outputs", alloc_block_destructor);
   if (owner == NULL) {
-    pcl_outputs_free(b->outputs, n);
+    cleave_outputs_free(b->outputs, n);
     PyMem_RawFree(b);
     return NULL;
   }

@@ -1,12 +1,12 @@
 /*
  * DLPack in both directions: tensors of any producer with __dlpack__ come in as NumPy arrays over
- * the producer's memory, and outputs go back to the producer's kind (its module's from_dlpack)
- * through a small exporter object, so that neither direction copies.
+ * the producer's memory, and outputs go back to the producer's kind (its from_dlpack) through a
+ * small exporter object, so that neither direction copies.
  *
  * The structs below are the DLPack ABI (v0.x, the version PyTorch 1.13 and NumPy 1.24 speak),
  * declared from its specification: Debian ships no dlpack header.
  */
-#include "tensor.h"
+#include "dlpack.h"
 
 #include <string.h>
 
@@ -41,7 +41,7 @@ enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_
 enum { DL_CPU = 1 };
 
 /* The library's type and NumPy's storage type for a DLPack dtype. */
-static int map_dtype(DLDataType dt, pcl_type *type, int *type_num) {
+static int map_dtype(DLDataType dt, cleave_type *type, int *type_num) {
   type->width = 0;
   if (dt.lanes != 1) {
     goto unsupported;
@@ -124,36 +124,6 @@ static void managed_capsule_destructor(PyObject *capsule) {
   }
 }
 
-/* The producer's from_dlpack: its top-level module's, when it has one. */
-static PyObject *producer_from_dlpack(PyObject *obj) {
-  PyObject *modname = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__module__");
-  if (modname == NULL || !PyUnicode_Check(modname)) {
-    Py_XDECREF(modname);
-    PyErr_Clear();
-    return NULL;
-  }
-  PyObject *dot = PyUnicode_FromString(".");
-  PyObject *parts = dot == NULL ? NULL : PyUnicode_Split(modname, dot, 1);
-  Py_XDECREF(dot);
-  Py_DECREF(modname);
-  if (parts == NULL) {
-    PyErr_Clear();
-    return NULL;
-  }
-  PyObject *module = PyImport_GetModule(PyList_GET_ITEM(parts, 0));
-  Py_DECREF(parts);
-  if (module == NULL) {
-    PyErr_Clear();
-    return NULL;
-  }
-  PyObject *fn = PyObject_GetAttrString(module, "from_dlpack");
-  Py_DECREF(module);
-  if (fn == NULL) {
-    PyErr_Clear();
-  }
-  return fn;
-}
-
 int pcl_dlpack_import(PyObject *obj, pcl_input *in) {
   PyObject *capsule = PyObject_CallMethodNoArgs(obj, pcl_module_state.str_dlpack);
   if (capsule == NULL) {
@@ -226,7 +196,6 @@ int pcl_dlpack_import(PyObject *obj, pcl_input *in) {
   in->array = (PyArrayObject *)array;
   in->dl_code = t->dtype.code;
   in->dl_bits = t->dtype.bits;
-  in->from_dlpack = producer_from_dlpack(obj);
   return 0;
 }
 

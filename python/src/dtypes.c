@@ -1,9 +1,11 @@
-/* NumPy dtypes and cleave type names to the library's element types. */
-#include "tensor.h"
+/* NumPy dtypes and cleave type names to the library's element types (see dtypes.h). */
+#include "dtypes.h"
+
+#include "element_types.h"
 
 #include <string.h>
 
-int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
+int pcl_type_from_descr(PyArray_Descr *descr, cleave_type *type, int *is_object) {
   type->width = 0;
   *is_object = 0;
   switch (descr->type_num) {
@@ -75,80 +77,44 @@ int pcl_type_from_descr(PyArray_Descr *descr, pcl_type *type, int *is_object) {
   return -1;
 }
 
-int pcl_type_from_object(PyObject *obj, pcl_type *type, PyArray_Descr **descr, int *packed) {
+/* A type of cleave's own (a constant, or a name NumPy does not read). */
+static int cleave_storage(cleave_dtype dtype, cleave_type *type, PyArray_Descr **descr,
+                          int *packed) {
+  *type = cleave_type_of(dtype);
+  return pcl_storage_descr(*type, descr, packed);
+}
+
+int pcl_type_from_object(PyObject *obj, cleave_type *type, PyArray_Descr **descr, int *packed) {
   *packed = 0;
   *descr = NULL;
-  if (PyUnicode_Check(obj)) {
-    const char *name = PyUnicode_AsUTF8(obj);
-    if (name == NULL) {
-      return -1;
-    }
-    int dtype;
-    if (pcl_dtype_from_name(name, &dtype) < 0) {
-      /* Not a cleave name: NumPy's spelling ("float32", "<i4") is tried below. */
-      PyErr_Clear();
-      goto numpy;
-    }
-    type->dtype = dtype;
-    type->width = 0;
-    if (dtype == CLEAVE_BYTES || dtype == CLEAVE_UNICODE) {
-      PyErr_Format(PyExc_TypeError,
-                   "dtype '%s' needs a width: pass a NumPy dtype such as 'S8' or 'U8' instead",
-                   name);
-      return -1;
-    }
-    if (dtype == CLEAVE_STRING) {
-      *descr = PyArray_DescrFromType(NPY_OBJECT);
-      return 0;
-    }
-    int64_t bits;
-    int msb;
-    if (pcl_type_bits(*type, &bits, &msb) < 0) {
-      return -1;
-    }
-    *packed = bits < 8;
-    /* NumPy's own dtype where it has one; otherwise unsigned storage of the same size. */
-    static const struct {
-      int dtype, type_num;
-    } natural[] = {
-        {CLEAVE_BOOLEAN, NPY_BOOL},   {CLEAVE_I8, NPY_INT8},     {CLEAVE_I16, NPY_INT16},
-        {CLEAVE_I32, NPY_INT32},      {CLEAVE_I64, NPY_INT64},   {CLEAVE_U16, NPY_UINT16},
-        {CLEAVE_U32, NPY_UINT32},     {CLEAVE_U64, NPY_UINT64},  {CLEAVE_F16, NPY_FLOAT16},
-        {CLEAVE_F32, NPY_FLOAT32},    {CLEAVE_F64, NPY_FLOAT64}, {CLEAVE_C64, NPY_COMPLEX64},
-        {CLEAVE_C128, NPY_COMPLEX128}};
-    for (size_t i = 0; i < sizeof natural / sizeof natural[0]; i++) {
-      if (natural[i].dtype == dtype) {
-        *descr = PyArray_DescrFromType(natural[i].type_num);
-        return 0;
-      }
-    }
-    int type_num = NPY_UINT8;
-    switch (bits) {
-    case 16:
-      type_num = NPY_UINT16;
-      break;
-    case 32:
-      type_num = NPY_UINT32;
-      break;
-    case 64:
-      type_num = NPY_UINT64;
-      break;
-    case 128:
-      type_num = NPY_CDOUBLE;
-      break;
-    default:
-      break;
-    }
-    *descr = PyArray_DescrFromType(type_num);
-    return 0;
+  cleave_dtype dtype;
+  if (pcl_element_type_of(obj, &dtype)) {
+    return cleave_storage(dtype, type, descr, packed);
   }
-numpy:;
-  PyArray_Descr *d = NULL;
-  if (!PyArray_DescrConverter2(obj, &d)) {
+  if (obj == Py_None) {
+    PyErr_SetString(PyExc_TypeError, "dtype must not be None here");
     return -1;
   }
-  if (d == NULL) {
-    PyErr_SetString(PyExc_TypeError, "dtype must not be None here");
+  PyArray_Descr *d = NULL;
+  if (!PyArray_DescrConverter2(obj, &d)) {
+    /* Anything NumPy reads means NumPy's type; only a str it does not read may be cleave's. */
+    if (!PyUnicode_Check(obj) || !PyErr_ExceptionMatches(PyExc_TypeError)) {
+      return -1;
+    }
+    PyErr_Clear();
+    const char *name = PyUnicode_AsUTF8(obj);
+    int found = name == NULL ? -1 : pcl_element_type_named(name, &dtype);
+    if (found == 0) {
+      PyErr_Format(PyExc_TypeError,
+                   "dtype '%s' is neither a NumPy dtype nor one of cleave's type names (see "
+                   "help(cleave.ElementType))",
+                   name);
+    }
+    return found <= 0 ? -1 : cleave_storage(dtype, type, descr, packed);
+  }
+  if (PyDataType_ISUNSIZED(d)) {
+    PyErr_Format(PyExc_TypeError, "dtype %R has no size: give one, such as 'S8' or 'U8'", obj);
+    Py_DECREF(d);
     return -1;
   }
   int is_object;

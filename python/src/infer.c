@@ -1,16 +1,18 @@
-/* cleave._infer: static and partial shape inference (cleave.infer wraps it in __init__.py). */
+/* cleave._infer: static and partial shape inference (see infer.h). */
+#include "infer.h"
+
 #include "args.h"
-#include "module.h"
-#include "ops.h"
-#include "tensor.h"
+#include "dtypes.h"
+#include "errors.h"
+#include "op_params.h"
 
 #include <string.h>
 
 /* A dimension: int, None (any size), or (lo, hi) with hi None for no upper bound. */
-static int dim_from_object(PyObject *obj, Py_ssize_t i, pcl_dim *d) {
+static int dim_from_object(PyObject *obj, Py_ssize_t i, cleave_dim *d) {
   if (obj == Py_None) {
     d->lo = 0;
-    d->hi = PCL_UNBOUNDED;
+    d->hi = CLEAVE_DIM_UNBOUNDED;
     return 0;
   }
   if (PyTuple_Check(obj)) {
@@ -23,13 +25,13 @@ static int dim_from_object(PyObject *obj, Py_ssize_t i, pcl_dim *d) {
     }
     PyObject *hi = PyTuple_GET_ITEM(obj, 1);
     if (hi == Py_None) {
-      d->hi = PCL_UNBOUNDED;
+      d->hi = CLEAVE_DIM_UNBOUNDED;
       return 0;
     }
     if (pcl_int64(hi, "an interval's hi", &d->hi) < 0) {
       return -1;
     }
-    if (d->hi == PCL_UNBOUNDED) {
+    if (d->hi == CLEAVE_DIM_UNBOUNDED) {
       d->hi = -2; /* -1 given as a bound is malformed, not "unbounded" */
     }
     return 0;
@@ -39,29 +41,157 @@ static int dim_from_object(PyObject *obj, Py_ssize_t i, pcl_dim *d) {
   }
   if (d->lo == -1) {
     d->lo = 0;
-    d->hi = PCL_UNBOUNDED; /* -1: any size, as in the text form */
+    d->hi = CLEAVE_DIM_UNBOUNDED; /* -1: any size, as in the text form */
     return 0;
   }
   d->hi = d->lo;
   return 0;
 }
 
-static PyObject *dim_to_object(pcl_dim d) {
+static PyObject *dim_to_object(cleave_dim d) {
   if (d.lo == d.hi) {
     return PyLong_FromLongLong(d.lo);
   }
-  if (d.lo == 0 && d.hi == PCL_UNBOUNDED) {
+  if (d.lo == 0 && d.hi == CLEAVE_DIM_UNBOUNDED) {
     Py_RETURN_NONE;
   }
-  if (d.hi == PCL_UNBOUNDED) {
+  if (d.hi == CLEAVE_DIM_UNBOUNDED) {
     return Py_BuildValue("(LO)", (long long)d.lo, Py_None);
   }
   return Py_BuildValue("(LL)", (long long)d.lo, (long long)d.hi);
 }
 
-/* _infer(operator, shape, dtype, params: dict) -> (count, count_varies, shapes, axis,
- * axis_removed, text) with shapes a tuple of shapes (None for a dynamic rank) and text the
- * shapes' text forms. */
+const char pcl_infer_doc[] = "_infer(operator, shape, dtype, params)\n--\n\n"
+                             "Shape inference (use cleave.infer).";
+
+/* Formats a partial shape into a new str. */
+static PyObject *shape_text(const cleave_partial_shape *shape) {
+  size_t length = 0;
+  cleave_error err;
+  cleave_status st = cleave_partial_shape_format(shape, NULL, 0, &length, &err);
+  if (st != CLEAVE_OK && st != CLEAVE_ERROR_CAPACITY) {
+    pcl_check(st, &err);
+    return NULL;
+  }
+  char *buf = PyMem_Malloc(length + 1);
+  if (buf == NULL) {
+    return PyErr_NoMemory();
+  }
+  st = cleave_partial_shape_format(shape, buf, length + 1, &length, &err);
+  PyObject *text =
+      pcl_check(st, &err) < 0 ? NULL : PyUnicode_FromStringAndSize(buf, (Py_ssize_t)length);
+  PyMem_Free(buf);
+  return text;
+}
+
+/* The input shape: the text form, None (a dynamic rank) or a sequence of dims. */
+static int shape_from_object(PyObject *shape, cleave_dim *dims, size_t *rank) {
+  if (shape == Py_None) {
+    *rank = CLEAVE_RANK_DYNAMIC;
+    return 0;
+  }
+  if (PyUnicode_Check(shape)) {
+    const char *text = PyUnicode_AsUTF8(shape);
+    cleave_error err;
+    return text == NULL
+               ? -1
+               : pcl_check(cleave_partial_shape_parse(text, dims, PCL_MAX_RANK, rank, &err), &err);
+  }
+  PyObject *seq = PySequence_Fast(shape, "shape must be a str, None or a sequence of dims");
+  if (seq == NULL) {
+    return -1;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > PCL_MAX_RANK) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_ValueError, "rank %zd is above the %d supported", n, PCL_MAX_RANK);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (dim_from_object(PySequence_Fast_GET_ITEM(seq, i), i, &dims[i]) < 0) {
+      Py_DECREF(seq);
+      return -1;
+    }
+  }
+  Py_DECREF(seq);
+  *rank = (size_t)n;
+  return 0;
+}
+
+/* One output shape as a tuple of dims (None for a dynamic rank). */
+static PyObject *shape_to_object(const cleave_partial_shape *shape) {
+  if (shape->rank == CLEAVE_RANK_DYNAMIC) {
+    Py_RETURN_NONE;
+  }
+  PyObject *s = PyTuple_New((Py_ssize_t)shape->rank);
+  for (size_t d = 0; s != NULL && d < shape->rank; d++) {
+    PyObject *o = dim_to_object(shape->dims[d]);
+    if (o == NULL) {
+      Py_CLEAR(s);
+      break;
+    }
+    PyTuple_SET_ITEM(s, (Py_ssize_t)d, o);
+  }
+  return s;
+}
+
+/* The result of _infer from the library's answer (dims: info->dims_needed entries). */
+static PyObject *result_of(const cleave_partial_info *info, const cleave_dim *dims) {
+  Py_ssize_t n = (Py_ssize_t)info->num_shapes;
+  PyObject *shapes = PyTuple_New(n), *texts = PyTuple_New(n), *result = NULL;
+  for (Py_ssize_t i = 0; shapes != NULL && texts != NULL && i < n; i++) {
+    cleave_partial_shape shape = {info->output_rank, NULL};
+    if (info->output_rank != CLEAVE_RANK_DYNAMIC) {
+      shape.dims = dims + (size_t)i * info->output_rank;
+    }
+    PyObject *s = shape_to_object(&shape);
+    PyObject *t = s == NULL ? NULL : shape_text(&shape);
+    if (t == NULL) {
+      Py_XDECREF(s);
+      goto done;
+    }
+    PyTuple_SET_ITEM(shapes, i, s);
+    PyTuple_SET_ITEM(texts, i, t);
+  }
+  PyObject *count = shapes == NULL || texts == NULL ? NULL : dim_to_object(info->count);
+  if (count != NULL) {
+    long long axis = info->axis == CLEAVE_AXIS_UNKNOWN ? -1 : (long long)info->axis;
+    result = Py_BuildValue("((NOOLO)O)", count, info->count_varies ? Py_True : Py_False, shapes,
+                           axis, info->axis_removed ? Py_True : Py_False, texts);
+  }
+done:
+  Py_XDECREF(shapes);
+  Py_XDECREF(texts);
+  return result;
+}
+
+/* Partial inference of op on (type, shape): the count of dims first, then the dims. */
+static PyObject *infer(const pcl_op *op, unsigned unknown, cleave_type type,
+                       const cleave_partial_shape *shape) {
+  cleave_partial_info info;
+  cleave_error err;
+  if (pcl_check(cleave_infer_partial(&op->c, unknown, type, shape, &info, NULL, 0, &err), &err) <
+      0) {
+    return NULL;
+  }
+  /* A zero-size input may have more output shapes than memory could list (dims_needed then
+   * saturates at SIZE_MAX). */
+  cleave_dim *dims = info.dims_needed >= (size_t)PY_SSIZE_T_MAX / sizeof(cleave_dim)
+                         ? NULL
+                         : PyMem_Malloc((info.dims_needed + 1) * sizeof(cleave_dim));
+  if (dims == NULL) {
+    return PyErr_NoMemory();
+  }
+  PyObject *result = NULL;
+  if (pcl_check(
+          cleave_infer_partial(&op->c, unknown, type, shape, &info, dims, info.dims_needed, &err),
+          &err) == 0) {
+    result = result_of(&info, dims);
+  }
+  PyMem_Free(dims);
+  return result;
+}
+
 PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   (void)self;
   static const char *const names[] = {"operator", "shape", "dtype", "params"};
@@ -71,7 +201,7 @@ PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
   if (pcl_parse_args(&params, args, nargs, kwnames, slots) < 0) {
     return NULL;
   }
-  pcl_kind kind;
+  cleave_op_kind kind;
   if (pcl_kind_from_name(slots[0], &kind) < 0) {
     return NULL;
   }
@@ -79,122 +209,32 @@ PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     PyErr_SetString(PyExc_TypeError, "params must be a dict");
     return NULL;
   }
-  PyObject *p[4] = {NULL, NULL, NULL, NULL};
+  PyObject *p[PCL_MAX_OP_PARAMS] = {NULL};
   for (int i = 0; i < pcl_op_param_count[kind]; i++) {
     p[i] = PyDict_GetItemString(slots[3], pcl_op_params[kind][i]);
   }
-  if (kind <= PCL_VARIADIC_SPLIT && p[0] == NULL) {
+  if (kind <= CLEAVE_OP_VARIADIC_SPLIT && p[0] == NULL) {
     PyErr_Format(PyExc_TypeError, "infer of %U needs %s=", slots[0], pcl_op_params[kind][0]);
     return NULL;
   }
-  pcl_type type;
+  cleave_type type;
   PyArray_Descr *descr;
   int packed;
   if (pcl_type_from_object(slots[2], &type, &descr, &packed) < 0) {
     return NULL;
   }
   Py_DECREF(descr);
-  /* The shape: text, None (dynamic rank) or a sequence of dims. */
-  pcl_dim dims_in[PCL_MAX_RANK];
-  int64_t rank = 0;
-  PyObject *shape = slots[1];
-  if (shape == Py_None) {
-    rank = PCL_RANK_DYNAMIC;
-  } else if (PyUnicode_Check(shape)) {
-    const char *text = PyUnicode_AsUTF8(shape);
-    if (text == NULL || pcl_partial_shape_parse(text, dims_in, PCL_MAX_RANK, &rank) < 0) {
-      return NULL;
-    }
-  } else {
-    PyObject *seq = PySequence_Fast(shape, "shape must be a str, None or a sequence of dims");
-    if (seq == NULL) {
-      return NULL;
-    }
-    rank = PySequence_Fast_GET_SIZE(seq);
-    if (rank > PCL_MAX_RANK) {
-      Py_DECREF(seq);
-      PyErr_Format(PyExc_ValueError, "rank %lld is above the %d supported", (long long)rank,
-                   PCL_MAX_RANK);
-      return NULL;
-    }
-    for (Py_ssize_t i = 0; i < rank; i++) {
-      if (dim_from_object(PySequence_Fast_GET_ITEM(seq, i), i, &dims_in[i]) < 0) {
-        Py_DECREF(seq);
-        return NULL;
-      }
-    }
-    Py_DECREF(seq);
+  cleave_dim dims[PCL_MAX_RANK];
+  cleave_partial_shape shape = {0, dims};
+  if (shape_from_object(slots[1], dims, &shape.rank) < 0) {
+    return NULL;
   }
   pcl_op op;
-  int unknown;
-  if (pcl_build_op(kind, p, &op, &unknown) < 0) {
-    pcl_op_clear(&op);
-    return NULL;
+  unsigned unknown;
+  PyObject *result = NULL;
+  if (pcl_build_op(kind, p, &op, &unknown) == 0) {
+    result = infer(&op, unknown, type, &shape);
   }
-  pcl_partial_info info;
-  if (pcl_infer_partial(&op, unknown & 1, unknown & 2, type, rank, dims_in, &info, NULL, 0) < 0) {
-    pcl_op_clear(&op);
-    return NULL;
-  }
-  pcl_dim *dims = PyMem_Malloc(((size_t)info.dims_needed + 1) * sizeof(pcl_dim));
-  if (dims == NULL) {
-    pcl_op_clear(&op);
-    return PyErr_NoMemory();
-  }
-  int st = pcl_infer_partial(&op, unknown & 1, unknown & 2, type, rank, dims_in, &info, dims,
-                             (size_t)info.dims_needed);
   pcl_op_clear(&op);
-  PyObject *shapes = NULL, *texts = NULL, *result = NULL;
-  if (st < 0) {
-    goto done;
-  }
-  shapes = PyTuple_New((Py_ssize_t)info.num_shapes);
-  texts = PyTuple_New((Py_ssize_t)info.num_shapes);
-  if (shapes == NULL || texts == NULL) {
-    goto done;
-  }
-  for (int64_t i = 0; i < info.num_shapes; i++) {
-    PyObject *s;
-    const pcl_dim *row = info.output_rank < 0 ? NULL : dims + i * info.output_rank;
-    if (info.output_rank < 0) {
-      Py_INCREF(Py_None);
-      s = Py_None;
-    } else {
-      s = PyTuple_New((Py_ssize_t)info.output_rank);
-      for (int64_t d = 0; s != NULL && d < info.output_rank; d++) {
-        PyObject *o = dim_to_object(row[d]);
-        if (o == NULL) {
-          Py_CLEAR(s);
-          break;
-        }
-        PyTuple_SET_ITEM(s, (Py_ssize_t)d, o);
-      }
-    }
-    if (s == NULL) {
-      goto done;
-    }
-    PyTuple_SET_ITEM(shapes, (Py_ssize_t)i, s);
-    PyObject *t = pcl_partial_shape_format(info.output_rank, row);
-    if (t == NULL) {
-      goto done;
-    }
-    PyTuple_SET_ITEM(texts, (Py_ssize_t)i, t);
-  }
-  {
-    PyObject *count = dim_to_object(info.count);
-    if (count == NULL) {
-      goto done;
-    }
-    result = Py_BuildValue("(NOOLO)", count, info.count_varies ? Py_True : Py_False, shapes,
-                           (long long)info.axis, info.axis_removed ? Py_True : Py_False);
-    if (result != NULL) {
-      PyObject *full = Py_BuildValue("(OO)", result, texts);
-      Py_SETREF(result, full);
-    }
-  }
-done:
-  PyMem_Free(dims);
-  Py_XDECREF(shapes);
-  Py_XDECREF(texts);
   return result;
 }

@@ -1,8 +1,10 @@
 /* Acquiring an input: NumPy arrays as they are, buffers through NumPy, DLPack tensors through
  * dlpack.c; then dtype= and shape= for packed types. */
-#include "tensor.h"
+#include "input.h"
 
 #include "args.h"
+#include "dtypes.h"
+#include "foreign.h"
 
 #include <string.h>
 
@@ -56,7 +58,7 @@ static int packed_input(pcl_input *in, PyObject *shape) {
 static int typed_input(pcl_input *in, PyObject *dtype, PyObject *shape) {
   PyArray_Descr *descr;
   int packed;
-  pcl_type type;
+  cleave_type type;
   if (pcl_type_from_object(dtype, &type, &descr, &packed) < 0) {
     return -1;
   }
@@ -85,6 +87,7 @@ static int typed_input(pcl_input *in, PyObject *dtype, PyObject *shape) {
 int pcl_input_acquire(PyObject *obj, PyObject *dtype, PyObject *shape, pcl_input *in) {
   in->array = NULL;
   in->from_dlpack = NULL;
+  in->from_numpy = NULL;
   in->packed = 0;
   in->is_object = 0;
   in->dl_code = -1;
@@ -105,10 +108,11 @@ int pcl_input_acquire(PyObject *obj, PyObject *dtype, PyObject *shape, pcl_input
       return -1;
     }
   } else if (PyObject_HasAttr(obj, pcl_module_state.str_dlpack)) {
-    if (pcl_dlpack_import(obj, in) < 0) {
+    if (pcl_foreign_wrap(obj, in) < 0) {
       pcl_input_release(in);
       return -1;
     }
+    pcl_foreign_hand_back(obj, in);
   } else {
     PyErr_Format(PyExc_TypeError,
                  "x must be a NumPy array, an object with the buffer protocol or one with "
@@ -143,4 +147,5 @@ int pcl_input_acquire(PyObject *obj, PyObject *dtype, PyObject *shape, pcl_input
 void pcl_input_release(pcl_input *in) {
   Py_CLEAR(in->array);
   Py_CLEAR(in->from_dlpack);
+  Py_CLEAR(in->from_numpy);
 }

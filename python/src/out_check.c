@@ -1,6 +1,10 @@
-/* out=: the caller's arrays checked (dtype, shape, layout, writability, no shared bytes with
- * the input or each other) before anything is written, then filled (see outputs.h). */
-#include "outputs.h"
+/* out=: the caller's arrays checked, then filled (see out_check.h). */
+#include "out_check.h"
+
+#include "errors.h"
+#include "foreign.h"
+#include "run.h"
+#include "views.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,10 +95,9 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
     o = (PyArrayObject *)obj;
   } else if (PyObject_HasAttr(obj, pcl_module_state.str_dlpack)) {
     pcl_input tmp;
-    if (pcl_dlpack_import(obj, &tmp) < 0) {
+    if (pcl_foreign_wrap(obj, &tmp) < 0) {
       return -1;
     }
-    Py_CLEAR(tmp.from_dlpack);
     *wrapper = (PyObject *)tmp.array;
     o = tmp.array;
   } else {
@@ -119,10 +122,10 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
   npy_intp dims[PCL_MAX_RANK];
   int nd;
   if (in->packed) {
-    dims[0] = (npy_intp)pcl_plan_output_bytes(e->plan, (size_t)i);
+    dims[0] = (npy_intp)cleave_plan_output_bytes(e->plan, (size_t)i);
     nd = 1;
   } else {
-    nd = pcl_output_dims(in, &e->info, pcl_plan_output_length(e->plan, (size_t)i), dims);
+    nd = pcl_output_dims(in, &e->info, cleave_plan_output_length(e->plan, (size_t)i), dims);
   }
   int same = PyArray_NDIM(o) == nd;
   for (int d = 0; same && d < nd; d++) {
@@ -270,9 +273,8 @@ static int check_outs(pcl_entry *e, const pcl_input *in, PyObject *out, checked_
     return -1;
   }
   Py_ssize_t n = PyTuple_GET_SIZE(c->tuple);
-  if (n != e->info.num_outputs) {
-    out_error("out has %zd arrays but the operator produces %lld outputs", n,
-              (long long)e->info.num_outputs);
+  if ((size_t)n != e->info.num_outputs) {
+    out_error("out has %zd arrays but the operator produces %zu outputs", n, e->info.num_outputs);
     release_outs(c);
     return -1;
   }
@@ -333,8 +335,8 @@ PyObject *pcl_copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) {
     release_outs(&c);
     return NULL;
   }
-  int st = pcl_plan_run(e->plan, PyArray_DATA(src), c.ptrs, req->threads,
-                        pcl_release_gil(in, req->threads));
+  int st =
+      pcl_run(e->plan, PyArray_DATA(src), c.ptrs, req->threads, pcl_release_gil(in, req->threads));
   Py_DECREF(src);
   if (st < 0) {
     release_outs(&c);

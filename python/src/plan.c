@@ -1,8 +1,13 @@
 /* cleave.Plan: an operator bound to one input dtype and shape, run many times. */
+#include "plan.h"
+
 #include "args.h"
-#include "module.h"
-#include "ops.h"
-#include "outputs.h"
+#include "dtypes.h"
+#include "element_types.h"
+#include "errors.h"
+#include "execute.h"
+#include "op_params.h"
+#include "run.h"
 
 #include <string.h>
 #include <time.h>
@@ -11,14 +16,15 @@ typedef struct {
   PyObject_HEAD pcl_entry *entry;
   PyArray_Descr *descr; /* the NumPy dtype of inputs (uint8 for packed types) */
   int packed;
-  PyObject *operator_name;
-  PyObject *dtype_name; /* the cleave type name given as dtype, or NULL */
+  /* For a type NumPy lacks, its cleave.ElementType constant: runs pass it as dtype=, as the
+   * dtype of x does not say it. NULL for NumPy's types. */
+  PyObject *element_type;
 } plan_object;
 
 /* Operator parameters from keyword arguments, by the kind's parameter names. */
-static int params_from_kwargs(pcl_kind kind, PyObject *kwargs, PyObject **p) {
+static int params_from_kwargs(cleave_op_kind kind, PyObject *kwargs, PyObject **p) {
   int n = pcl_op_param_count[kind];
-  memset(p, 0, 4 * sizeof *p);
+  memset(p, 0, PCL_MAX_OP_PARAMS * sizeof *p);
   if (kwargs == NULL) {
     return 0;
   }
@@ -34,19 +40,14 @@ static int params_from_kwargs(pcl_kind kind, PyObject *kwargs, PyObject **p) {
     }
     if (!found) {
       PyErr_Format(PyExc_TypeError, "%R is not a parameter of %s (it takes %s%s%s%s%s%s%s)", key,
-                   kind == PCL_SPLIT            ? "split"
-                   : kind == PCL_VARIADIC_SPLIT ? "variadic_split"
-                   : kind == PCL_ONNX_SPLIT     ? "onnx_split"
-                                                : "split_to_sequence",
-                   pcl_op_params[kind][0], ", ", pcl_op_params[kind][1], n > 2 ? ", " : "",
-                   n > 2 ? pcl_op_params[kind][2] : "", n > 2 ? ", " : "",
+                   pcl_kind_name(kind), pcl_op_params[kind][0], ", ", pcl_op_params[kind][1],
+                   n > 2 ? ", " : "", n > 2 ? pcl_op_params[kind][2] : "", n > 2 ? ", " : "",
                    n > 2 ? pcl_op_params[kind][3] : "");
       return -1;
     }
   }
-  if (kind <= PCL_VARIADIC_SPLIT && p[0] == NULL) {
-    PyErr_Format(PyExc_TypeError,
-                 "Plan of %s needs %s=", kind == PCL_SPLIT ? "split" : "variadic_split",
+  if (kind <= CLEAVE_OP_VARIADIC_SPLIT && p[0] == NULL) {
+    PyErr_Format(PyExc_TypeError, "Plan of %s needs %s=", pcl_kind_name(kind),
                  pcl_op_params[kind][0]);
     return -1;
   }
@@ -81,11 +82,11 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   if (!PyArg_ParseTuple(args, "OOO:Plan", &name, &shape_obj, &dtype_obj)) {
     return NULL;
   }
-  pcl_kind kind;
+  cleave_op_kind kind;
   if (pcl_kind_from_name(name, &kind) < 0) {
     return NULL;
   }
-  PyObject *p[4];
+  PyObject *p[PCL_MAX_OP_PARAMS];
   if (params_from_kwargs(kind, kwargs, p) < 0) {
     return NULL;
   }
@@ -94,7 +95,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   if (shape_from_object(shape_obj, shape, &rank) < 0) {
     return NULL;
   }
-  pcl_type t;
+  cleave_type t;
   PyArray_Descr *descr;
   int packed;
   if (pcl_type_from_object(dtype_obj, &t, &descr, &packed) < 0) {
@@ -121,12 +122,8 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
   self->entry = e;
   self->descr = descr;
   self->packed = packed;
-  Py_INCREF(name);
-  self->operator_name = name;
-  if (PyUnicode_Check(dtype_obj)) {
-    Py_INCREF(dtype_obj);
-    self->dtype_name = dtype_obj;
-  }
+  self->element_type = pcl_element_type_object(t.dtype);
+  Py_XINCREF(self->element_type);
   return (PyObject *)self;
 }
 
@@ -134,8 +131,7 @@ static void plan_dealloc(PyObject *obj) {
   plan_object *self = (plan_object *)obj;
   pcl_entry_decref(self->entry);
   Py_XDECREF(self->descr);
-  Py_XDECREF(self->operator_name);
-  Py_XDECREF(self->dtype_name);
+  Py_XDECREF(self->element_type);
   Py_TYPE(obj)->tp_free(obj);
 }
 
@@ -149,7 +145,7 @@ static int plan_input(plan_object *self, PyObject *x, pcl_input *in) {
       return -1;
     }
   }
-  int st = pcl_input_acquire(x, self->dtype_name, shape, in);
+  int st = pcl_input_acquire(x, self->element_type, shape, in);
   Py_XDECREF(shape);
   if (st < 0) {
     return -1;
@@ -196,7 +192,7 @@ static PyObject *plan_call(plan_object *self, PyObject *const *args, Py_ssize_t 
     return NULL;
   }
   pcl_request req = {views ? PCL_COPY_NEVER : PCL_COPY_ALWAYS, views ? NULL : slots[1], 1,
-                     self->entry->op.kind == PCL_SPLIT_TO_SEQUENCE};
+                     self->entry->op.c.kind == CLEAVE_OP_SPLIT_TO_SEQUENCE};
   if (!views && pcl_threads(slots[2], &req.threads) < 0) {
     return NULL;
   }
@@ -233,7 +229,7 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
     return NULL;
   }
   Py_ssize_t n = PyList_GET_SIZE(args[1]);
-  if (n != p->entry->info.num_outputs || n > 4096 || calls < 1) {
+  if ((size_t)n != p->entry->info.num_outputs || n > 4096 || calls < 1) {
     PyErr_SetString(PyExc_ValueError, "_c_seconds: wrong output count or calls");
     return NULL;
   }
@@ -244,7 +240,7 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = PyList_GET_ITEM(args[1], i);
     if (!PyArray_Check(o) ||
-        PyArray_NBYTES((PyArrayObject *)o) != pcl_plan_output_bytes(p->entry->plan, (size_t)i)) {
+        PyArray_NBYTES((PyArrayObject *)o) != cleave_plan_output_bytes(p->entry->plan, (size_t)i)) {
       PyMem_Free(ptrs);
       PyErr_SetString(PyExc_ValueError, "_c_seconds: out[i] must have output i's size");
       return NULL;
@@ -255,7 +251,7 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int64_t k = 0; k < calls; k++) {
-    if (pcl_plan_run(p->entry->plan, input, ptrs, 1, 0) < 0) {
+    if (pcl_run(p->entry->plan, input, ptrs, 1, 0) < 0) {
       PyMem_Free(ptrs);
       return NULL;
     }
@@ -266,25 +262,63 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
   return PyFloat_FromDouble(seconds / (double)calls);
 }
 
+/* The output shapes of a plan as a tuple of tuples (packed types: each output's byte count). */
+static PyObject *output_shapes(const pcl_entry *e, int packed_bytes) {
+  Py_ssize_t n = (Py_ssize_t)e->info.num_outputs;
+  PyObject *shapes = PyTuple_New(n);
+  for (Py_ssize_t i = 0; shapes != NULL && i < n; i++) {
+    PyObject *shape;
+    if (packed_bytes) {
+      shape = Py_BuildValue("(L)", (long long)cleave_plan_output_bytes(e->plan, (size_t)i));
+    } else {
+      int64_t len = cleave_plan_output_length(e->plan, (size_t)i);
+      shape = PyTuple_New((Py_ssize_t)e->info.output_rank);
+      Py_ssize_t k = 0;
+      for (size_t d = 0; shape != NULL && d < e->rank; d++) {
+        int64_t v = e->shape[d];
+        if (d == e->info.axis) {
+          if (e->info.axis_removed) {
+            continue;
+          }
+          v = len;
+        }
+        PyObject *dim = PyLong_FromLongLong(v);
+        if (dim == NULL) {
+          Py_CLEAR(shape);
+          break;
+        }
+        PyTuple_SET_ITEM(shape, k++, dim);
+      }
+    }
+    if (shape == NULL) {
+      Py_CLEAR(shapes);
+      break;
+    }
+    PyTuple_SET_ITEM(shapes, i, shape);
+  }
+  return shapes;
+}
+
 static PyObject *plan_get_output_shapes(PyObject *self, void *closure) {
   (void)closure;
   plan_object *p = (plan_object *)self;
-  return pcl_output_shapes(p->entry, p->packed);
+  return output_shapes(p->entry, p->packed);
 }
 
 static PyObject *plan_get_num_outputs(PyObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromLongLong(((plan_object *)self)->entry->info.num_outputs);
+  return PyLong_FromSize_t(((plan_object *)self)->entry->info.num_outputs);
 }
 
 static PyObject *plan_get_axis(PyObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromLongLong(((plan_object *)self)->entry->info.axis);
+  return PyLong_FromSize_t(((plan_object *)self)->entry->info.axis);
 }
 
 static PyObject *plan_get_kernels(PyObject *self, void *closure) {
   (void)closure;
-  return PyUnicode_FromString(pcl_plan_kernels(((plan_object *)self)->entry->plan));
+  const char *text = cleave_plan_description(((plan_object *)self)->entry->plan);
+  return PyUnicode_FromString(text != NULL ? text : "");
 }
 
 static PyObject *plan_get_dtype(PyObject *self, void *closure) {
@@ -300,16 +334,78 @@ static PyObject *plan_get_shape(PyObject *self, void *closure) {
   return PyArray_IntTupleFromIntp((int)e->rank, (npy_intp *)(void *)(e->shape));
 }
 
-static PyObject *plan_repr(PyObject *self) {
-  plan_object *p = (plan_object *)self;
-  PyObject *shape = plan_get_shape(self, NULL);
-  if (shape == NULL) {
+/* An operator's split lengths as Plan() takes them: None, an int, or a list. */
+static PyObject *lengths_repr(const pcl_op *op) {
+  const cleave_values *v = &op->c.lengths;
+  if (v->rank == CLEAVE_ABSENT) {
+    return PyUnicode_FromString("None");
+  }
+  if (v->rank == 0) {
+    return PyUnicode_FromFormat("%lld", (long long)op->lengths[0]);
+  }
+  PyObject *list = PyList_New((Py_ssize_t)v->count);
+  for (size_t i = 0; list != NULL && i < v->count; i++) {
+    PyObject *item = PyLong_FromLongLong(op->lengths[i]);
+    if (item == NULL) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+  }
+  PyObject *r = list == NULL ? NULL : PyObject_Repr(list);
+  Py_XDECREF(list);
+  return r;
+}
+
+/* The operator's parameters as Plan()'s keyword arguments. */
+static PyObject *params_repr(const pcl_op *op) {
+  const cleave_op *c = &op->c;
+  if (c->kind == CLEAVE_OP_SPLIT) {
+    return PyUnicode_FromFormat("num_splits=%lld, axis=%lld", (long long)c->num_splits,
+                                (long long)op->axis);
+  }
+  PyObject *lengths = lengths_repr(op);
+  if (lengths == NULL) {
     return NULL;
   }
-  PyObject *r =
-      PyUnicode_FromFormat("cleave.Plan(%R, %R, %R): %lld outputs", p->operator_name, shape,
-                           (PyObject *)p->descr, (long long)p->entry->info.num_outputs);
-  Py_DECREF(shape);
+  PyObject *r;
+  if (c->kind == CLEAVE_OP_VARIADIC_SPLIT) {
+    r = PyUnicode_FromFormat("split_lengths=%U, axis=%lld", lengths, (long long)op->axis);
+  } else if (c->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE) {
+    r = PyUnicode_FromFormat("split=%U, axis=%lld, keepdims=%lld, opset=%lld", lengths,
+                             (long long)op->axis, (long long)c->keepdims, (long long)c->opset);
+  } else if (c->num_outputs.rank == CLEAVE_ABSENT) {
+    r = PyUnicode_FromFormat("split=%U, axis=%lld, opset=%lld", lengths, (long long)op->axis,
+                             (long long)c->opset);
+  } else {
+    r = PyUnicode_FromFormat("split=%U, axis=%lld, num_outputs=%lld, opset=%lld", lengths,
+                             (long long)op->axis, (long long)op->num_outputs, (long long)c->opset);
+  }
+  Py_DECREF(lengths);
+  return r;
+}
+
+/* cleave.Plan('split', (6, 4), 'float32', num_splits=3, axis=0): 3 outputs */
+static PyObject *plan_repr(PyObject *self) {
+  plan_object *p = (plan_object *)self;
+  const pcl_entry *e = p->entry;
+  PyObject *shape = plan_get_shape(self, NULL);
+  PyObject *params = params_repr(&e->op);
+  PyObject *dtype = p->element_type != NULL ? PyObject_Repr(p->element_type) : NULL;
+  if (p->element_type == NULL) {
+    PyObject *name = PyObject_Str((PyObject *)p->descr);
+    dtype = name == NULL ? NULL : PyObject_Repr(name);
+    Py_XDECREF(name);
+  }
+  PyObject *r = NULL;
+  if (shape != NULL && params != NULL && dtype != NULL) {
+    r = PyUnicode_FromFormat("cleave.Plan('%s', %R, %U, %U): %zu output%s",
+                             pcl_kind_name(e->op.c.kind), shape, dtype, params, e->info.num_outputs,
+                             e->info.num_outputs == 1 ? "" : "s");
+  }
+  Py_XDECREF(shape);
+  Py_XDECREF(params);
+  Py_XDECREF(dtype);
   return r;
 }
 
@@ -340,15 +436,19 @@ PyTypeObject pcl_PlanType = {
     .tp_dealloc = plan_dealloc,
     .tp_repr = plan_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Plan(operator, shape, dtype, /, **params)\n--\n\n"
-              "An operator bound to one input shape and dtype: validated once, run many times.\n\n"
-              "operator is 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params\n"
-              "are that function's (num_splits, split_lengths, split, axis, keepdims, opset,\n"
-              "num_outputs). dtype is a NumPy dtype or a cleave type name ('bf16', 'u4', ...).\n\n"
-              "Example:\n"
-              "    >>> p = cleave.Plan('split', (6, 4), 'f32', num_splits=3, axis=0)\n"
-              "    >>> p.output_shapes\n"
-              "    ((2, 4), (2, 4), (2, 4))\n",
+    .tp_doc =
+        "Plan(operator, shape, dtype, /, **params)\n--\n\n"
+        "An operator bound to one input shape and dtype: validated once, run many times.\n\n"
+        "operator is 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params\n"
+        "are that function's (num_splits, split_lengths, split, axis, keepdims, opset,\n"
+        "num_outputs). dtype is a NumPy dtype (a str as np.dtype reads it) or one of\n"
+        "cleave's types NumPy lacks (cleave.bf16, cleave.u4, ...: help(cleave.ElementType)).\n\n"
+        "Example:\n"
+        "    >>> p = cleave.Plan('split', (6, 4), 'float32', num_splits=3, axis=0)\n"
+        "    >>> p\n"
+        "    cleave.Plan('split', (6, 4), 'float32', num_splits=3, axis=0): 3 outputs\n"
+        "    >>> p.output_shapes\n"
+        "    ((2, 4), (2, 4), (2, 4))\n",
     .tp_methods = plan_methods,
     .tp_getset = plan_getset,
     .tp_new = plan_new,

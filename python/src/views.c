@@ -1,44 +1,48 @@
 /* Outputs as views of the input, and the copies NumPy makes of object arrays' views (see
- * outputs.h). */
-#include "outputs.h"
+ * views.h). */
+#include "views.h"
+
+#include "errors.h"
 
 /* The lengths on the axis: from the plan, or from inference into `buf` (or an allocation, which
  * *owned receives). */
-static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input *in, pcl_info *info,
-                      int64_t *buf, size_t cap, int64_t **lengths, int64_t **owned) {
+static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input *in,
+                      cleave_split_info *info, int64_t *buf, size_t cap, int64_t **lengths,
+                      int64_t **owned) {
   *owned = NULL;
   if (entry != NULL) {
     *info = entry->info;
-    if ((uint64_t)info->num_outputs > cap) {
-      *owned = PyMem_Malloc((size_t)info->num_outputs * sizeof(int64_t) + 1);
+    if (info->num_outputs > cap) {
+      *owned = PyMem_Calloc(info->num_outputs + 1, sizeof(int64_t));
       if (*owned == NULL) {
         PyErr_NoMemory();
         return -1;
       }
       buf = *owned;
     }
-    for (int64_t i = 0; i < info->num_outputs; i++) {
-      buf[i] = pcl_plan_output_length(entry->plan, (size_t)i);
+    for (size_t i = 0; i < info->num_outputs; i++) {
+      buf[i] = cleave_plan_output_length(entry->plan, i);
     }
     *lengths = buf;
     return 0;
   }
-  int r = pcl_infer(op, in->type, in->shape, in->rank, info, buf, cap);
-  if (r < 0) {
-    return -1;
-  }
-  if (r == 1) {
-    *owned = PyMem_Malloc((size_t)info->num_outputs * sizeof(int64_t) + 1);
+  cleave_error err;
+  cleave_status st = cleave_infer(&op->c, in->type, in->shape, in->rank, info, buf, cap, &err);
+  if (st == CLEAVE_ERROR_CAPACITY && info->num_outputs > cap) {
+    /* PyMem_Calloc refuses a count whose byte size overflows: a zero-size input may have more
+     * outputs than memory could list. */
+    *owned = PyMem_Calloc(info->num_outputs + 1, sizeof(int64_t));
     if (*owned == NULL) {
       PyErr_NoMemory();
       return -1;
     }
     buf = *owned;
-    if (pcl_infer(op, in->type, in->shape, in->rank, info, buf, (size_t)info->num_outputs) != 0) {
-      PyMem_Free(*owned);
-      *owned = NULL;
-      return -1;
-    }
+    st = cleave_infer(&op->c, in->type, in->shape, in->rank, info, buf, info->num_outputs, &err);
+  }
+  if (pcl_check(st, &err) < 0) {
+    PyMem_Free(*owned);
+    *owned = NULL;
+    return -1;
   }
   *lengths = buf;
   return 0;
@@ -48,7 +52,7 @@ static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input 
 PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in,
                          const pcl_request *req) {
   int64_t buf[64], *lengths, *owned;
-  pcl_info info;
+  cleave_split_info info;
   if (lengths_of(op, entry, in, &info, buf, 64, &lengths, &owned) < 0) {
     return NULL;
   }
@@ -58,14 +62,14 @@ PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in
   npy_intp axis_stride = PyArray_STRIDE(a, (int)info.axis);
   int nd = 0;
   for (int d = 0; d < PyArray_NDIM(a); d++) {
-    if (d != info.axis || !info.axis_removed) {
+    if ((size_t)d != info.axis || !info.axis_removed) {
       strides[nd++] = PyArray_STRIDE(a, d);
     }
   }
   int flags = PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE;
   PyObject *seq = pcl_new_sequence(req, (Py_ssize_t)info.num_outputs);
   char *data = PyArray_BYTES(a);
-  for (int64_t i = 0; seq != NULL && i < info.num_outputs; i++) {
+  for (size_t i = 0; seq != NULL && i < info.num_outputs; i++) {
     nd = pcl_output_dims(in, &info, lengths[i], dims);
     Py_INCREF(descr);
     PyObject *v = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, strides, data, flags, NULL);

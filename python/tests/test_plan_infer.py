@@ -24,18 +24,18 @@ def test_plan_run_and_views():
 
 
 def test_plan_named_dtype_and_errors():
-    p = cleave.Plan("split", (6,), "f32", num_splits=3)
+    p = cleave.Plan("split", (6,), "float32", num_splits=3)
     assert p.dtype == np.float32
     with pytest.raises(cleave.Error, match=r"the plan is for shape \(6,\) but x has shape \(5,\)"):
         p.run(np.zeros(5, np.float32))
     with pytest.raises(TypeError):
         p.run(np.zeros(6, np.float64))
     with pytest.raises(cleave.Error):
-        cleave.Plan("split", (6,), "f32", num_splits=4)
+        cleave.Plan("split", (6,), "float32", num_splits=4)
     with pytest.raises(TypeError):
-        cleave.Plan("split", (6,), "f32", num_splits=3, split=[1])
+        cleave.Plan("split", (6,), "float32", num_splits=3, split=[1])
     with pytest.raises(ValueError):
-        cleave.Plan("cut", (6,), "f32")
+        cleave.Plan("cut", (6,), "float32")
 
 
 def test_plan_split_to_sequence_returns_lists():

@@ -30,5 +30,5 @@ def test_readme_python_section():
 
 def test_docstring_examples():
     for obj in (cleave.split, cleave.variadic_split, cleave.split_to_sequence, cleave.onnx_split,
-                cleave.infer, cleave.Plan, cleave):
+                cleave.infer, cleave.Plan, cleave.ElementType, cleave):
         run_examples(obj.__doc__, getattr(obj, "__name__", "cleave"))

@@ -86,8 +86,12 @@ cleave_status cleave_resolve_version(const cleave_op *op, int64_t *version, char
     snprintf(name, name_size, "ONNX Split-%" PRId64, *version);
     break;
   default:
+    /* Kind 0 is what a zeroed description holds (`cleave_op op = {0};`). */
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "operator kind %d is not a cleave_op_kind", (int)op->kind);
+                       "operator kind %d is not a cleave_op_kind%s: build the description with "
+                       "an initialiser (cleave_op_split, cleave_op_variadic_split, "
+                       "cleave_op_split_to_sequence or cleave_op_onnx_split), then set its fields",
+                       (int)op->kind, op->kind == 0 ? " (the description is zeroed)" : "");
   }
   return st;
 }

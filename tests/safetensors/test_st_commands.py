@@ -209,6 +209,21 @@ def test_sharded_input(work):
             axis = next((a for key, a in axes.items() if key in k), None)
             want_part = v if axis is None else np.split(v, 2, axis=axis)[rank]
             check(np.array_equal(part[k], want_part), f"rank {rank}: {k}")
+    # The ranks get the union of the shards' metadata; a key with two values is refused.
+    (first, keys1), (second, keys2) = shards.items()
+    u.write_st(os.path.join(work, first), to_st({k: src[k] for k in keys1}),
+               {"format": "pt", "a": "1"})
+    u.write_st(os.path.join(work, second), to_st({k: src[k] for k in keys2}),
+               {"format": "pt", "b": "2"})
+    shard = ["st", "shard", ".", "-n", "2", "--axis", "*.qkv_proj.weight=0"]
+    r = u.run(shard + ["-o", "union"], work)
+    meta, _ = arrays_of(os.path.join(work, "union", "rank1.safetensors"))
+    check(r.returncode == 0 and meta == {"a": "1", "b": "2", "format": "pt"},
+          f"shard: merged metadata {meta} {r.stderr}")
+    u.write_st(os.path.join(work, second), to_st({k: src[k] for k in keys2}), {"format": "np"})
+    u.expect_failure("shard: metadata that differs between shards", shard + ["-o", "conflict"],
+                     work, 65, ["st shard: __metadata__ 'format' differs between the shards ('np' "
+                                f"in '{second}')"])
 
 
 def test_shard_single(work, chunk):
@@ -322,7 +337,7 @@ def test_errors(work):
          ["'a.w'", "view"]),
         ("missing axis", ["--tensor", "a.w", "-n", "2", "--into", "p,q"], 64, ["-a/--axis"]),
         ("names count", ["--tensor", "a.w", "-a", "0", "-n", "2", "--into", "p"], 64,
-         ["2 parts but 1 names"]),
+         ["2 parts but 1 name in --into"]),
         ("no rule", [], 64, ["no rule"]),
     ]
     for label, extra, status, frags in cases:
@@ -394,7 +409,7 @@ def test_readme(work):
             line = line.split("  #")[0].strip()
             if line.startswith("cleave st "):
                 commands.append(shlex.split(line)[1:])
-    check(len(commands) == 4, f"README: {len(commands)} st commands found")
+    check(len(commands) == 5, f"README: {len(commands)} st commands found")
     phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
     llama = phi3_expected(phi3, kv=HEADS)
     for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):

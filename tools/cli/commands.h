@@ -5,9 +5,6 @@
 #ifndef CLEAVE_CLI_COMMANDS_H
 #define CLEAVE_CLI_COMMANDS_H
 
-/* The families' commands print their help through help.h (tools/safetensors/cmd_st.c still
- * reaches it through this header). */
-#include "help.h"
 #include "ops_commands.h"
 
 #ifdef CLEAVE_HAVE_OPENVINO
@@ -19,5 +16,8 @@
 
 /** st ls|check|split|shard: safetensors checkpoints (tools/safetensors). */
 int cmd_st(int argc, char **argv, int first);
+
+/** gguf ls|check|split|shard|merge: GGUF files (tools/gguf). */
+int cmd_gguf(int argc, char **argv, int first);
 
 #endif /* CLEAVE_CLI_COMMANDS_H */

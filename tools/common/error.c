@@ -75,7 +75,20 @@ int tool_from_library(tool_error *err, const cleave_error *lib, const char *cont
   return tool_fail(err, status, "%s", lib->message);
 }
 
+int tool_scrub(tool_error *err) {
+  for (char *c = err->message; *c != '\0'; c++) {
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+      *c = '?';
+    }
+  }
+  return err->status;
+}
+
 int tool_report(const tool_error *err) {
   fprintf(stderr, "cleave: error: %s\n", err->message);
   return err->status;
+}
+
+const char *tool_plural(uint64_t n, const char *singular, const char *plural) {
+  return n == 1 ? singular : plural;
 }

@@ -9,6 +9,7 @@
 #define CLEAVE_TOOL_ERROR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cleave.h"
 
@@ -68,7 +69,16 @@ int tool_from_library(tool_error *err, const cleave_error *lib, const char *cont
  * CLI_EXIT_SOFTWARE. CLEAVE_OK gives CLI_EXIT_OK. */
 int cli_exit_for_status(cleave_status status);
 
+/** Replaces each control character and DEL of err->message with '?': a message that quotes names
+ * from a hostile file (tensor names, metadata keys) stays one line and nothing in it drives a
+ * terminal. Returns err->status. */
+int tool_scrub(tool_error *err);
+
 /** Prints "cleave: error: <message>\n" for `err` to stderr and returns err->status. */
 int tool_report(const tool_error *err);
+
+/** `singular` when `n` is 1, `plural` otherwise, for messages that count things ("1 output",
+ * "2 outputs", "0 outputs"). Returns one of its arguments. */
+const char *tool_plural(uint64_t n, const char *singular, const char *plural);
 
 #endif /* CLEAVE_TOOL_ERROR_H */

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "cli_util.h"
-#include "commands.h"
+#include "help.h"
 #include "st_cli.h"
 
 int cmd_st(int argc, char **argv, int first) {

@@ -1,19 +1,101 @@
 /* cleave st ls and cleave st check: the headers alone. */
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ckpt_glob.h"
 #include "cli_util.h"
 #include "help.h"
+#include "json_out.h"
+#include "shape_format.h"
 #include "st_cli.h"
 #include "st_model.h"
-#include "st_rules.h"
+
+/* st check: the model is valid (loading it checked every rule). */
+static int report_check(const st_model *m, const char *model_path, size_t warnings, int json,
+                        int quiet) {
+  size_t files = m->ckpt.file_count;
+  if (json) {
+    json_out j;
+    json_out_begin(&j, stdout);
+    json_out_object(&j, NULL);
+    json_out_bool(&j, "ok", 1);
+    json_out_uint(&j, "files", files);
+    json_out_uint(&j, "tensors", m->ckpt.tensor_count);
+    json_out_uint(&j, "bytes", ckpt_model_bytes(&m->ckpt));
+    json_out_uint(&j, "warnings", warnings);
+    json_out_end_object(&j);
+    return json_out_finish(&j);
+  }
+  if (!quiet) {
+    uint64_t bytes = ckpt_model_bytes(&m->ckpt);
+    printf("%s: ok: %zu %s, %zu %s, %llu %s of data", model_path, files,
+           tool_plural(files, "file", "files"), m->ckpt.tensor_count,
+           tool_plural(m->ckpt.tensor_count, "tensor", "tensors"), (unsigned long long)bytes,
+           tool_plural(bytes, "byte", "bytes"));
+    if (warnings > 0) {
+      printf("; %zu %s from the canonical form accepted (the warnings above; --strict refuses "
+             "them)",
+             warnings, tool_plural(warnings, "departure", "departures"));
+    }
+    putchar('\n');
+  }
+  return 0;
+}
+
+/* st ls: the tensors (matching `glob`, when given), sorted by name. */
+static int list_tensors(const st_model *m, const char *model_path, const char *glob, int json,
+                        int quiet) {
+  /* A glob that matches nothing is an error, which prints no report: look before printing. */
+  size_t matches = 0;
+  for (size_t i = 0; i < m->ckpt.tensor_count && glob != NULL && matches == 0; i++) {
+    matches += ckpt_glob_match(glob, m->ckpt.by_name[i]->name, NULL) != 0;
+  }
+  if (glob != NULL && matches == 0) {
+    return cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'%s", model_path, glob,
+                     ckpt_glob_note(glob));
+  }
+  json_out j;
+  if (json) {
+    json_out_begin(&j, stdout);
+    json_out_object(&j, NULL);
+    json_out_array(&j, "tensors");
+  }
+  for (size_t i = 0; i < m->ckpt.tensor_count; i++) {
+    const ckpt_tensor *t = m->ckpt.by_name[i];
+    if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
+      continue;
+    }
+    const char *file = m->ckpt.files[t->file].name;
+    if (json) {
+      json_out_object(&j, NULL);
+      json_out_string(&j, "name", t->name);
+      json_out_string(&j, "dtype", t->dtype->name);
+      json_out_dims(&j, "shape", t->shape, (size_t)t->ndim);
+      json_out_uint(&j, "bytes", t->bytes);
+      json_out_string(&j, "file", file);
+      json_out_end_object(&j);
+    } else if (!quiet) {
+      st_print_text(t->name);
+      printf("\t%s\t", t->dtype->name);
+      shape_print(stdout, t->shape, (size_t)t->ndim);
+      printf("\t%llu\t%s\n", (unsigned long long)t->bytes, file);
+    }
+  }
+  int rc = 0;
+  if (json) {
+    json_out_end_array(&j);
+    json_out_end_object(&j);
+    rc = json_out_finish(&j);
+  }
+  return rc;
+}
 
 int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
   const char *name = is_check ? "st check" : "st ls";
   cli_parser p;
   cli_parser_init(&p, argc, argv, first, name);
   int json = 0, quiet = 0;
+  st_leniency lenient = {0, 0, 0};
   const char *model_path = NULL, *glob = NULL;
   for (;;) {
     int id;
@@ -39,8 +121,11 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
       quiet = 1;
     } else if (id == OPT_GLOB && !is_check) {
       glob = value;
+    } else if (id == OPT_STRICT && is_check) {
+      lenient.strict = 1;
     } else {
-      return cli_error(CLI_EXIT_USAGE, "%s: --glob belongs to 'st ls'", name);
+      return cli_error(CLI_EXIT_USAGE, "%s: %s belongs to 'st %s'", name,
+                       id == OPT_GLOB ? "--glob" : "--strict", id == OPT_GLOB ? "ls" : "check");
     }
   }
   if (model_path == NULL) {
@@ -50,62 +135,16 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
                      name);
   }
   st_model m;
-  st_error err;
-  int rc = st_model_load(model_path, &m, &err);
+  tool_error err;
+  int rc = st_model_load_with(model_path, &lenient, &m, &err);
   if (rc != 0) {
-    cli_error(rc, "%s", err.message);
-    if (is_check && json) {
-      json_t *o = json_pack("{s:b,s:i,s:s}", "ok", 0, "status", rc, "error", err.message);
-      st_print_json(o);
-    }
+    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
+    st_report(&err);
     st_model_free(&m);
     return st_finish_stdout(rc);
   }
-  if (is_check) {
-    size_t files = m.file_count;
-    if (json) {
-      json_t *o = json_pack("{s:b,s:I,s:I,s:I}", "ok", 1, "files", (json_int_t)files, "tensors",
-                            (json_int_t)m.tensor_count, "bytes", (json_int_t)st_model_bytes(&m));
-      rc = st_print_json(o);
-    } else if (!quiet) {
-      printf("%s: ok: %zu file%s, %zu tensors, %llu bytes of data\n", model_path, files,
-             files == 1 ? "" : "s", m.tensor_count, st_model_bytes(&m));
-    }
-    st_model_free(&m);
-    return st_finish_stdout(rc);
-  }
-  json_t *list = json ? json_array() : NULL;
-  size_t shown = 0;
-  for (size_t i = 0; i < m.tensor_count && rc == 0; i++) {
-    const st_tensor *t = st_model_tensor(&m, m.sorted[i]);
-    if (glob != NULL && !st_glob_match(glob, t->name, NULL)) {
-      continue;
-    }
-    shown++;
-    const char *file = m.file_names[m.sorted[i].file];
-    if (json) {
-      json_t *o = json_pack("{s:s,s:s,s:o,s:I,s:s}", "name", t->name, "dtype", t->dtype->name,
-                            "shape", st_shape_json(t->shape, t->ndim), "bytes",
-                            (json_int_t)st_tensor_bytes(t), "file", file);
-      if (o == NULL || json_array_append_new(list, o) != 0) {
-        rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-      }
-    } else if (!quiet) {
-      char shape[1024];
-      st_shape_text(t->shape, t->ndim, shape, sizeof shape);
-      st_print_text(t->name);
-      printf("\t%s\t%s\t%llu\t%s\n", t->dtype->name, shape, (unsigned long long)st_tensor_bytes(t),
-             file);
-    }
-  }
-  if (rc == 0 && json) {
-    rc = st_print_json(json_pack("{s:o}", "tensors", list));
-  } else {
-    json_decref(list);
-  }
-  if (rc == 0 && glob != NULL && shown == 0) {
-    rc = cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'", model_path, glob);
-  }
+  rc = is_check ? report_check(&m, model_path, lenient.accepted, json, quiet)
+                : list_tensors(&m, model_path, glob, json, quiet);
   st_model_free(&m);
   return st_finish_stdout(rc);
 }

@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_glob.h"
+#include "ckpt_planner.h"
 #include "cli_util.h"
 #include "help.h"
 #include "st_cli.h"
-#include "st_planner.h"
-#include "st_rules.h"
+#include "st_write.h"
 
 static int parse_glob_value(const char *text, const char *option, char **glob, const char **value) {
   const char *eq = strrchr(text, '=');
@@ -25,10 +26,10 @@ int cmd_st_shard(int argc, char **argv, int first) {
   write_opts o = {0};
   o.progress = 1;
   size_t max = (size_t)argc + 1;
-  st_shard_rule *axes = calloc(max, sizeof *axes);
-  st_shard_rule *views = calloc(max, sizeof *views);
+  ckpt_shard_rule *axes = calloc(max, sizeof *axes);
+  ckpt_shard_rule *views = calloc(max, sizeof *views);
   const char **replicate = calloc(max, sizeof *replicate);
-  st_shard_spec spec = {0};
+  ckpt_shard_spec spec = {0};
   spec.axes = axes;
   spec.views = views;
   spec.replicate = replicate;
@@ -66,7 +67,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
       const char *v;
       rc = parse_glob_value(value, "--axis", &glob, &v);
       if (rc == 0) {
-        st_shard_rule *r = &axes[spec.axis_count++];
+        ckpt_shard_rule *r = &axes[spec.axis_count++];
         r->glob = glob;
         if (cli_parse_int64(v, "--axis GLOB=AXIS", &r->axis) != 0) {
           rc = CLI_EXIT_USAGE;
@@ -77,9 +78,9 @@ int cmd_st_shard(int argc, char **argv, int first) {
       const char *v;
       rc = parse_glob_value(value, "--view", &glob, &v);
       if (rc == 0) {
-        st_shard_rule *r = &views[spec.view_count++];
+        ckpt_shard_rule *r = &views[spec.view_count++];
         r->glob = glob;
-        if (st_parse_view(v, &r->view) != 0) {
+        if (ckpt_parse_view(v, &r->view) != 0) {
           rc = cli_error(CLI_EXIT_USAGE,
                          "st shard: --view '%s': '%s' is not a shape like "
                          "8,18,-1",
@@ -117,21 +118,23 @@ int cmd_st_shard(int argc, char **argv, int first) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule");
   }
   st_model m = {0};
-  st_plan plan = {0};
+  ckpt_plan plan = {0};
   if (rc == 0 && o.dry_run >= 0) {
     rc = st_load(o.model, &m);
     if (rc == 0) {
-      st_error err;
-      rc = st_plan_shard(&m, &spec, &plan, &err);
+      tool_error err;
+      ckpt_format format = st_format(&m);
+      rc = ckpt_plan_shard(&m.ckpt, &format, &spec, &plan, &err);
       if (rc != 0) {
-        cli_error(rc, "st shard: %s", err.message);
+        tool_prefix(&err, "st shard");
+        st_report(&err);
       }
     }
     if (rc == 0) {
       rc = st_execute(&plan, &m, &o, "st shard");
     }
   }
-  st_plan_free(&plan);
+  ckpt_plan_free(&plan);
   st_model_free(&m);
   for (size_t i = 0; i < spec.axis_count; i++) {
     free((char *)axes[i].glob);

@@ -1,22 +1,18 @@
-/* Shared helpers of the `cleave st` commands: reports and all-or-nothing writing of a plan. */
+/* What the `cleave st` commands share: option tables, reports, and writing a plan. */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ckpt_write.h"
 #include "cli_util.h"
-#include "outputs.h"
-#include "progress.h"
+#include "json_out.h"
+#include "shape_format.h"
 #include "st_cli.h"
-#include "st_copy.h"
 
 const cli_option st_common_options[] = {
-    {"help", 'h', 0, OPT_HELP},
-    {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},
-    {"glob", 0, 1, OPT_GLOB},
+    {"help", 'h', 0, OPT_HELP}, {"json", 0, 0, OPT_JSON},     {"quiet", 'q', 0, OPT_QUIET},
+    {"glob", 0, 1, OPT_GLOB},   {"strict", 0, 0, OPT_STRICT},
 };
 
 const cli_option st_write_options[] = {
@@ -45,16 +41,6 @@ void st_print_text(const char *text) {
   }
 }
 
-int st_print_json(json_t *root) {
-  int rc = 0;
-  if (root == NULL || json_dumpf(root, stdout, JSON_COMPACT) != 0) {
-    rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the JSON report");
-  }
-  json_decref(root);
-  fputc('\n', stdout);
-  return rc;
-}
-
 int st_finish_stdout(int rc) {
   if (fflush(stdout) != 0 && rc == 0) {
     rc = cli_error(CLI_EXIT_IOERR, "cannot write the report: %s", strerror(errno));
@@ -62,21 +48,15 @@ int st_finish_stdout(int rc) {
   return rc;
 }
 
-json_t *st_shape_json(const int64_t *shape, int ndim) {
-  json_t *a = json_array();
-  for (int d = 0; d < ndim && a != NULL; d++) {
-    json_array_append_new(a, json_integer((json_int_t)shape[d]));
-  }
-  return a;
+int st_report(tool_error *err) {
+  tool_scrub(err);
+  return tool_report(err);
 }
 
 int st_load(const char *path, st_model *m) {
-  st_error err;
+  tool_error err;
   int rc = st_model_load(path, m, &err);
-  if (rc != 0) {
-    cli_error(rc, "%s", err.message);
-  }
-  return rc;
+  return rc != 0 ? st_report(&err) : 0;
 }
 
 int st_parse_write_common(int id, const char *value, write_opts *o) {
@@ -107,156 +87,119 @@ int st_parse_write_common(int id, const char *value, write_opts *o) {
   }
 }
 
-/* Prints the plan (dry run) or the outputs written. */
-static int report(const st_plan *plan, const st_model *m, const write_opts *o, const char *cmd,
-                  int detailed) {
+/* The report of a run. */
+typedef struct report_ctx {
+  const ckpt_plan *plan;
+  const st_model *m;
+  const write_opts *o;
+  const char *cmd;
+} report_ctx;
+
+/* Output i's path in OUTDIR, as the report shows it. */
+static void output_path(const write_opts *o, const char *name, char *buf, size_t size) {
+  size_t n = strlen(o->outdir);
+  snprintf(buf, size, "%s%s%s", o->outdir, n > 0 && o->outdir[n - 1] == '/' ? "" : "/", name);
+}
+
+/* The tensors of output file f and where they come from (--dry-run). */
+static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
+  for (size_t k = 0; k < f->tensor_count; k++) {
+    const ckpt_out_tensor *t = &f->tensors[k];
+    const char *source_file = r->m->ckpt.files[t->source->file].name;
+    if (j != NULL) {
+      json_out_object(j, NULL);
+      json_out_string(j, "name", t->name);
+      json_out_string(j, "dtype", t->dtype->name);
+      json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
+      json_out_uint(j, "bytes", t->bytes);
+      json_out_string(j, "source", t->source->name);
+      json_out_string(j, "source_file", source_file);
+      json_out_end_object(j);
+    } else {
+      fputs("  ", stdout);
+      st_print_text(t->name);
+      printf("\t%s\t", t->dtype->name);
+      shape_print(stdout, t->shape, (size_t)t->ndim);
+      printf("\t%llu\t<- ", (unsigned long long)t->bytes);
+      st_print_text(t->source->name);
+      printf(" (%s)\n", source_file);
+    }
+  }
+}
+
+/* Prints the plan (dry run, `detailed`) or the outputs written. */
+static int report(const report_ctx *r, int detailed) {
+  const write_opts *o = r->o;
   if (o->quiet && !o->json) {
     return 0;
   }
-  json_t *outs = o->json ? json_array() : NULL;
-  size_t n = strlen(o->outdir);
-  const char *sep = n > 0 && o->outdir[n - 1] == '/' ? "" : "/";
-  for (size_t i = 0; i < plan->file_count; i++) {
-    const st_out_file *f = &plan->files[i];
-    unsigned long long size = 8 + f->header_size + f->data_size;
-    char path[4096];
-    snprintf(path, sizeof path, "%s%s%s", o->outdir, sep, f->name);
-    if (!o->json) {
-      printf("%s\t%zu tensors\t%llu bytes\n", path, f->count, size);
-    }
-    json_t *tensors = o->json && detailed ? json_array() : NULL;
-    for (size_t k = 0; detailed && k < f->count; k++) {
-      const st_piece *p = &f->pieces[k];
-      if (o->json) {
-        json_array_append_new(tensors,
-                              json_pack("{s:s,s:s,s:o,s:I,s:s,s:s}", "name", p->name, "dtype",
-                                        p->dtype->name, "shape", st_shape_json(p->shape, p->ndim),
-                                        "bytes", (json_int_t)(p->end - p->begin), "source",
-                                        p->source, "source_file", m->file_names[p->src_file]));
-      } else {
-        char shape[1024];
-        st_shape_text(p->shape, p->ndim, shape, sizeof shape);
-        fputs("  ", stdout);
-        st_print_text(p->name);
-        printf("\t%s\t%s\t%llu\t<- ", p->dtype->name, shape,
-               (unsigned long long)(p->end - p->begin));
-        st_print_text(p->source);
-        printf(" (%s)\n", m->file_names[p->src_file]);
-      }
-    }
+  json_out j;
+  if (o->json) {
+    json_out_begin(&j, stdout);
+    json_out_object(&j, NULL);
+    json_out_string(&j, "command", r->cmd);
+    json_out_bool(&j, "dry_run", o->dry_run);
+    json_out_array(&j, "outputs");
+  }
+  char path[4096];
+  for (size_t i = 0; i < r->plan->file_count; i++) {
+    const ckpt_out_file *f = &r->plan->files[i];
+    unsigned long long size = ckpt_out_file_size(f);
+    output_path(o, f->name, path, sizeof path);
     if (o->json) {
-      json_t *e = json_pack("{s:s,s:I,s:I}", "path", path, "tensors", (json_int_t)f->count, "bytes",
-                            (json_int_t)size);
-      if (tensors != NULL) {
-        json_object_set_new(e, "plan", tensors);
+      json_out_object(&j, NULL);
+      json_out_string(&j, "path", path);
+      json_out_uint(&j, "tensors", f->tensor_count);
+      json_out_uint(&j, "bytes", size);
+      if (detailed) {
+        json_out_array(&j, "plan");
+        report_tensors(r, f, &j);
+        json_out_end_array(&j);
       }
-      json_array_append_new(outs, e);
+      json_out_end_object(&j);
+    } else {
+      printf("%s\t%zu %s\t%llu %s\n", path, f->tensor_count,
+             tool_plural(f->tensor_count, "tensor", "tensors"), size,
+             tool_plural(size, "byte", "bytes"));
+      if (detailed) {
+        report_tensors(r, f, NULL);
+      }
     }
   }
-  if (plan->index_name != NULL) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s%s%s", o->outdir, sep, plan->index_name);
+  if (r->plan->index_name != NULL) {
+    output_path(o, r->plan->index_name, path, sizeof path);
     if (o->json) {
-      json_array_append_new(outs, json_pack("{s:s,s:s}", "path", path, "kind", "index"));
+      json_out_object(&j, NULL);
+      json_out_string(&j, "path", path);
+      json_out_string(&j, "kind", "index");
+      json_out_end_object(&j);
     } else {
       printf("%s\tindex\n", path);
     }
   }
   if (o->json) {
-    return st_print_json(
-        json_pack("{s:s,s:b,s:o}", "command", cmd, "dry_run", o->dry_run, "outputs", outs));
+    json_out_end_array(&j);
+    json_out_end_object(&j);
+    return json_out_finish(&j);
   }
   return 0;
 }
 
-static int write_text_file(const out_set *out, size_t i, const char *text) {
-  int fd;
-  int rc = out_set_open(out, i, &fd);
-  if (rc != 0) {
-    return rc;
+/* The report goes out before the commit: a closed stdout fails the run with nothing written,
+ * like the .npy commands. */
+static int report_before_commit(void *ctx) {
+  int rc = report(ctx, 0);
+  if (rc == 0 && fflush(stdout) != 0) {
+    rc = cli_error(CLI_EXIT_IOERR, "cannot write the report: %s", strerror(errno));
   }
-  size_t n = strlen(text), done = 0;
-  while (done < n) {
-    ssize_t w = write(fd, text + done, n - done);
-    if (w < 0 && errno == EINTR) {
-      continue;
-    }
-    if (w <= 0) {
-      int e = w == 0 ? ENOSPC : errno;
-      char pbuf[OUT_PATH_BUF];
-      const char *path = out_set_final(out, i, pbuf, sizeof pbuf);
-      rc = cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", path, strerror(e));
-      break;
-    }
-    done += (size_t)w;
-  }
-  int close_rc = out_set_close(out, i, fd);
-  return rc != 0 ? rc : close_rc;
+  return rc;
 }
 
-/* Writes the plan's files (and index, last) to OUTDIR all-or-nothing. */
-int st_execute(const st_plan *plan, const st_model *m, const write_opts *o, const char *cmd) {
+int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd) {
+  report_ctx r = {plan, m, o, cmd};
   if (o->dry_run) {
-    return st_finish_stdout(report(plan, m, o, cmd, 1));
+    return st_finish_stdout(report(&r, 1));
   }
-  size_t count = plan->file_count + (plan->index_name != NULL);
-  char **names = calloc(count + 1, sizeof *names);
-  if (names == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-  }
-  for (size_t i = 0; i < plan->file_count; i++) {
-    names[i] = plan->files[i].name;
-  }
-  if (plan->index_name != NULL) {
-    names[plan->file_count] = plan->index_name;
-  }
-  /* An output that is one of the inputs (the model's files and index) is refused without -f. */
-  const char **inputs = calloc(m->file_count + 1, sizeof *inputs);
-  if (inputs == NULL) {
-    free(names);
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-  }
-  size_t input_count = 0;
-  for (size_t i = 0; i < m->file_count; i++) {
-    inputs[input_count++] = m->files[i].path;
-  }
-  if (m->index_path != NULL) {
-    inputs[input_count++] = m->index_path;
-  }
-  out_set out;
-  int rc =
-      out_set_init_folder(&out, o->outdir, names, count, inputs, input_count, o->force, o->sync);
-  free(inputs);
-  free(names);
-  if (rc == 0) {
-    rc = out_set_create(&out);
-  }
-  if (rc == 0) {
-    unsigned long long total = 0;
-    for (size_t i = 0; i < plan->file_count; i++) {
-      total += plan->files[i].data_size + plan->files[i].header_size + 8;
-    }
-    progress pr;
-    progress_init(&pr, o->progress && !o->quiet && isatty(2), total);
-    rc = st_copy_plan(plan, m, &out, &pr);
-    progress_finish(&pr);
-  }
-  if (rc == 0 && plan->index_text != NULL) {
-    rc = write_text_file(&out, plan->file_count, plan->index_text);
-  }
-  if (rc == 0) {
-    /* The report goes out before the commit: a closed stdout fails the run with nothing
-     * written, like the .npy commands. */
-    rc = report(plan, m, o, cmd, 0);
-    if (rc == 0 && fflush(stdout) != 0) {
-      rc = cli_error(CLI_EXIT_IOERR, "cannot write the report: %s", strerror(errno));
-    }
-  }
-  if (rc == 0) {
-    rc = out_set_commit(&out);
-  } else {
-    out_set_abort(&out);
-  }
-  out_set_free(&out);
-  return rc;
+  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2)};
+  return ckpt_write_plan(plan, &m->ckpt, &w, report_before_commit, &r);
 }

@@ -1,16 +1,21 @@
 /*
- * Shared pieces of the `cleave st` commands (cmd_st*.c): option identifiers and tables, the
- * options of the writing commands, and the helpers that print reports and write a plan.
+ * The `cleave st` commands (cmd_st*.c): the entry point the CLI calls, the option identifiers
+ * and tables they share, and the helpers of the writing commands (cmd_st_write.c): reports and
+ * writing a plan.
  */
 #ifndef CLEAVE_ST_CLI_H
 #define CLEAVE_ST_CLI_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "args.h"
+#include "ckpt_plan.h"
+#include "error.h"
 #include "st_model.h"
-#include "st_plan.h"
+
+/** cleave st ls|check|split|shard ...: `argv[first]` is the subcommand. Returns the process exit
+ * status (docs/cli.md, "Errors and exit status"). */
+int cmd_st(int argc, char **argv, int first);
 
 enum {
   OPT_HELP = 1,
@@ -32,6 +37,7 @@ enum {
   OPT_RANKS,
   OPT_REPLICATE,
   OPT_UNMATCHED,
+  OPT_STRICT,
 };
 
 /** The options of st ls / st check, and of st split / st shard (and rules files). */
@@ -40,33 +46,33 @@ extern const size_t st_common_option_count;
 extern const cli_option st_write_options[];
 extern const size_t st_write_option_count;
 
+/** The options every writing command takes. */
 typedef struct write_opts {
   const char *model, *outdir;
   int json, quiet, force, sync, dry_run, progress;
 } write_opts;
 
 /** Prints `text` to stdout with each control character written as \xNN and each backslash as
- * two, so that a hostile tensor name can neither break the one-line-per-tensor format nor drive the
- * terminal. */
+ * two, so that a hostile tensor name can neither break the one-line-per-tensor format nor drive
+ * the terminal. */
 void st_print_text(const char *text);
 
-/** Prints `root` (consumed) as one line of compact JSON; returns 0 or an exit status. */
-int st_print_json(json_t *root);
-
-/** Flushes stdout; a failure turns a 0 status into CLI_EXIT_IOERR. */
+/** Flushes stdout; a failure turns a 0 status into CLI_EXIT_IOERR (reported). */
 int st_finish_stdout(int rc);
 
-/** A JSON array of the dimensions. */
-json_t *st_shape_json(const int64_t *shape, int ndim);
+/** Prints the error of a reader, planner or rule (its control characters made inert) and
+ * returns its status. */
+int st_report(tool_error *err);
 
-/** Loads MODEL, printing the error; returns 0 or an exit status. */
+/** Loads MODEL, printing the error; returns 0 or an exit status. Free `m` in either case. */
 int st_load(const char *path, st_model *m);
 
 /** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress; returns 1 if `id` was one. */
 int st_parse_write_common(int id, const char *value, write_opts *o);
 
-/** Prints the plan (--dry-run) or writes it all-or-nothing into OUTDIR, then reports. */
-int st_execute(const st_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
+/** Prints the plan (--dry-run), or writes it all-or-nothing into OUTDIR and reports what it
+ * wrote. `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
+int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The subcommands. */
 int cmd_st_inspect(int argc, char **argv, int first, int is_check);

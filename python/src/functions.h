@@ -1,0 +1,21 @@
+/* cleave.split, variadic_split, split_to_sequence and onnx_split (METH_FASTCALL | METH_KEYWORDS)
+ * with their docstrings, for the module's method table. */
+#ifndef PCL_FUNCTIONS_H
+#define PCL_FUNCTIONS_H
+
+#include "state.h"
+
+PyObject *pcl_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *pcl_variadic_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
+PyObject *pcl_split_to_sequence(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *pcl_onnx_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
+
+extern const char pcl_split_doc[];
+extern const char pcl_variadic_split_doc[];
+extern const char pcl_split_to_sequence_doc[];
+extern const char pcl_onnx_split_doc[];
+
+#endif

@@ -1,0 +1,73 @@
+/* What the ways of producing outputs share (see results.h). */
+#include "results.h"
+
+#include "dlpack.h"
+#include "run.h"
+
+int pcl_output_dims(const pcl_input *in, const cleave_split_info *info, int64_t length,
+                    npy_intp *dims) {
+  int nd = 0;
+  for (size_t d = 0; d < in->rank; d++) {
+    if (d == info->axis) {
+      if (!info->axis_removed) {
+        dims[nd++] = (npy_intp)length;
+      }
+    } else {
+      dims[nd++] = (npy_intp)in->shape[d];
+    }
+  }
+  return nd;
+}
+
+PyObject *pcl_new_sequence(const pcl_request *req, Py_ssize_t n) {
+  return req->as_list ? PyList_New(n) : PyTuple_New(n);
+}
+
+void pcl_sequence_set(const pcl_request *req, PyObject *seq, Py_ssize_t i, PyObject *item) {
+  if (req->as_list) {
+    PyList_SET_ITEM(seq, i, item);
+  } else {
+    PyTuple_SET_ITEM(seq, i, item);
+  }
+}
+
+/* One output (a NumPy array, stolen) as the caller's kind. */
+static PyObject *hand_back(const pcl_input *in, PyObject *array) {
+  if (in->from_numpy != NULL) {
+    PyObject *converted = PyObject_CallOneArg(in->from_numpy, array);
+    Py_DECREF(array);
+    return converted;
+  }
+  return pcl_dlpack_export(in, array);
+}
+
+PyObject *pcl_finish(const pcl_input *in, const pcl_request *req, PyObject *seq) {
+  if (seq == NULL || (in->from_dlpack == NULL && in->from_numpy == NULL)) {
+    return seq;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject **items = PySequence_Fast_ITEMS(seq);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *converted = hand_back(in, items[i]); /* steals items[i] */
+    items[i] = NULL;
+    if (converted == NULL) {
+      Py_DECREF(seq);
+      return NULL;
+    }
+    pcl_sequence_set(req, seq, i, converted);
+  }
+  return seq;
+}
+
+PyArrayObject *pcl_contiguous(pcl_input *in) {
+  if (PyArray_IS_C_CONTIGUOUS(in->array)) {
+    Py_INCREF(in->array);
+    return in->array;
+  }
+  return (PyArrayObject *)PyArray_FromAny((PyObject *)in->array, NULL, 0, 0, NPY_ARRAY_C_CONTIGUOUS,
+                                          NULL);
+}
+
+int pcl_release_gil(const pcl_input *in, int threads) {
+  return threads > 1 || PyArray_NBYTES(in->array) >= PCL_RELEASE_GIL_BYTES;
+}

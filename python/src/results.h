@@ -1,0 +1,39 @@
+/*
+ * What the three ways of producing a split's outputs share (views.c, copies.c, out_check.c): the
+ * request, the outputs' shapes, the sequence they are returned in, and handing them back as the
+ * caller's kind. Functions returning int return 0, or -1 with an exception set.
+ */
+#ifndef PCL_RESULTS_H
+#define PCL_RESULTS_H
+
+#include "input.h"
+
+/* How a call wants its outputs. */
+typedef struct pcl_request {
+  int copy;      /* PCL_COPY_* (args.h) */
+  PyObject *out; /* borrowed; NULL or None when not given */
+  int threads;
+  int as_list; /* SplitToSequence returns a list */
+} pcl_request;
+
+/* Output shape for `length` on info's axis into dims (the input's dims, the axis' length replaced
+ * or removed); returns the output's rank. */
+int pcl_output_dims(const pcl_input *in, const cleave_split_info *info, int64_t length,
+                    npy_intp *dims);
+
+/* A new tuple (or list, when req asks for one) of n items to be set; NULL on MemoryError. */
+PyObject *pcl_new_sequence(const pcl_request *req, Py_ssize_t n);
+/* Sets item i of a sequence from pcl_new_sequence, stealing `item`. */
+void pcl_sequence_set(const pcl_request *req, PyObject *seq, Py_ssize_t i, PyObject *item);
+
+/* Hands the outputs in seq back as the caller's kind (DLPack producers get their own tensors).
+ * Steals seq (NULL passes through); returns a new reference or NULL with an exception set. */
+PyObject *pcl_finish(const pcl_input *in, const pcl_request *req, PyObject *seq);
+
+/* The input as a C-contiguous array: a new reference (the input itself when it is one). */
+PyArrayObject *pcl_contiguous(pcl_input *in);
+
+/* Whether a copy of `in` on `threads` threads releases the GIL (see PCL_RELEASE_GIL_BYTES). */
+int pcl_release_gil(const pcl_input *in, int threads);
+
+#endif

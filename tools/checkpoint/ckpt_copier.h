@@ -1,0 +1,83 @@
+/*
+ * The state and the primitives of the streaming writer (ckpt_copy.c), shared by its two ways of
+ * moving strided spans: the gather of one source's parts (ckpt_gather.c) and the assembly of a
+ * tensor from several sources (ckpt_assemble.c). Private to this folder's writer.
+ *
+ * Every write is positioned (each tensor's offset is known from the plan), and every failure is
+ * printed where it happens ("cleave: error: ...") and returned as an exit status, as the output
+ * machinery of tools/common does.
+ */
+#ifndef CLEAVE_CKPT_COPIER_H
+#define CLEAVE_CKPT_COPIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ckpt_model.h"
+#include "ckpt_plan.h"
+#include "io_copy.h"
+#include "outputs.h"
+#include "progress.h"
+
+/** One run of the writer: the plan, its inputs (open), two buffers of chunk_bytes. */
+typedef struct ckpt_copier {
+  const ckpt_plan *plan;
+  const ckpt_model *model;
+  const out_set *out;
+  int *in_fds;
+  unsigned char *chunk, *staging;
+  size_t chunk_bytes;
+  io_copier io;
+  progress *progress;
+} ckpt_copier;
+
+/** An output file being written; `written` counts its bytes, checked against the plan at the
+ * end. */
+typedef struct ckpt_member {
+  size_t file;
+  int fd;
+  uint64_t written;
+  const char *path;
+  char path_buf[OUT_PATH_BUF];
+} ckpt_member;
+
+/** Writes `size` bytes of `buf` at offset `at` of member m. Returns 0 or prints the error and
+ * returns CLI_EXIT_IOERR. */
+int ckpt_write_at(ckpt_copier *c, ckpt_member *m, const void *buf, size_t size, uint64_t at);
+
+/** Reads `size` bytes at offset `from` of input file `src` into `buf`. Returns 0 or prints the
+ * error and returns CLI_EXIT_IOERR (a failed read, or the input shrank since it was read). */
+int ckpt_read_at(ckpt_copier *c, size_t src, void *buf, size_t size, uint64_t from);
+
+/** Copies `size` bytes at offset `from` of input file `src` to offset `at` of member m (inside
+ * the kernel when it can). Returns 0 or prints the error and returns CLI_EXIT_IOERR. */
+int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint64_t size,
+                 uint64_t at);
+
+/** The file offset where tensor `t` of member m's file starts. */
+uint64_t ckpt_tensor_start(const ckpt_copier *c, const ckpt_member *m, const ckpt_out_tensor *t);
+
+/** One output tensor of a gather: its one span, in member m, written from offset `at` on. */
+typedef struct ckpt_dest {
+  ckpt_member *m;
+  const ckpt_out_tensor *tensor;
+  const ckpt_span *span;
+  uint64_t at;
+} ckpt_dest;
+
+/**
+ * Writes the `count` parts of one cut (spans of one group: columns of the same source rows, each
+ * packed into its own output tensor). Long rows go piece by piece; short rows in blocks of whole
+ * rows read once, gathered into every part by one run of a library plan. Reorders `dests`.
+ * Returns 0 or prints the error and returns an exit status.
+ */
+int ckpt_gather(ckpt_copier *c, ckpt_dest *dests, size_t count);
+
+/**
+ * Writes tensor `t` of member m's file from its spans, whatever they are (several sources, a
+ * strided destination): blocks of output rows assembled in the staging buffer when the spans
+ * share their rows, else span by span. Returns 0 or prints the error and returns an exit status.
+ */
+int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t);
+
+#endif /* CLEAVE_CKPT_COPIER_H */

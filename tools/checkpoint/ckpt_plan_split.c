@@ -1,0 +1,113 @@
+/* Planning a split: the tensors the rules match are replaced by their parts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt_glob.h"
+#include "ckpt_planner.h"
+
+/* The one rule tensor `t` matches (NULL: none) with its captures; two rules are an error. */
+static int find_rule(const ckpt_split_rule *rules, size_t rule_count, const ckpt_tensor *t,
+                     size_t *hits, const ckpt_split_rule **rule, ckpt_match *match,
+                     tool_error *err) {
+  *rule = NULL;
+  for (size_t i = 0; i < rule_count; i++) {
+    ckpt_match here;
+    if (!ckpt_glob_match(rules[i].glob, t->name, &here)) {
+      continue;
+    }
+    if (*rule != NULL) {
+      return tool_fail(err, CLI_EXIT_DATA, "tensor '%.200s' matches both %s and %s", t->name,
+                       (*rule)->origin, rules[i].origin);
+    }
+    *rule = &rules[i];
+    *match = here;
+    hits[i]++;
+  }
+  return 0;
+}
+
+/* Adds the parts of `t` that `rule` cuts to `out`; `group` is the cut's number. */
+static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckpt_match *match,
+                     const ckpt_tensor *t, uint64_t group, ckpt_out_file *out, tool_error *err) {
+  ckpt_part *parts = NULL;
+  size_t count = 0;
+  int rc = ckpt_cut_tensor(&rule->cut, t, m->files[t->file].path, &parts, &count, err);
+  if (rc == 0 && count != rule->name_count) {
+    rc = tool_fail(err, CLI_EXIT_USAGE, "%s cuts tensor '%.200s' into %zu %s but names %zu",
+                   rule->origin, t->name, count, tool_plural(count, "part", "parts"),
+                   rule->name_count);
+  }
+  for (size_t i = 0; i < count && rc == 0; i++) {
+    ckpt_out_tensor o = ckpt_out_whole(t);
+    ckpt_span span = ckpt_span_part(t, &parts[i], group);
+    char *name = ckpt_glob_fill(rule->names[i], match);
+    o.name = name;
+    o.ndim = parts[i].ndim;
+    o.shape = parts[i].shape;
+    o.bytes = span.rows * span.take;
+    if (name == NULL || ckpt_out_file_add(out, &o, &span, 1) != 0) {
+      rc = tool_oom(err, "planning the split");
+    }
+    free(name);
+  }
+  free(parts);
+  return rc;
+}
+
+int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_split_rule *rules,
+                    size_t rule_count, ckpt_plan *plan, tool_error *err) {
+  memset(plan, 0, sizeof *plan);
+  int rc = ckpt_plan_files(plan, m->file_count, err);
+  for (size_t i = 0; i < m->file_count && rc == 0; i++) {
+    ckpt_out_file *out = &plan->files[i];
+    out->name = strdup(m->files[i].name);
+    out->meta = m->files[i].meta;
+    out->meta_count = m->files[i].meta_count;
+    out->has_meta = m->files[i].has_meta;
+    if (out->name == NULL) {
+      rc = tool_oom(err, "planning the split");
+    }
+  }
+  size_t *hits = calloc(rule_count + 1, sizeof *hits);
+  if (rc == 0 && hits == NULL) {
+    rc = tool_oom(err, "planning the split");
+  }
+  for (size_t k = 0; k < m->tensor_count && rc == 0; k++) {
+    const ckpt_tensor *t = m->by_name[k];
+    const ckpt_split_rule *rule = NULL;
+    ckpt_match match;
+    rc = find_rule(rules, rule_count, t, hits, &rule, &match, err);
+    if (rc != 0) {
+      break;
+    }
+    ckpt_out_file *out = &plan->files[t->file];
+    if (rule != NULL) {
+      rc = add_parts(m, rule, &match, t, (uint64_t)k + 1, out, err);
+      continue;
+    }
+    ckpt_out_tensor o = ckpt_out_whole(t);
+    ckpt_span span = ckpt_span_whole(t);
+    if (ckpt_out_file_add(out, &o, &span, 1) != 0) {
+      rc = tool_oom(err, "planning the split");
+    }
+  }
+  for (size_t i = 0; i < rule_count && rc == 0; i++) {
+    if (hits[i] == 0) {
+      rc = tool_fail(err, CLI_EXIT_DATA, "%s: no tensor matches '%.200s'%s", rules[i].origin,
+                     rules[i].glob, ckpt_glob_note(rules[i].glob));
+    }
+  }
+  free(hits);
+  if (rc == 0) {
+    rc = ckpt_plan_check_names(plan, err);
+  }
+  for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
+    rc = format->layout(format->ctx, &plan->files[i], err);
+  }
+  if (rc == 0 && m->index_name != NULL && format->index != NULL) {
+    plan->index_name = strdup(m->index_name);
+    rc = plan->index_name == NULL ? tool_oom(err, "planning the index")
+                                  : format->index(format->ctx, plan, err);
+  }
+  return rc;
+}
