@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ckpt_glob.h"
 #include "ckpt_write.h"
 #include "cli_util.h"
 #include "json_out.h"
@@ -19,6 +20,46 @@ void ckpt_print_text(const char *text) {
       printf("\\x%02x", *c);
     } else {
       putchar(*c);
+    }
+  }
+}
+
+int ckpt_any_matches(const ckpt_model *m, const char *glob) {
+  if (glob == NULL) {
+    return 1;
+  }
+  for (size_t i = 0; i < m->tensor_count; i++) {
+    if (ckpt_glob_match(glob, m->by_name[i]->name, NULL)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void ckpt_list_tensors(const ckpt_model *m, const char *glob, json_out *j, int quiet,
+                       int with_offset) {
+  for (size_t i = 0; i < m->tensor_count; i++) {
+    const ckpt_tensor *t = m->by_name[i];
+    if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
+      continue;
+    }
+    const char *file = m->files[t->file].name;
+    if (j != NULL) {
+      json_out_object(j, NULL);
+      json_out_string(j, "name", t->name);
+      json_out_string(j, "dtype", t->dtype->name);
+      json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
+      json_out_uint(j, "bytes", t->bytes);
+      if (with_offset) {
+        json_out_uint(j, "offset", t->offset);
+      }
+      json_out_string(j, "file", file);
+      json_out_end_object(j);
+    } else if (!quiet) {
+      ckpt_print_text(t->name);
+      printf("\t%s\t", t->dtype->name);
+      shape_print(stdout, t->shape, (size_t)t->ndim);
+      printf("\t%llu\t%s\n", (unsigned long long)t->bytes, file);
     }
   }
 }

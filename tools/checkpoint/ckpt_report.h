@@ -9,6 +9,7 @@
 
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
+#include "json_out.h"
 
 /** How a writing command runs its plan. */
 typedef struct ckpt_run_options {
@@ -19,6 +20,18 @@ typedef struct ckpt_run_options {
 /** Prints `text` to stdout with each control character as \xNN and each backslash as two, so
  * that a hostile name can neither break a one-line-per-entry listing nor drive the terminal. */
 void ckpt_print_text(const char *text);
+
+/** Whether a tensor of `m` matches `glob` (NULL matches every tensor): a listing whose glob
+ * matches nothing is an error, told before anything is printed. */
+int ckpt_any_matches(const ckpt_model *m, const char *glob);
+
+/** Lists the tensors of `m` that match `glob` (NULL: all), sorted by name: into the JSON array
+ * open in `j` as objects {"name", "dtype", "shape", "bytes"[, "offset"], "file"}, or, with `j`
+ * NULL and not `quiet`, as lines of name, dtype, shape, bytes and file separated by tabs.
+ * `with_offset` adds each tensor's data offset in its file to the JSON objects (GGUF's listing
+ * shows it; safetensors' offsets are implied by its header). */
+void ckpt_list_tensors(const ckpt_model *m, const char *glob, json_out *j, int quiet,
+                       int with_offset);
 
 /** Flushes stdout; a failure turns a 0 status into CLI_EXIT_IOERR (reported). */
 int ckpt_finish_stdout(int rc);

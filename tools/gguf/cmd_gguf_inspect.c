@@ -8,7 +8,6 @@
 #include "gguf_print.h"
 #include "help.h"
 #include "json_out.h"
-#include "shape_format.h"
 
 /* gguf check: the model is valid (loading it checked every rule). */
 static int report_check(const gguf_model *m, const char *path, int json, int quiet) {
@@ -70,57 +69,30 @@ static void list_metadata(const gguf_model *m, json_out *j, int json) {
  * --metadata. */
 static int list(const gguf_model *m, const char *path, const char *glob, int metadata, int json,
                 int quiet) {
-  /* A glob that matches nothing is an error, which prints no report: look before printing. */
-  size_t matches = 0;
-  for (size_t i = 0; i < m->ckpt.tensor_count && glob != NULL && matches == 0; i++) {
-    matches += ckpt_glob_match(glob, m->ckpt.by_name[i]->name, NULL) != 0;
-  }
-  if (glob != NULL && matches == 0) {
+  if (!ckpt_any_matches(&m->ckpt, glob)) {
     return cli_error(CLI_EXIT_DATA, "gguf ls: no tensor of '%s' matches '%s'%s", path, glob,
                      ckpt_glob_note(glob));
   }
+  if (!json) {
+    if (metadata && !quiet) {
+      list_metadata(m, NULL, 0);
+    }
+    ckpt_list_tensors(&m->ckpt, glob, NULL, quiet, 1);
+    return 0;
+  }
   json_out j;
-  if (json) {
-    json_out_begin(&j, stdout);
-    json_out_object(&j, NULL);
-    if (metadata) {
-      json_out_array(&j, "metadata");
-      list_metadata(m, &j, 1);
-      json_out_end_array(&j);
-    }
-    json_out_array(&j, "tensors");
-  } else if (metadata && !quiet) {
-    list_metadata(m, NULL, 0);
-  }
-  for (size_t i = 0; i < m->ckpt.tensor_count; i++) {
-    const ckpt_tensor *t = m->ckpt.by_name[i];
-    if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
-      continue;
-    }
-    const char *file = m->ckpt.files[t->file].name;
-    if (json) {
-      json_out_object(&j, NULL);
-      json_out_string(&j, "name", t->name);
-      json_out_string(&j, "dtype", t->dtype->name);
-      json_out_dims(&j, "shape", t->shape, (size_t)t->ndim);
-      json_out_uint(&j, "bytes", t->bytes);
-      json_out_uint(&j, "offset", t->offset);
-      json_out_string(&j, "file", file);
-      json_out_end_object(&j);
-    } else if (!quiet) {
-      ckpt_print_text(t->name);
-      printf("\t%s\t", t->dtype->name);
-      shape_print(stdout, t->shape, (size_t)t->ndim);
-      printf("\t%llu\t%s\n", (unsigned long long)t->bytes, file);
-    }
-  }
-  int rc = 0;
-  if (json) {
+  json_out_begin(&j, stdout);
+  json_out_object(&j, NULL);
+  if (metadata) {
+    json_out_array(&j, "metadata");
+    list_metadata(m, &j, 1);
     json_out_end_array(&j);
-    json_out_end_object(&j);
-    rc = json_out_finish(&j);
   }
-  return rc;
+  json_out_array(&j, "tensors");
+  ckpt_list_tensors(&m->ckpt, glob, &j, quiet, 1);
+  json_out_end_array(&j);
+  json_out_end_object(&j);
+  return json_out_finish(&j);
 }
 
 int cmd_gguf_inspect(int argc, char **argv, int first, int is_check) {
