@@ -5,12 +5,8 @@
  * checked byte-identical. 1 and 2 threads (ONNX Runtime's intra-op threads; cleave's built-in
  * pool). A pause (--pause seconds) precedes every sample, as in bench_alloc.
  *
- * ONNX Runtime is loaded at run time from the path given (e.g. the library that
- * `npm install --ignore-scripts onnxruntime-node` puts under
- * node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1); the models come from
- * bench/make_ort_models.py. Only a handful of its C API entries are used, called through its
- * function table by position (the table only ever grows at its end, so the positions of these
- * version-1 entries hold in every release).
+ * ONNX Runtime is loaded at run time from the path given (see ort_api.h); the models come from
+ * bench/make_ort_models.py.
  *
  * Usage: bench_ort --ort LIBONNXRUNTIME --models DIR [--runs N] [--reps N] [--pause S]
  *                  [--only abcdef]
@@ -21,7 +17,8 @@
 #include "bench_util.h"
 #include "cleave.h"
 
-#include <dlfcn.h>
+#include "ort_api.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,58 +27,6 @@
 #define MAX_REPS 51
 #define MAX_RUNS 11
 #define SMALL_CALLS 2000
-
-/* Positions in ONNX Runtime's OrtApi function table (API version 1 entries). */
-enum {
-  ORT_GET_ERROR_MESSAGE = 2,
-  ORT_CREATE_ENV = 3,
-  ORT_CREATE_SESSION = 7,
-  ORT_RUN = 9,
-  ORT_CREATE_SESSION_OPTIONS = 10,
-  ORT_SET_INTRA_OP_THREADS = 24,
-  ORT_SET_INTER_OP_THREADS = 25,
-  ORT_CREATE_TENSOR_WITH_DATA = 49,
-  ORT_GET_TENSOR_MUTABLE_DATA = 51,
-  ORT_CREATE_CPU_MEMORY_INFO = 69,
-  ORT_RELEASE_VALUE = 96
-};
-#define ORT_TENSOR_FLOAT 1
-#define ORT_ARENA_ALLOCATOR 1
-#define ORT_MEM_TYPE_DEFAULT 0
-#define ORT_LOG_WARNING 2
-
-typedef struct ort_api_base {
-  void *(*get_api)(uint32_t version);
-  const char *(*get_version_string)(void);
-} ort_api_base;
-
-typedef void *(*create_env_fn)(int level, const char *logid, void **env);
-typedef void *(*create_session_fn)(const void *env, const char *path, const void *options,
-                                   void **session);
-typedef void *(*run_fn)(void *session, const void *run_options, const char *const *input_names,
-                        const void *const *inputs, size_t num_inputs,
-                        const char *const *output_names, size_t num_outputs, void **outputs);
-typedef void *(*create_options_fn)(void **options);
-typedef void *(*set_threads_fn)(void *options, int threads);
-typedef void *(*create_tensor_fn)(const void *info, void *data, size_t bytes, const int64_t *shape,
-                                  size_t rank, int type, void **value);
-typedef void *(*tensor_data_fn)(void *value, void **data);
-typedef void *(*cpu_info_fn)(int allocator_type, int mem_type, void **info);
-typedef void (*release_fn)(void *object);
-typedef const char *(*error_message_fn)(const void *status);
-
-/* The function table: an array of function pointers, entry `i` called as its own type. */
-typedef void (*ort_fn)(void);
-static const ort_fn *g_api;
-#define ORT_FN(type, i) ((type)g_api[i])
-
-static void ort_check(void *status, const char *what) {
-  if (status != NULL) {
-    fprintf(stderr, "ONNX Runtime %s failed: %s\n", what,
-            ORT_FN(error_message_fn, ORT_GET_ERROR_MESSAGE)(status));
-    exit(1);
-  }
-}
 
 static double now(void) {
   struct timespec ts;
@@ -116,17 +61,13 @@ typedef struct results {
 
 static unsigned char *g_in;
 
-static void ort_run(ort_case *o, int t, size_t n) {
-  const void *inputs[1] = {o->input};
-  ort_check(ORT_FN(run_fn, ORT_RUN)(o->session[t], NULL, &o->in_name, inputs, 1, o->out_names, n,
-                                    o->values),
-            "Run");
+static void run_ort(ort_case *o, int t, size_t n) {
+  ort_run(o->session[t], &o->in_name, &o->input, 1, o->out_names, o->values, n);
 }
 
-static void ort_release(ort_case *o, size_t n) {
+static void release_ort(ort_case *o, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    ORT_FN(release_fn, ORT_RELEASE_VALUE)(o->values[i]);
-    o->values[i] = NULL;
+    ort_release(&o->values[i]);
   }
 }
 
@@ -152,20 +93,9 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
   char path[4096];
   snprintf(path, sizeof path, "%s/split_%c.onnx", models, c->letter);
   for (int t = 0; t < 2; t++) {
-    void *options = NULL;
-    ort_check(ORT_FN(create_options_fn, ORT_CREATE_SESSION_OPTIONS)(&options), "options");
-    ort_check(ORT_FN(set_threads_fn, ORT_SET_INTRA_OP_THREADS)(options, t + 1), "threads");
-    ort_check(ORT_FN(set_threads_fn, ORT_SET_INTER_OP_THREADS)(options, 1), "threads");
-    ort_check(ORT_FN(create_session_fn, ORT_CREATE_SESSION)(env, path, options, &o.session[t]),
-              "CreateSession");
+    o.session[t] = ort_session(env, path, t + 1);
   }
-  void *info = NULL;
-  ort_check(ORT_FN(cpu_info_fn, ORT_CREATE_CPU_MEMORY_INFO)(ORT_ARENA_ALLOCATOR,
-                                                            ORT_MEM_TYPE_DEFAULT, &info),
-            "CreateCpuMemoryInfo");
-  ort_check(ORT_FN(create_tensor_fn, ORT_CREATE_TENSOR_WITH_DATA)(
-                info, g_in, bytes, c->shape, c->rank, ORT_TENSOR_FLOAT, &o.input),
-            "CreateTensorWithDataAsOrtValue");
+  o.input = ort_tensor(g_in, bytes, c->shape, c->rank);
   o.in_name = "x";
   o.out_names = calloc(n, sizeof *o.out_names);
   o.values = calloc(n, sizeof *o.values);
@@ -178,16 +108,15 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
   /* Check: both runtimes write the same bytes; the arena's outputs too. */
   bench_check(cleave_plan_run(plan, g_in, caller, &err), &err, "run");
   for (int t = 0; t < 2; t++) {
-    ort_run(&o, t, n);
+    run_ort(&o, t, n);
     for (size_t i = 0; i < n; i++) {
-      void *data = NULL;
-      ort_check(ORT_FN(tensor_data_fn, ORT_GET_TENSOR_MUTABLE_DATA)(o.values[i], &data), "data");
-      if (memcmp(data, caller[i], (size_t)cleave_plan_output_bytes(plan, i)) != 0) {
+      if (memcmp(ort_data(o.values[i]), caller[i], (size_t)cleave_plan_output_bytes(plan, i)) !=
+          0) {
         fprintf(stderr, "case %c: ONNX Runtime's output %zu differs from cleave's\n", c->letter, i);
         exit(1);
       }
     }
-    ort_release(&o, n);
+    release_ort(&o, n);
   }
   bench_check(cleave_plan_run_alloc_with(plan, g_in, &exec2, &from_arena, outs, &err), &err,
               "alloc");
@@ -217,8 +146,8 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
                       "alloc");
           cleave_outputs_free(outs, n);
         } else {
-          ort_run(&o, th, n);
-          ort_release(&o, n);
+          run_ort(&o, th, n);
+          release_ort(&o, n);
         }
       }
       if (r >= 0) {
@@ -232,7 +161,7 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
     printf("    %-18s %12.3f us\n", slot_names[s], res->med[run][s] * 1e6);
   }
   fflush(stdout);
-  ORT_FN(release_fn, ORT_RELEASE_VALUE)(o.input);
+  ort_release(&o.input);
   free(names);
   free(o.out_names);
   free(o.values);
@@ -242,8 +171,6 @@ static void run_case(results *res, int run, const char *models, void *env, cleav
   free(caller);
   free(outs);
   cleave_plan_destroy(plan);
-  /* Sessions and the memory info are left to the process's end (their release entries are not
-   * among the few used here); each holds only the model and ORT's arena. */
 }
 
 int main(int argc, char **argv) {
@@ -275,26 +202,8 @@ int main(int argc, char **argv) {
             argv[0]);
     return 2;
   }
-  void *lib = dlopen(ort, RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    fprintf(stderr, "cannot load %s: %s\n", ort, dlerror());
-    return 1;
-  }
-  const ort_api_base *(*get_api_base)(void) = NULL;
-  void *sym = dlsym(lib, "OrtGetApiBase");
-  memcpy(&get_api_base, &sym, sizeof sym);
-  if (get_api_base == NULL) {
-    fprintf(stderr, "%s has no OrtGetApiBase\n", ort);
-    return 1;
-  }
-  const ort_api_base *base = get_api_base();
-  g_api = (const ort_fn *)base->get_api(13);
-  if (g_api == NULL) {
-    fprintf(stderr, "ONNX Runtime %s does not offer API version 13\n", base->get_version_string());
-    return 1;
-  }
   void *env = NULL;
-  ort_check(ORT_FN(create_env_fn, ORT_CREATE_ENV)(ORT_LOG_WARNING, "bench", &env), "CreateEnv");
+  const char *version = ort_load(ort, &env);
   results res[8];
   int num = 0;
   size_t most = 0;
@@ -308,7 +217,7 @@ int main(int argc, char **argv) {
   g_in = bench_alloc_input(most);
   printf("cleave %s vs ONNX Runtime %s: %d runs x %d samples, pause %.2f s before each "
          "sample\n",
-         cleave_version_string(), base->get_version_string(), runs, reps, pause);
+         cleave_version_string(), version, runs, reps, pause);
   for (int run = 0; run < runs; run++) {
     cleave_threadpool *pool = NULL;
     cleave_arena *arena = NULL;

@@ -1,8 +1,9 @@
 /* Fuzz target: execution on small random tensors, one-shot, through a plan into caller buffers
  * and into library-allocated outputs (the system allocator or an output arena; default thresholds,
  * or streaming stores and 2 threads for any size), compared with a naive element-by-element
- * reference. Also checks that a failing call writes nothing. */
-#include "fuzz_input.h"
+ * reference. Also checks that a failing call writes nothing. The same bytes also describe a
+ * concat (fuzz_concat.h), run the same ways and compared with its own reference. */
+#include "fuzz_concat.h"
 
 #include <stdlib.h>
 
@@ -81,7 +82,149 @@ static cleave_threadpool *fuzz_pool(void) {
   return pool;
 }
 
+/* ---- concat ------------------------------------------------------------------------------- */
+
+/* Whether every element of the concat's output equals its source element, found by index
+ * arithmetic on the output's shape. */
+static bool concat_matches(const fuzz_concat *c, const cleave_concat_info *info,
+                           const int64_t *shape, const unsigned char *out, int64_t ebits,
+                           bool msb_first) {
+  int64_t total = 1;
+  for (size_t p = 0; p < info->output_rank; p++) {
+    total *= shape[p];
+  }
+  for (int64_t e = 0; e < total; e++) {
+    int64_t index[FUZZ_MAX_RANK + 1], rest = e;
+    for (size_t p = info->output_rank; p-- > 0;) {
+      index[p] = rest % shape[p];
+      rest /= shape[p];
+    }
+    size_t which = 0;
+    int64_t at = index[info->axis];
+    if (info->new_axis) {
+      which = (size_t)at;
+    } else {
+      while (at >= c->inputs[which].shape[info->axis]) {
+        at -= c->inputs[which].shape[info->axis];
+        which++;
+      }
+    }
+    const cleave_tensor *t = &c->inputs[which];
+    int64_t flat = 0;
+    for (size_t p = 0, k = 0; p < info->output_rank; p++) {
+      if (!(info->new_axis && p == info->axis)) {
+        flat = flat * t->shape[k] + (p == info->axis ? at : index[p]);
+        k++;
+      }
+    }
+    if (!same_element(out, e, t->data, flat, ebits, msb_first)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void run_concat(const uint8_t *data, size_t size) {
+  fuzz_reader r = {data, size, 0};
+  fuzz_concat c;
+  fuzz_read_concat(&r, &c, true);
+  unsigned char *inputs[FUZZ_MAX_INPUTS];
+  size_t total = 0;
+  for (size_t i = 0; i < c.n; i++) {
+    int64_t count = 1, bits = 0;
+    for (size_t k = 0; k < c.inputs[i].rank; k++) {
+      count *= c.shapes[i][k];
+    }
+    size_t bytes = cleave_type_bits(c.inputs[i].type, &bits, NULL, NULL) == CLEAVE_OK
+                       ? (size_t)((count * bits + 7) / 8)
+                       : 0;
+    inputs[i] = malloc(bytes + 1);
+    for (size_t b = 0; b < bytes; b++) {
+      inputs[i][b] = (unsigned char)(b * 131 + i * 37 + (b >> 8));
+    }
+    c.inputs[i].data = inputs[i];
+    total += bytes;
+  }
+  unsigned char *out = malloc(total + 64);
+  memset(out, SENTINEL, total + 64);
+  cleave_concat_info info;
+  int64_t shape[FUZZ_MAX_RANK + 1];
+  cleave_status inferred =
+      cleave_concat_infer(&c.op, c.inputs, c.n, &info, shape, FUZZ_MAX_RANK + 1, NULL);
+  cleave_status st = cleave_concat_run(&c.op, c.inputs, c.n, out, NULL);
+  if (inferred != CLEAVE_OK) {
+    /* A failing call writes nothing. */
+    for (size_t b = 0; b < total + 64; b++) {
+      if (st == CLEAVE_OK || out[b] != SENTINEL) {
+        abort();
+      }
+    }
+  } else {
+    int64_t ebits = 0;
+    cleave_bit_order order = CLEAVE_BIT_ORDER_NONE;
+    cleave_type_bits(c.inputs[0].type, &ebits, &order, NULL);
+    bool msb_first = order == CLEAVE_BIT_ORDER_MSB_FIRST;
+    if (st != CLEAVE_OK || (size_t)info.output_bytes > total ||
+        !concat_matches(&c, &info, shape, out, ebits, msb_first) ||
+        out[info.output_bytes] != SENTINEL) {
+      abort();
+    }
+    /* A packed output's unused tail bits are zero. */
+    if (ebits % 8 != 0 && info.output_bytes > 0) {
+      int64_t elements = 1;
+      for (size_t p = 0; p < info.output_rank; p++) {
+        elements *= shape[p];
+      }
+      unsigned filled = (unsigned)(elements * ebits % 8);
+      unsigned char tail = out[info.output_bytes - 1];
+      unsigned char unused = filled == 0 ? 0
+                             : msb_first ? (unsigned char)(0xFFu >> filled)
+                                         : (unsigned char)(0xFFu << filled);
+      if ((tail & unused) != 0) {
+        abort();
+      }
+    }
+    /* Through a plan into a cleared buffer, then into allocated outputs: the system allocator or
+     * the arena, default thresholds or streaming stores and 2 threads for any size. */
+    unsigned choice = fuzz_u8(&r);
+    cleave_plan_options eager = cleave_plan_options_default();
+    eager.nontemporal_bytes = 0;
+    eager.parallel_bytes = 0;
+    cleave_concat_plan *plan = NULL;
+    if (cleave_concat_plan_create(&c.op, c.inputs, c.n, (choice & 2) ? &eager : NULL, &plan,
+                                  NULL) != CLEAVE_OK) {
+      abort();
+    }
+    cleave_exec pooled = cleave_exec_threadpool(fuzz_pool());
+    const cleave_exec *exec = (choice & 2) ? &pooled : NULL;
+    const void *ptrs[FUZZ_MAX_INPUTS];
+    for (size_t i = 0; i < c.n; i++) {
+      ptrs[i] = inputs[i];
+    }
+    memset(out, SENTINEL, total + 64);
+    if (cleave_concat_plan_run(plan, ptrs, out, exec, NULL) != CLEAVE_OK ||
+        !concat_matches(&c, &info, shape, out, ebits, msb_first) ||
+        out[info.output_bytes] != SENTINEL) {
+      abort();
+    }
+    cleave_allocator from_arena = cleave_arena_allocator(fuzz_arena());
+    void *allocated = NULL;
+    if (cleave_concat_plan_run_alloc(plan, ptrs, exec, (choice & 1) ? &from_arena : NULL,
+                                     &allocated, NULL) != CLEAVE_OK ||
+        !concat_matches(&c, &info, shape, allocated, ebits, msb_first)) {
+      abort();
+    }
+    cleave_outputs_free(&allocated, 1);
+    cleave_concat_plan_destroy(plan);
+  }
+  free(out);
+  for (size_t i = 0; i < c.n; i++) {
+    free(inputs[i]);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  run_concat(data, size);
   fuzz_reader r = {data, size, 0};
   fuzz_case c;
   fuzz_read_case(&r, &c, true);

@@ -5,7 +5,10 @@
  * in the input, the rest of the input is parsed as a header with an empty data section. A
  * failure must be CLI_EXIT_DATA (or CLI_EXIT_SOFTWARE for an allocation failure) with a message
  * naming the file; an accepted header must tile its data section exactly, and the canonical
- * header the writer makes of its tensors must read back to the same tensors. */
+ * header the writer makes of its tensors must read back to the same tensors, strictly (it has
+ * no departure from the canonical form). The input is read twice, leniently (departures
+ * accepted, silently) and strictly: the strict reading accepts exactly the lenient readings that
+ * accepted no departure, with the same tensors. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +46,10 @@ static void round_trip(const ckpt_file *f) {
     abort(); /* a valid input always has a valid canonical layout */
   }
   ckpt_file back;
+  st_leniency strict = {1, 0, 0};
   if (out->prefix_size % 8 != 0 ||
       st_parse_header(PATH, (const char *)out->prefix + 8, (size_t)out->prefix_size - 8,
-                      out->data_size, &back, &err) != 0 ||
+                      out->data_size, &strict, &back, &err) != 0 ||
       back.tensor_count != f->tensor_count || back.meta_count != f->meta_count) {
     abort();
   }
@@ -77,9 +81,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     n = size - 8;
   }
-  ckpt_file f;
-  tool_error err;
-  int rc = st_parse_header(PATH, header, (size_t)n, data_size, &f, &err);
+  ckpt_file f, g;
+  tool_error err, strict_err;
+  st_leniency lenient = {0, 1, 0}, strict = {1, 0, 0};
+  int rc = st_parse_header(PATH, header, (size_t)n, data_size, &lenient, &f, &err);
+  int strict_rc = st_parse_header(PATH, header, (size_t)n, data_size, &strict, &g, &strict_err);
+  if (strict_rc != 0 && ((strict_rc != CLI_EXIT_DATA && strict_rc != CLI_EXIT_SOFTWARE) ||
+                         strstr(strict_err.message, PATH) == NULL)) {
+    abort();
+  }
+  /* Strict accepts what lenient accepts without a departure, and nothing else (an allocation
+   * failure in one of the readings aside). */
+  if (rc != CLI_EXIT_SOFTWARE && strict_rc != CLI_EXIT_SOFTWARE &&
+      ((strict_rc == 0) != (rc == 0 && lenient.accepted == 0) ||
+       (strict_rc == 0 && g.tensor_count != f.tensor_count))) {
+    abort();
+  }
+  ckpt_file_free(&g);
   if (rc != 0) {
     if ((rc != CLI_EXIT_DATA && rc != CLI_EXIT_SOFTWARE) || strstr(err.message, PATH) == NULL) {
       abort();

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the seed corpus of fuzz_safetensors (fuzz/corpus/safetensors): small valid files of
 every dtype, metadata, escapes and non-ASCII names, plus broken ones (holes, duplicates, bad
-numbers). Run from the repository root; the seeds are committed."""
+numbers) and ones the reader accepts with a warning. Run from the repository root; the seeds are
+committed."""
 import json
 import os
 import struct
@@ -49,6 +50,14 @@ def main():
         "float": blob('{"a":{"dtype":"U8","shape":[1.5],"data_offsets":[0,1]}}', b"x"),
         "big_int": blob('{"a":{"dtype":"U8","shape":[9223372036854775808],"data_offsets":[0,1]}}'),
         "lying_size": struct.pack("<Q", 1 << 40) + b"{}",
+        # What the reader accepts with a warning (st_lenient.h): leading whitespace, NUL and
+        # newline padding, unknown fields with values of every JSON kind.
+        "lenient_leading": blob(' \n{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x"),
+        "lenient_padding": blob('{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}\0\n \0',
+                                b"x"),
+        "lenient_unknown": blob('{"a":{"x":{"k":[1,-2.5e+3,true,false,null,"s\\u00e9"]},'
+                                '"dtype":"U8","shape":[1],"y":[],"data_offsets":[0,1],"z":{}}}',
+                                b"x"),
     }
     for name, data in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -1,6 +1,7 @@
 /*
  * cleave: the tensor-split operators of OpenVINO (Split-1, VariadicSplit-1) and ONNX
- * (SplitToSequence-11/-24, Split-1/2/11/13/18), with exact spec semantics.
+ * (SplitToSequence-11/-24, Split-1/2/11/13/18), with exact spec semantics, and their inverses
+ * (Concat, ConcatFromSequence: the last section).
  *
  * What every operator does, rule by rule with its errors, is documented in docs/operators.md (and
  * the command line in docs/cli.md); this header is the C interface.
@@ -88,7 +89,8 @@ typedef enum cleave_status {
    * data, a 1-element 1-D axis for OpenVINO Split-1). */
   CLEAVE_ERROR_INVALID_AXIS = 3,
   /** The split description breaks the operator's rules: num_splits, split_lengths, split or
-   * num_outputs (counts, signs, divisibility, sums, ranks, types). */
+   * num_outputs (counts, signs, divisibility, sums, ranks, types; ONNX Split without a way to
+   * know its output count). */
   CLEAVE_ERROR_INVALID_SPLIT = 4,
   /** An attribute value outside its allowed set (keepdims not 0 or 1). */
   CLEAVE_ERROR_INVALID_ATTRIBUTE = 5,
@@ -124,8 +126,14 @@ typedef struct cleave_error {
   char message[CLEAVE_MESSAGE_SIZE];
 } cleave_error;
 
-/** Returns a static, stable name for a status, e.g. "invalid axis"; NULL for a value outside the
- * enum (as `cleave_dtype_name`). Thread-safe. */
+/**
+ * Returns a static, stable, non-empty name for every value of `cleave_status`, in enum order:
+ * "ok", "invalid argument", "invalid shape", "invalid axis", "invalid split", "invalid attribute",
+ * "unsupported type", "unsupported version", "overflow", "out of memory", "capacity too small",
+ * "copy required". For any other value (an int cast to the enum, e.g. a status from a newer
+ * library) it returns "unknown status", as strerror names an unknown errno, so that the result
+ * can always be printed. Thread-safe.
+ */
 CLEAVE_API const char *cleave_status_name(cleave_status status);
 
 /* ---------------------------------------------------------------------------------------------
@@ -296,6 +304,24 @@ static inline cleave_values cleave_values_list(const int64_t *values, size_t cou
   return v;
 }
 
+/**
+ * Returns values of any type and rank, as the tensor that holds them: `count` values of `dtype`
+ * at `data` (which must outlive the use), in a tensor of rank `rank` (0: a scalar, whose count
+ * is 1; 1: a list). For example the int32 lengths of an ONNX model,
+ * `cleave_values_of(CLEAVE_I32, 1, 3, lengths)`, or a uint8 scalar axis,
+ * `cleave_values_of(CLEAVE_U8, 0, 1, &axis)`. Nothing is checked here: the operators check the
+ * type, rank and count against their rules when they read the values.
+ */
+static inline cleave_values cleave_values_of(cleave_dtype dtype, size_t rank, size_t count,
+                                             const void *data) {
+  cleave_values v;
+  v.dtype = dtype;
+  v.rank = rank;
+  v.count = count;
+  v.data = data;
+  return v;
+}
+
 /** The operators. Values are fixed. */
 typedef enum cleave_op_kind {
   /** OpenVINO Split-1: `axis` (required; a scalar of any integer type), `num_splits`. */
@@ -315,7 +341,9 @@ typedef enum cleave_op_kind {
 /**
  * One operator with its attributes and the values of its non-data inputs. Build it with one of
  * the `cleave_op_*` initialisers below (they set the defaults and make every optional field
- * absent), then change fields as needed. Fields an operator does not use are ignored.
+ * absent), then change fields as needed. Fields an operator does not use are ignored. A zeroed
+ * description (`cleave_op op = {0};`) is no operator: every call refuses it with
+ * CLEAVE_ERROR_INVALID_ARGUMENT and a message naming the initialisers.
  */
 typedef struct cleave_op {
   cleave_op_kind kind;
@@ -859,9 +887,6 @@ CLEAVE_API cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const vo
  */
 CLEAVE_API void cleave_outputs_free(void **outputs, size_t num_outputs);
 
-/** The number of int64 entries `cleave_plan_views` needs in `dims`: 2 * outputs * output rank. */
-#define CLEAVE_VIEW_DIMS(num_outputs, output_rank) ((size_t)2 * (num_outputs) * (output_rank))
-
 /**
  * Describes every output of `plan` as a view of the input at `input`, without copying. Fills
  * `views[0..num_views)`; `num_views` must be the plan's output count (else
@@ -1000,6 +1025,228 @@ CLEAVE_API cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, con
                                                     const cleave_exec *exec,
                                                     const cleave_allocator *allocator,
                                                     void **outputs, cleave_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * The inverse operators: Concat and ConcatFromSequence
+ * ------------------------------------------------------------------------------------------- */
+
+/*
+ * OpenVINO Concat-1, ONNX Concat-1/4/11/13 and ONNX ConcatFromSequence-11 (docs/operators.md
+ * section 8): several inputs joined along one axis into one output. They undo the splits: for
+ * every valid split of x into y_0..y_k-1 along an axis, the concat of y along that axis is x,
+ * byte for byte (and ConcatFromSequence with new_axis 1 undoes SplitToSequence with keepdims 0).
+ *
+ * The family has calls of its own beside the split family's, in the same life cycle (describe,
+ * infer, plan once, run many), rather than more kinds of `cleave_op`: the split calls take one
+ * input and give several outputs, these take several inputs and give one, so no call could serve
+ * both, and a type of its own lets the compiler refuse a split described to a concat call. Inputs
+ * are `cleave_tensor`s, each with its own element type (the types must match exactly); the
+ * output is one dense row-major tensor. The copy is the split's copy engine run the other way
+ * (the same schedule, kernels, streaming stores and threads), with bit-exact packed sub-byte types
+ * and `cleave_string` handles (the output's handles point at the inputs' bytes, which stay owned
+ * by the caller). There are no views: a concat needs a copy.
+ *
+ * Everything in the conventions at the top of this header holds: statuses and messages naming
+ * the input and dimension at fault, nothing written on failure, allocation only where a name says
+ * so, thread safety.
+ */
+
+/** The concatenating operators. Values are fixed, and distinct from the `cleave_op_kind`s. */
+typedef enum cleave_concat_kind {
+  /** OpenVINO Concat-1: `axis` (required) in [-r, r-1]; every element type. */
+  CLEAVE_OP_CONCAT = 5,
+  /** ONNX Concat-1/4/11/13 at `opset`: `axis` optional with default 1 in version 1 and
+   * required from 4, in [0, r-1] before version 11 and [-r, r-1] from it. */
+  CLEAVE_OP_ONNX_CONCAT = 6,
+  /** ONNX ConcatFromSequence-11 at `opset`: `axis` (required), `new_axis` (0: Concat of the
+   * sequence's tensors; 1: tensors of equal shapes stacked along a new axis at `axis`, in
+   * [-r-1, r], as numpy.stack). */
+  CLEAVE_OP_CONCAT_FROM_SEQUENCE = 7
+} cleave_concat_kind;
+
+/**
+ * A concatenating operator with its attributes. Build it with one of the initialisers below, then
+ * change fields as needed. Fields an operator does not use are ignored.
+ */
+typedef struct cleave_concat_op {
+  cleave_concat_kind kind;
+  /** ONNX operators: the opset; the operator version in force is the largest version of the
+   * operator not above it (opset 12 runs Concat-11). Ignored by OpenVINO Concat-1. */
+  int64_t opset;
+  /** The `axis` attribute: a scalar of any integer type, or absent (`cleave_values_none()`), which
+   * only ONNX Concat-1 allows (its default is 1). */
+  cleave_values axis;
+  /** ConcatFromSequence only: `new_axis`, 0 or 1 (default 0). */
+  int64_t new_axis;
+} cleave_concat_op;
+
+/** OpenVINO Concat-1 on `*axis` (an int64 scalar, which must outlive the use). */
+static inline cleave_concat_op cleave_op_concat(const int64_t *axis) {
+  cleave_concat_op op;
+  op.kind = CLEAVE_OP_CONCAT;
+  op.opset = 1;
+  op.axis = cleave_values_scalar(axis);
+  op.new_axis = 0;
+  return op;
+}
+
+/** ONNX Concat at `opset` on `*axis`; `axis` NULL leaves the attribute absent (Concat-1's
+ * default, 1). */
+static inline cleave_concat_op cleave_op_onnx_concat(int64_t opset, const int64_t *axis) {
+  cleave_concat_op op = cleave_op_concat(axis);
+  op.kind = CLEAVE_OP_ONNX_CONCAT;
+  op.opset = opset;
+  if (axis == NULL) {
+    op.axis = cleave_values_none();
+  }
+  return op;
+}
+
+/** ONNX ConcatFromSequence at `opset` on `*axis` with `new_axis` (0 or 1). */
+static inline cleave_concat_op cleave_op_concat_from_sequence(int64_t opset, const int64_t *axis,
+                                                              int64_t new_axis) {
+  cleave_concat_op op = cleave_op_concat(axis);
+  op.kind = CLEAVE_OP_CONCAT_FROM_SEQUENCE;
+  op.opset = opset;
+  op.new_axis = new_axis;
+  return op;
+}
+
+/** The outcome of concat shape inference on static shapes. */
+typedef struct cleave_concat_info {
+  size_t axis;          /* the normalised axis of the output, in [0, output_rank) */
+  size_t num_inputs;    /* >= 1 */
+  size_t output_rank;   /* the inputs' rank, plus 1 when new_axis stacks them */
+  int new_axis;         /* 1 when the inputs are stacked along a new axis */
+  int64_t axis_dim;     /* the output's dimension on axis: the inputs' sum, or num_inputs */
+  int64_t output_bytes; /* the output's byte size (packed types: rounded up to whole bytes) */
+  int64_t element_size; /* bytes per element; 0 for packed sub-byte types */
+  int64_t element_bits; /* bits per element (0 when that exceeds INT64_MAX, as in
+                         * `cleave_split_info`) */
+} cleave_concat_info;
+
+/**
+ * Infers the output of `op` on `inputs[0..num_inputs)`, whose `type`, `rank` and `shape` are
+ * read (`data` is not: it may be NULL). Fills `*info`; when `shape` is not NULL it receives the
+ * output's `info->output_rank` dimensions and must hold `capacity` entries, else the call fails
+ * with CLEAVE_ERROR_CAPACITY (with `info` filled). Pass `shape` NULL to learn the rank first.
+ *
+ * Returns CLEAVE_OK or the status of the first rule broken (docs/operators.md section 8: the
+ * operator and version; at least one input, else CLEAVE_ERROR_INVALID_ARGUMENT; each type valid,
+ * all equal and accepted by the version, else CLEAVE_ERROR_UNSUPPORTED_TYPE; dims >= 0, byte
+ * sizes and the axis sum within int64, one rank, equal dims off the axis, else
+ * CLEAVE_ERROR_INVALID_SHAPE or CLEAVE_ERROR_OVERFLOW; new_axis 0 or 1, else
+ * CLEAVE_ERROR_INVALID_ATTRIBUTE; the axis, else CLEAVE_ERROR_INVALID_AXIS). Messages name the
+ * input and the dimension at fault. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_concat_infer(const cleave_concat_op *op,
+                                             const cleave_tensor *inputs, size_t num_inputs,
+                                             cleave_concat_info *info, int64_t *shape,
+                                             size_t capacity, cleave_error *err);
+
+/**
+ * Infers the output of `op` on inputs of element type `type` (one for all: the static calls check
+ * that the types match) and partial shapes `inputs[0..num_inputs)`, with the axis value unknown
+ * when `unknown` has CLEAVE_UNKNOWN_AXIS (CLEAVE_UNKNOWN_LENGTHS is ignored: a concat has no
+ * lengths). The output is the tightest hull over every consistent static input for which the
+ * operator is valid (docs/operators.md sections 6 and 8): on the axis the interval sum of the
+ * inputs' dims, elsewhere their intersection (empty: the operator's error); an input of dynamic
+ * rank takes the others' rank (every input's dynamic: the output's is); an unknown axis gives the
+ * hull over every valid axis position. For static shapes and a known axis the checks, statuses
+ * and messages are those of `cleave_concat_infer`.
+ *
+ * Fills `*info` as `cleave_infer_partial` does for one output (count 1, `num_shapes` 1,
+ * `axis_removed` 0; `axis` CLEAVE_AXIS_UNKNOWN when unknown or the rank is dynamic). When `dims`
+ * is not NULL it receives the output's `info->output_rank` dimensions (none for a dynamic rank)
+ * and must hold `capacity` entries, else CLEAVE_ERROR_CAPACITY (`dims` untouched). Returns
+ * CLEAVE_OK, an inference status, or CLEAVE_ERROR_INVALID_SHAPE for a malformed partial shape.
+ * Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_concat_infer_partial(const cleave_concat_op *op, unsigned unknown,
+                                                     cleave_type type,
+                                                     const cleave_partial_shape *inputs,
+                                                     size_t num_inputs, cleave_partial_info *info,
+                                                     cleave_dim *dims, size_t capacity,
+                                                     cleave_error *err);
+
+/**
+ * Runs `op` once on `inputs[0..num_inputs)`, writing the output (dense, row-major, of
+ * `cleave_concat_info.output_bytes`) to `output`. An input's `data` may be NULL only when that
+ * input is empty, `output` only when the output is. The output must not overlap any input.
+ * Nothing is written unless every check passes. Allocates nothing; runs on the calling thread.
+ * Returns CLEAVE_OK, any inference status, CLEAVE_ERROR_INVALID_ARGUMENT (a NULL pointer) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY (a packed output too large to be in memory, above 2^60 bytes).
+ */
+CLEAVE_API cleave_status cleave_concat_run(const cleave_concat_op *op, const cleave_tensor *inputs,
+                                           size_t num_inputs, void *output, cleave_error *err);
+
+/** A concat bound to its inputs' type and shapes, with its copy schedule precomputed. Opaque;
+ * immutable after creation, so one plan may be run from several threads at once (into different
+ * outputs). */
+typedef struct cleave_concat_plan cleave_concat_plan;
+
+/**
+ * Validates `op` on the types and shapes of `inputs[0..num_inputs)` (their `data` is not read) and
+ * allocates a plan in `*plan` (NULL on failure), tuned by `options` (NULL: the defaults, as for
+ * `cleave_plan_create_with`). Nothing the arguments point at need outlive the call. Returns
+ * CLEAVE_OK, any inference status, CLEAVE_ERROR_INVALID_ARGUMENT (`plan` NULL, a bad option, AVX2
+ * kernels on a CPU without AVX2) or CLEAVE_ERROR_OUT_OF_MEMORY (also for a packed output of more
+ * than 2^60 bytes, which cannot be in memory). Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_concat_plan_create(const cleave_concat_op *op,
+                                                   const cleave_tensor *inputs, size_t num_inputs,
+                                                   const cleave_plan_options *options,
+                                                   cleave_concat_plan **plan, cleave_error *err);
+
+/** Releases a concat plan. NULL is a no-op. */
+CLEAVE_API void cleave_concat_plan_destroy(cleave_concat_plan *plan);
+
+/** Returns the inference outcome the plan was built from (NULL for a NULL plan). */
+CLEAVE_API const cleave_concat_info *cleave_concat_plan_info(const cleave_concat_plan *plan);
+
+/**
+ * Writes the output's shape (`cleave_concat_plan_info(plan)->output_rank` entries) to `dims`.
+ * Returns CLEAVE_OK or CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, `dims` NULL for rank > 0).
+ */
+CLEAVE_API cleave_status cleave_concat_plan_output_shape(const cleave_concat_plan *plan,
+                                                         int64_t *dims, cleave_error *err);
+
+/**
+ * Describes the plan's copy schedule as a string owned by the plan (valid until it is destroyed;
+ * NULL for a NULL plan), in the words of `cleave_plan_description`: the kernel family, "rows",
+ * "transpose1/2/4/8", "gather", "nt", "empty", or "bits" for packed inputs whose rows do not fall
+ * on byte boundaries.
+ */
+CLEAVE_API const char *cleave_concat_plan_description(const cleave_concat_plan *plan);
+
+/**
+ * Runs the plan: reads input i at `inputs[i]` for every i < num_inputs (NULL allowed only for an
+ * empty input) and writes the output to `output` (NULL only when it is empty), using threads as
+ * `exec` allows (NULL: the calling thread only; see `cleave_plan_run_exec`). No shape validation
+ * happens here; only the pointers are checked (CLEAVE_ERROR_INVALID_ARGUMENT), and nothing is
+ * written unless they pass. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_concat_plan_run(const cleave_concat_plan *plan,
+                                                const void *const *inputs, void *output,
+                                                const cleave_exec *exec, cleave_error *err);
+
+/**
+ * Allocates the output and runs the plan into it (with threads as `exec` allows). The block comes
+ * from `allocator` (NULL: the system allocator; `cleave_arena_allocator` for the output arena) in
+ * one `alloc` call, and the output starts on a 64-byte boundary (4096 for outputs of 1 MiB or
+ * more). On success `*output` points at it; release it with `cleave_outputs_free(output, 1)`,
+ * which gives the block back to its allocator (an empty output too gets a block, so success
+ * always gives a pointer). On failure `*output` is NULL and nothing stays allocated. Fresh
+ * memory is populated first, as for `cleave_plan_run_alloc_with`. Returns CLEAVE_OK,
+ * CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan or `output`, an input NULL but not empty, an allocator
+ * without both functions), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t) or
+ * CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe as far as the allocator is.
+ */
+CLEAVE_API cleave_status cleave_concat_plan_run_alloc(const cleave_concat_plan *plan,
+                                                      const void *const *inputs,
+                                                      const cleave_exec *exec,
+                                                      const cleave_allocator *allocator,
+                                                      void **output, cleave_error *err);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@ PyObject *pcl_raise(cleave_status status, const char *message) {
   const char *status_name = cleave_status_name(status);
   PyObject *code = PyLong_FromLong((long)status);
   PyObject *msg = PyUnicode_FromString(message);
-  PyObject *name = PyUnicode_FromString(status_name != NULL ? status_name : "unknown status");
+  PyObject *name = PyUnicode_FromString(status_name);
   if (code != NULL && msg != NULL && name != NULL &&
       PyObject_SetAttrString(exc, "status", code) == 0 &&
       PyObject_SetAttrString(exc, "message", msg) == 0 &&

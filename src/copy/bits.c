@@ -1,5 +1,6 @@
 /*
- * The bit-stream copy for packed sub-byte types whose blocks do not fall on byte boundaries.
+ * The bit-stream copy for packed sub-byte types whose blocks do not fall on byte boundaries, in
+ * both directions (a split's parts out of the whole tensor; a join's parts into it).
  *
  * A packed tensor is a stream of bits. In LSB-first order (the 4-bit types, ONNX int2/uint2),
  * stream bit k is bit k % 8 of byte k / 8; in MSB-first order (OpenVINO u1, u2) it is bit
@@ -345,4 +346,64 @@ void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *co
   rows = (rows + 7) / 8 * 8;
   packed_job job = {geom, input, outputs, rows};
   exec->parallel_for(exec->context, packed_task, &job, (size_t)((geom->outer + rows - 1) / rows));
+}
+
+/* ---- the join (Concat): the parts into one packed output --------------------------------- */
+
+/* Writes output rows [r0, r1) of a join, row by row, each input's piece of the row in turn, through
+ * the output's one writer: the output is written once, in order. r0 is a multiple of 8 (or 0),
+ * so row r0 starts on a byte boundary of the output. */
+static void join_packed_rows(const cleave_geometry *geom, cleave_parts inputs, void *output,
+                             int64_t r0, int64_t r1) {
+  uint64_t inner = (uint64_t)geom->inner_bits, outer = (uint64_t)geom->outer;
+  uint64_t row = (uint64_t)geom->info.axis_dim * inner;
+  bool msb = geom->msb_first;
+  bit_writer bw = {(unsigned char *)output + (uint64_t)r0 * row / 8, 0, 0};
+  for (int64_t r = r0; r < r1; r++) {
+    for (int64_t i = 0; i < geom->info.num_outputs; i++) {
+      /* Every bit count below is at most the output's, which fits (bits_fit). */
+      uint64_t width = (uint64_t)cleave_geometry_length(geom, i) * inner;
+      if (width > 0) {
+        copy_row(&bw, cleave_part(inputs, i), (outer * width + 7) / 8, (uint64_t)r * width, width,
+                 msb);
+      }
+    }
+  }
+  flush(&bw, msb);
+}
+
+typedef struct join_job {
+  const cleave_geometry *geom;
+  cleave_parts inputs;
+  void *output;
+  int64_t rows_per_task;
+} join_job;
+
+static void join_task(void *context, size_t index) {
+  const join_job *job = context;
+  int64_t r0 = (int64_t)index * job->rows_per_task;
+  int64_t r1 =
+      job->geom->outer - r0 < job->rows_per_task ? job->geom->outer : r0 + job->rows_per_task;
+  join_packed_rows(job->geom, job->inputs, job->output, r0, r1);
+}
+
+void cleave_join_packed(const cleave_geometry *geom, cleave_parts inputs, void *output,
+                        const cleave_exec *exec, int64_t parallel_bytes) {
+  if (!cleave_geometry_has_data(geom)) {
+    return;
+  }
+  int64_t bytes =
+      cleave_packed_bytes(geom->input_bits / geom->info.element_bits, geom->info.element_bits);
+  /* Threads take ranges of whole groups of 8 rows, so that no two write the same byte. */
+  bool threads = exec != NULL && exec->parallel_for != NULL && exec->num_threads > 1 &&
+                 bytes >= parallel_bytes && geom->outer >= 16;
+  if (!threads) {
+    join_packed_rows(geom, inputs, output, 0, geom->outer);
+    return;
+  }
+  int64_t count = exec->num_threads > 64 ? 256 : (int64_t)exec->num_threads * 4;
+  int64_t rows = (geom->outer + count - 1) / count;
+  rows = (rows + 7) / 8 * 8;
+  join_job job = {geom, inputs, output, rows};
+  exec->parallel_for(exec->context, join_task, &job, (size_t)((geom->outer + rows - 1) / rows));
 }

@@ -119,9 +119,10 @@ bool cleave_seg_append(cleave_seg *segs, int64_t *count, int64_t capacity, int64
 
 void cleave_engine_init(cleave_engine *e, const cleave_geometry *geom,
                         const cleave_plan_options *options, const cleave_kernels *kernels,
-                        const cleave_seg *segs, int64_t num_segs) {
+                        const cleave_seg *segs, int64_t num_segs, bool join) {
   memset(e, 0, sizeof *e);
   e->kernels = kernels;
+  e->join = join;
   e->outer = geom->outer;
   e->stride = cleave_geometry_bytes(geom, geom->info.axis_dim);
   e->segs = segs;
@@ -143,25 +144,54 @@ void cleave_engine_init(cleave_engine *e, const cleave_geometry *geom,
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-typedef struct run_ctx {
-  const cleave_engine *e;
+/* The tensors of a run, in either direction: a split reads `in` and writes `outs`, a join reads
+ * `ins` and writes `out`. */
+typedef struct run_io {
   const unsigned char *in;
   void *const *outs;
+  unsigned char *out;
+  cleave_parts ins;
+} run_io;
+
+typedef struct run_ctx {
+  const cleave_engine *e;
+  run_io io;
   int64_t parts;
 } run_ctx;
 
+/* Block copies of rows [o0, o1), columns [lo, hi), in the engine's direction. */
+static void walk(const cleave_engine *e, const run_io *io, int64_t o0, int64_t o1, int64_t lo,
+                 int64_t hi) {
+  if (e->join) {
+    e->kernels->join_walk(e, io->out, io->ins, o0, o1, lo, hi);
+  } else {
+    e->kernels->walk(e, io->in, io->outs, o0, o1, lo, hi);
+  }
+}
+
+/* A tiny segment's kernel for rows [o0, o1), in the engine's direction. */
+static void tiny(const cleave_engine *e, const cleave_seg *seg, const run_io *io, int64_t o0,
+                 int64_t o1) {
+  if (e->join) {
+    e->kernels->join_tiny[seg->kind](e, seg, io->out, io->ins, o0, o1);
+  } else {
+    e->kernels->tiny[seg->kind](e, seg, io->in, io->outs, o0, o1);
+  }
+}
+
 /* Copies rows [r0, r1) segment by segment, a block of rows at a time, so that the lines a tiny
  * kernel reads are still cached when the next segment reads its columns of the same rows. */
-static void run_rows(const cleave_engine *e, const unsigned char *in, void *const *outs, int64_t r0,
-                     int64_t r1) {
-  for (int64_t b = r0; b < r1; b += CLEAVE_TINY_BLOCK_ROWS) {
-    int64_t end = r1 - b > CLEAVE_TINY_BLOCK_ROWS ? b + CLEAVE_TINY_BLOCK_ROWS : r1;
+static void run_rows(const cleave_engine *e, const run_io *io, int64_t r0, int64_t r1) {
+  /* One segment has no neighbour to share the lines with: its kernel takes all the rows. */
+  int64_t block = e->num_segs == 1 ? r1 - r0 : CLEAVE_TINY_BLOCK_ROWS;
+  for (int64_t b = r0; b < r1; b += block) {
+    int64_t end = r1 - b > block ? b + block : r1;
     for (int64_t s = 0; s < e->num_segs; s++) {
       const cleave_seg *seg = &e->segs[s];
       if (seg->kind == CLEAVE_SEG_ROWS) {
-        e->kernels->walk(e, in, outs, b, end, seg->col, seg->col + seg->count * seg->unit);
+        walk(e, io, b, end, seg->col, seg->col + seg->count * seg->unit);
       } else {
-        e->kernels->tiny[seg->kind](e, seg, in, outs, b, end);
+        tiny(e, seg, io, b, end);
       }
     }
   }
@@ -169,29 +199,27 @@ static void run_rows(const cleave_engine *e, const unsigned char *in, void *cons
 
 /* Copies the window's bytes at flattened positions [p0, p1) (row-major over rows and window
  * columns): a partial first row, whole rows, a partial last row. */
-static void run_span(const cleave_engine *e, const unsigned char *in, void *const *outs, int64_t p0,
-                     int64_t p1) {
+static void run_span(const cleave_engine *e, const run_io *io, int64_t p0, int64_t p1) {
   int64_t width = e->col_hi - e->col_lo;
   int64_t o0 = p0 / width, c0 = e->col_lo + p0 % width;
   int64_t o1 = p1 / width, c1 = e->col_lo + p1 % width;
   if (o0 == o1) {
-    e->kernels->walk(e, in, outs, o0, o0 + 1, c0, c1);
+    walk(e, io, o0, o0 + 1, c0, c1);
     return;
   }
   if (c0 != e->col_lo) {
-    e->kernels->walk(e, in, outs, o0, o0 + 1, c0, e->col_hi);
+    walk(e, io, o0, o0 + 1, c0, e->col_hi);
     o0++;
   }
-  e->kernels->walk(e, in, outs, o0, o1, e->col_lo, e->col_hi);
+  walk(e, io, o0, o1, e->col_lo, e->col_hi);
   if (c1 != e->col_lo) {
-    e->kernels->walk(e, in, outs, o1, o1 + 1, e->col_lo, c1);
+    walk(e, io, o1, o1 + 1, e->col_lo, c1);
   }
 }
 
 /* Part `t` of `parts`: whole rows when tiny kernels are involved (they work on row blocks),
  * otherwise an equal share of the bytes cut at 64-byte multiples. */
-static void run_part(const cleave_engine *e, const unsigned char *in, void *const *outs, int64_t t,
-                     int64_t parts) {
+static void run_part(const cleave_engine *e, const run_io *io, int64_t t, int64_t parts) {
   if (e->tiny) {
     int64_t per = (e->outer + parts - 1) / parts;
     /* Whole steps of the transpositions (up to 64 rows, so that each output's pieces stay on
@@ -201,7 +229,7 @@ static void run_part(const cleave_engine *e, const unsigned char *in, void *cons
     int64_t r0 = t * per, r1 = r0 + per;
     r1 = r1 < e->outer ? r1 : e->outer;
     if (r0 < r1) {
-      run_rows(e, in, outs, r0, r1);
+      run_rows(e, io, r0, r1);
     }
     return;
   }
@@ -210,20 +238,20 @@ static void run_part(const cleave_engine *e, const unsigned char *in, void *cons
   int64_t p0 = t * per, p1 = p0 + per;
   p1 = p1 < e->total ? p1 : e->total;
   if (p0 < p1) {
-    run_span(e, in, outs, p0, p1);
+    run_span(e, io, p0, p1);
   }
 }
 
 static void run_task(void *context, size_t index) {
   const run_ctx *ctx = context;
-  run_part(ctx->e, ctx->in, ctx->outs, (int64_t)index, ctx->parts);
+  run_part(ctx->e, &ctx->io, (int64_t)index, ctx->parts);
   if (ctx->e->nontemporal) {
     ctx->e->kernels->fence();
   }
 }
 
-void cleave_engine_run(const cleave_engine *e, const void *input, void *const *outputs,
-                       const cleave_exec *exec) {
+/* Runs the engine in its direction: on this thread, or as tasks through `exec`. */
+static void run_engine(const cleave_engine *e, const run_io *io, const cleave_exec *exec) {
   if (e->total == 0) {
     return;
   }
@@ -245,9 +273,9 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
   }
   if (parts <= 1) {
     if (e->tiny) {
-      run_rows(e, input, outputs, 0, e->outer);
+      run_rows(e, io, 0, e->outer);
     } else {
-      e->kernels->walk(e, input, outputs, 0, e->outer, e->col_lo, e->col_hi);
+      walk(e, io, 0, e->outer, e->col_lo, e->col_hi);
     }
     /* Streaming stores are only issued by non-temporal schedules. */
     if (e->nontemporal) {
@@ -255,16 +283,29 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
     }
     return;
   }
-  run_ctx ctx = {e, input, outputs, parts};
+  run_ctx ctx = {e, *io, parts};
   exec->parallel_for(exec->context, run_task, &ctx, (size_t)parts);
+}
+
+void cleave_engine_run(const cleave_engine *e, const void *input, void *const *outputs,
+                       const cleave_exec *exec) {
+  run_io io = {input, outputs, NULL, {NULL, 0}};
+  run_engine(e, &io, exec);
+}
+
+void cleave_engine_join(const cleave_engine *e, cleave_parts inputs, void *output,
+                        const cleave_exec *exec) {
+  run_io io = {NULL, NULL, output, inputs};
+  run_engine(e, &io, exec);
 }
 
 /* Enough segments for most one-shot lists in one window; longer lists take several. */
 #define STACK_SEGS 64
 
-void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
-                                const cleave_kernels *kernels, const void *input,
-                                void *const *outputs, const cleave_exec *exec) {
+/* Runs a geometry window by window, with segments built on the stack. */
+static void run_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
+                         const cleave_kernels *kernels, const run_io *io, bool join,
+                         const cleave_exec *exec) {
   if (!cleave_geometry_has_data(geom)) {
     return;
   }
@@ -275,15 +316,29 @@ void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_o
     int64_t length = cleave_geometry_length(geom, i);
     int64_t unit = cleave_geometry_bytes(geom, length), col = cleave_geometry_bytes(geom, offset);
     if (!cleave_seg_append(segs, &count, STACK_SEGS, i, unit, col, geom->outer, options)) {
-      cleave_engine_init(&e, geom, options, kernels, segs, count);
-      cleave_engine_run(&e, input, outputs, exec);
+      cleave_engine_init(&e, geom, options, kernels, segs, count, join);
+      run_engine(&e, io, exec);
       count = 0;
       cleave_seg_append(segs, &count, STACK_SEGS, i, unit, col, geom->outer, options);
     }
     offset += length;
   }
   if (count > 0) {
-    cleave_engine_init(&e, geom, options, kernels, segs, count);
-    cleave_engine_run(&e, input, outputs, exec);
+    cleave_engine_init(&e, geom, options, kernels, segs, count, join);
+    run_engine(&e, io, exec);
   }
+}
+
+void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
+                                const cleave_kernels *kernels, const void *input,
+                                void *const *outputs, const cleave_exec *exec) {
+  run_io io = {input, outputs, NULL, {NULL, 0}};
+  run_geometry(geom, options, kernels, &io, false, exec);
+}
+
+void cleave_engine_join_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
+                                 const cleave_kernels *kernels, cleave_parts inputs, void *output,
+                                 const cleave_exec *exec) {
+  run_io io = {NULL, NULL, output, inputs};
+  run_geometry(geom, options, kernels, &io, true, exec);
 }

@@ -8,14 +8,16 @@
  * non-empty part; consecutive parts that take the same number of bytes from each row form a
  * segment. A segment is copied either row by row (block copies, regular or non-temporal) or,
  * when its parts take only a few bytes per row, by a gather/transposition kernel over a block of
- * rows. The kernels move bytes from the whole tensor to the parts (a split); the same schedule
- * describes the way back (the parts gathered into one tensor, as Concat does), which needs only
- * kernels for that direction beside `walk` and `tiny` in `cleave_kernels`.
+ * rows. A split's kernels move bytes from the whole tensor to the parts; a join (Concat) runs the
+ * same schedule the other way, the parts into the whole tensor, with each family's `join_*`
+ * kernels (the same walker, copies, lanes and register transposes, the other way round).
  */
 #ifndef CLEAVE_ENGINE_H
 #define CLEAVE_ENGINE_H
 
 #include "core/geometry.h"
+
+#include <string.h>
 
 /* How a segment is copied. The tiny kinds index `cleave_kernels.tiny`. */
 enum {
@@ -62,6 +64,8 @@ typedef struct cleave_engine {
   int64_t parallel_bytes;
   /** Smallest task of a parallel run; 0: an eighth of parallel_bytes. */
   int64_t min_task_bytes;
+  /** The direction: false for a split (whole to parts), true for a join (parts to whole). */
+  bool join;
 } cleave_engine;
 
 /** Copies rows [o0, o1) of the window's columns [lo, hi) (hi <= col_hi) with block copies. */
@@ -71,6 +75,44 @@ typedef void (*cleave_walk_fn)(const cleave_engine *e, const unsigned char *in, 
 /** Copies rows [o0, o1) of every output of one tiny segment. */
 typedef void (*cleave_tiny_fn)(const cleave_engine *e, const cleave_seg *seg,
                                const unsigned char *in, void *const *outs, int64_t o0, int64_t o1);
+
+/**
+ * Where a join finds its parts' data: the pointer of part i is stored at `at + i * step`, so that
+ * both an array of pointers (a plan's run) and the `data` members of an array of `cleave_tensor`s
+ * (a one-shot run) serve without being copied.
+ */
+typedef struct cleave_parts {
+  const unsigned char *at;
+  size_t step;
+} cleave_parts;
+
+/** The data of part i (read as the object it is: a `const void *`). */
+static inline const unsigned char *cleave_part(cleave_parts parts, int64_t i) {
+  const void *p;
+  memcpy(&p, parts.at + (size_t)i * parts.step, sizeof p);
+  return (const unsigned char *)p;
+}
+
+/** The parts of an array of data pointers. */
+static inline cleave_parts cleave_parts_of_pointers(const void *const *pointers) {
+  cleave_parts parts = {(const unsigned char *)pointers, sizeof *pointers};
+  return parts;
+}
+
+/** The parts of an array of tensors: their `data` members. */
+static inline cleave_parts cleave_parts_of_tensors(const cleave_tensor *tensors) {
+  cleave_parts parts = {(const unsigned char *)tensors + offsetof(cleave_tensor, data),
+                        sizeof *tensors};
+  return parts;
+}
+
+/** A join's `cleave_walk_fn`: the parts `ins` into rows [o0, o1), columns [lo, hi) of `out`. */
+typedef void (*cleave_join_walk_fn)(const cleave_engine *e, unsigned char *out, cleave_parts ins,
+                                    int64_t o0, int64_t o1, int64_t lo, int64_t hi);
+
+/** A join's `cleave_tiny_fn`: every part of one tiny segment into rows [o0, o1) of `out`. */
+typedef void (*cleave_join_tiny_fn)(const cleave_engine *e, const cleave_seg *seg,
+                                    unsigned char *out, cleave_parts ins, int64_t o0, int64_t o1);
 
 /** One kernel family. Immutable tables, one per instruction set. */
 struct cleave_kernels {
@@ -83,6 +125,11 @@ struct cleave_kernels {
    * aligned) in a non-temporal run; NULL when no tiny kernel of the family does. For the plan's
    * description. */
   bool (*tiny_streams)(const cleave_seg *seg);
+  /** The join direction (Concat): the same walk and tiny kinds, from the parts to the whole. */
+  cleave_join_walk_fn join_walk;
+  cleave_join_tiny_fn join_tiny[CLEAVE_SEG_KINDS]; /* [CLEAVE_SEG_ROWS] unused */
+  /** `tiny_streams` for the join kernels. */
+  bool (*join_tiny_streams)(const cleave_seg *seg);
 };
 
 /** Portable C kernels (SSE2 streaming stores where the compiler targets x86-64). */
@@ -116,15 +163,21 @@ int cleave_seg_kind(int64_t unit, int64_t outer, const cleave_plan_options *opti
 bool cleave_seg_append(cleave_seg *segs, int64_t *count, int64_t capacity, int64_t i, int64_t unit,
                        int64_t col, int64_t outer, const cleave_plan_options *options);
 
-/** Sets up an engine over `segs` (non-empty, contiguous columns) for geometry `geom`. */
+/** Sets up an engine over `segs` (non-empty, contiguous columns) for geometry `geom`, in the
+ * split's direction or, with `join`, the other way. */
 void cleave_engine_init(cleave_engine *e, const cleave_geometry *geom,
                         const cleave_plan_options *options, const cleave_kernels *kernels,
-                        const cleave_seg *segs, int64_t num_segs);
+                        const cleave_seg *segs, int64_t num_segs, bool join);
 
-/** Runs the engine: on the calling thread, or through `exec` when it allows threads and the run
- * is large enough. Ends with the kernels' fence on every thread that copied. */
+/** Runs a split engine: on the calling thread, or through `exec` when it allows threads and the
+ * run is large enough. Ends with the kernels' fence on every thread that copied. */
 void cleave_engine_run(const cleave_engine *e, const void *input, void *const *outputs,
                        const cleave_exec *exec);
+
+/** Runs a join engine (Concat): the parts `inputs` into the whole tensor `output`, on threads as
+ * `cleave_engine_run` does. */
+void cleave_engine_join(const cleave_engine *e, cleave_parts inputs, void *output,
+                        const cleave_exec *exec);
 
 /**
  * Runs a whole geometry without a precomputed schedule and without allocating: segments are
@@ -133,6 +186,11 @@ void cleave_engine_run(const cleave_engine *e, const void *input, void *const *o
 void cleave_engine_run_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
                                 const cleave_kernels *kernels, const void *input,
                                 void *const *outputs, const cleave_exec *exec);
+
+/** `cleave_engine_run_geometry` for a join: the parts `inputs` into `output`. */
+void cleave_engine_join_geometry(const cleave_geometry *geom, const cleave_plan_options *options,
+                                 const cleave_kernels *kernels, cleave_parts inputs, void *output,
+                                 const cleave_exec *exec);
 
 /** Index of the segment whose columns hold column `c` (col_lo <= c < col_hi). */
 static inline int64_t cleave_engine_find(const cleave_engine *e, int64_t c) {
@@ -154,6 +212,11 @@ static inline int64_t cleave_engine_find(const cleave_engine *e, int64_t c) {
  * through `exec` (NULL: this thread) in ranges of whole groups of 8 rows when the input has at
  * least `parallel_bytes` bytes and 16 rows. */
 void cleave_copy_packed(const cleave_geometry *geom, const void *input, void *const *outputs,
+                        const cleave_exec *exec, int64_t parallel_bytes);
+
+/** `cleave_copy_packed` the other way (Concat): the parts `inputs` of a packed join that is not
+ * byte-aligned into `output`, packed from its bit 0 with zeroed tail bits. */
+void cleave_join_packed(const cleave_geometry *geom, cleave_parts inputs, void *output,
                         const cleave_exec *exec, int64_t parallel_bytes);
 
 #endif /* CLEAVE_ENGINE_H */

@@ -125,6 +125,43 @@ CLEAVE_PORTABLE_TRANSPOSE(2)
 CLEAVE_PORTABLE_TRANSPOSE(4)
 CLEAVE_PORTABLE_TRANSPOSE(8)
 
+/* The join's transposition (Concat): 8 inputs at a time, each giving one unit to every output
+ * row, which receives them side by side; every input is read sequentially. */
+#define CLEAVE_PORTABLE_JOIN_TRANSPOSE(W)                                                          \
+  static void join_transpose##W##_portable(const cleave_engine *e, const cleave_seg *seg,          \
+                                           unsigned char *out, cleave_parts ins, int64_t o0,       \
+                                           int64_t o1) {                                           \
+    int64_t stride = e->stride;                                                                    \
+    for (int64_t j = 0; j < seg->count; j += 8) {                                                  \
+      int64_t group = seg->count - j < 8 ? seg->count - j : 8;                                     \
+      const unsigned char *src[8];                                                                 \
+      for (int64_t m = 0; m < group; m++) {                                                        \
+        src[m] = cleave_part(ins, seg->first + j + m) + o0 * W;                                    \
+      }                                                                                            \
+      unsigned char *dst = out + o0 * stride + seg->col + j * W;                                   \
+      if (group == 8) {                                                                            \
+        for (int64_t o = o0; o < o1; o++, dst += stride) {                                         \
+          for (int m = 0; m < 8; m++) {                                                            \
+            memcpy(dst + m * W, src[m], W);                                                        \
+            src[m] += W;                                                                           \
+          }                                                                                        \
+        }                                                                                          \
+      } else {                                                                                     \
+        for (int64_t o = o0; o < o1; o++, dst += stride) {                                         \
+          for (int64_t m = 0; m < group; m++) {                                                    \
+            memcpy(dst + m * W, src[m], W);                                                        \
+            src[m] += W;                                                                           \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+CLEAVE_PORTABLE_JOIN_TRANSPOSE(1)
+CLEAVE_PORTABLE_JOIN_TRANSPOSE(2)
+CLEAVE_PORTABLE_JOIN_TRANSPOSE(4)
+CLEAVE_PORTABLE_JOIN_TRANSPOSE(8)
+
 static void fence_portable(void) {
 #if defined(__SSE2__)
   _mm_sfence();
@@ -138,4 +175,8 @@ const cleave_kernels cleave_kernels_portable = {
              transpose8_portable, gather_portable},
     .fence = fence_portable,
     .tiny_streams = NULL, /* the portable tiny kernels use plain stores */
+    .join_walk = join_walk_portable,
+    .join_tiny = {NULL, join_transpose1_portable, join_transpose2_portable,
+                  join_transpose4_portable, join_transpose8_portable, join_gather_portable},
+    .join_tiny_streams = NULL,
 };

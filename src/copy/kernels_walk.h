@@ -66,14 +66,25 @@ static inline void CLEAVE_K(stream_row)(unsigned char *dst, const unsigned char 
   }
 }
 
+/* The tensors of a walk in either direction: a split reads the whole tensor `in` and writes the
+ * parts `outs`; a join reads the parts `ins` and writes the whole tensor `out`. */
+typedef struct CLEAVE_K(walk_io) {
+  const unsigned char *in;
+  void *const *outs;
+  unsigned char *out;
+  cleave_parts ins;
+} CLEAVE_K(walk_io);
+
 /* Copies columns [lo, hi) of rows o, o + gap, ..., o + (count - 1) * gap: piece by piece in
- * input order, each piece for all those rows before the next. `first` and `last` say whether
- * these rows are the first and last of their runs of consecutive rows (see stream_row); the
- * segment holding `lo` is `seg0`, with `lo` in its output j0 at byte off0. */
-static inline void CLEAVE_K(walk_rows)(const cleave_engine *e, const unsigned char *in,
-                                       void *const *outs, int64_t o, int64_t gap, int64_t count,
-                                       int64_t lo, int64_t hi, const cleave_seg *seg0, int64_t j0,
-                                       int64_t off0, bool first, bool last) {
+ * the whole tensor's order, each piece for all those rows before the next; from the whole tensor
+ * to the parts, or back when `join` (a constant at every call, so each direction compiles to its
+ * own loop). `first` and `last` say whether these rows are the first and last of their runs of
+ * consecutive rows (see stream_row); the segment holding `lo` is `seg0`, with `lo` in its part j0
+ * at byte off0. */
+static inline void CLEAVE_K(walk_rows)(const cleave_engine *e, const CLEAVE_K(walk_io) * io,
+                                       bool join, int64_t o, int64_t gap, int64_t count, int64_t lo,
+                                       int64_t hi, const cleave_seg *seg0, int64_t j0, int64_t off0,
+                                       bool first, bool last) {
   bool nt = e->nontemporal;
   const cleave_seg *seg = seg0;
   int64_t j = j0, off = off0, c = lo;
@@ -81,10 +92,19 @@ static inline void CLEAVE_K(walk_rows)(const cleave_engine *e, const unsigned ch
     int64_t n = seg->unit - off;
     n = n < hi - c ? n : hi - c;
     for (int64_t k = 0, r = o; k < count; k++, r += gap) {
-      const unsigned char *src = in + r * e->stride + c;
-      unsigned char *dst = (unsigned char *)outs[seg->first + j] + r * seg->unit + off;
-      if (nt && n == seg->unit && n >= NT_MIN) {
-        /* A whole piece: the same holds for this output in every row of the walk. */
+      const unsigned char *src;
+      unsigned char *dst;
+      if (join) {
+        src = cleave_part(io->ins, seg->first + j) + r * seg->unit + off;
+        dst = io->out + r * e->stride + c;
+      } else {
+        src = io->in + r * e->stride + c;
+        dst = (unsigned char *)io->outs[seg->first + j] + r * seg->unit + off;
+      }
+      if (!join && nt && n == seg->unit && n >= NT_MIN) {
+        /* A whole piece: the same holds for this output in every row of the walk. (A join
+         * writes each row's pieces back to back: its lines are whole but at the pieces' ends,
+         * where ordinary stores meet.) */
         CLEAVE_K(stream_row)(dst, src, (size_t)n, e->stride, first, last);
       } else if (nt) {
         CLEAVE_K(copy_nt)(dst, src, (size_t)n);
@@ -101,15 +121,20 @@ static inline void CLEAVE_K(walk_rows)(const cleave_engine *e, const unsigned ch
   }
 }
 
-/* Copies rows [o0, o1) of columns [lo, hi): each row's bytes go, in input order, to the outputs
- * whose columns they are. The segment holding `lo` is found once for all rows.
+/* Copies rows [o0, o1) of columns [lo, hi): each row's bytes go, in the whole tensor's order, to
+ * the parts whose columns they are (or come from them, for a join). The segment holding `lo` is
+ * found once for all rows.
  *
- * A streamed walk whose pieces are too small for copy_nt's lanes gets lanes of rows instead:
+ * A streamed split whose pieces are too small for copy_nt's lanes gets lanes of rows instead:
  * the rows are cut into CLEAVE_NT_LANES runs that advance together, piece by piece, so that
  * several input streams are in flight ([64,1024,1024] f32 split on axis 2, 1 KiB pieces: 28 ms
- * instead of 35 ms on the Intel Xeon of 2026-11-24, one thread). */
-static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void *const *outs,
-                           int64_t o0, int64_t o1, int64_t lo, int64_t hi) {
+ * instead of 35 ms on the Intel Xeon of 2026-11-24, one thread). A join does not: it writes its
+ * rows back to back, one output stream fed by one stream per input, which lanes of rows would
+ * multiply (the same tensor joined from 1 KiB pieces: 12.7-14.6 ms without, 24-26.5 ms with, on
+ * the AMD EPYC host of 2026-11-28). */
+static inline void CLEAVE_K(walk_either)(const cleave_engine *e, const CLEAVE_K(walk_io) * io,
+                                         bool join, int64_t o0, int64_t o1, int64_t lo,
+                                         int64_t hi) {
   if (o0 >= o1 || lo >= hi) {
     return;
   }
@@ -120,7 +145,7 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
     off0 = rel % seg0->unit;
   }
   int64_t lanes = 1;
-  if (e->nontemporal && o1 - o0 >= 2 * CLEAVE_NT_LANES) {
+  if (!join && e->nontemporal && o1 - o0 >= 2 * CLEAVE_NT_LANES) {
     int64_t widest = 0;
     for (const cleave_seg *seg = seg0; seg < e->segs + e->num_segs && seg->col < hi; seg++) {
       widest = seg->unit > widest ? seg->unit : widest;
@@ -130,13 +155,28 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
   int64_t per = (o1 - o0) / lanes;
   for (int64_t r = 0; r < per; r++) {
     CLEAVE_K(walk_rows)
-    (e, in, outs, o0 + r, per, lanes, lo, hi, seg0, j0, off0, r == 0, r + 1 == per);
+    (e, io, join, o0 + r, per, lanes, lo, hi, seg0, j0, off0, r == 0, r + 1 == per);
   }
   /* The rows left over by the lanes, as one more run. */
   for (int64_t o = o0 + lanes * per; o < o1; o++) {
     CLEAVE_K(walk_rows)
-    (e, in, outs, o, 0, 1, lo, hi, seg0, j0, off0, o == o0 + lanes * per, o + 1 == o1);
+    (e, io, join, o, 0, 1, lo, hi, seg0, j0, off0, o == o0 + lanes * per, o + 1 == o1);
   }
+}
+
+/* The split's walk: the input's rows into the outputs. */
+static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void *const *outs,
+                           int64_t o0, int64_t o1, int64_t lo, int64_t hi) {
+  CLEAVE_K(walk_io) io = {in, outs, NULL, {NULL, 0}};
+  CLEAVE_K(walk_either)(e, &io, false, o0, o1, lo, hi);
+}
+
+/* The join's walk (Concat): the inputs' rows into the output's, the same schedule the other way.
+ */
+static void CLEAVE_K(join_walk)(const cleave_engine *e, unsigned char *out, cleave_parts ins,
+                                int64_t o0, int64_t o1, int64_t lo, int64_t hi) {
+  CLEAVE_K(walk_io) io = {NULL, NULL, out, ins};
+  CLEAVE_K(walk_either)(e, &io, true, o0, o1, lo, hi);
 }
 
 /* Copies the `unit`-byte element of every output of a tiny segment for rows [o0, o1), `rows` rows
@@ -167,6 +207,32 @@ static void CLEAVE_K(walk)(const cleave_engine *e, const unsigned char *in, void
     memcpy(dst + unit - (W), b_, W);                                                               \
   } while (0)
 
+/* The loop `LOOP` specialised by unit size: fixed-size moves the compiler turns into a load and
+ * a store each. Units of 1, 2, 4 and 8 bytes go to the transpositions; above 64 only with a
+ * raised tiny threshold (tests). */
+#define CLEAVE_GATHER_SIZES(LOOP)                                                                  \
+  do {                                                                                             \
+    if (unit == 64) {                                                                              \
+      LOOP(CLEAVE_MOVE_EXACT(64));                                                                 \
+    } else if (unit > 32 && unit < 64) {                                                           \
+      LOOP(CLEAVE_MOVE_PAIR(32));                                                                  \
+    } else if (unit == 32) {                                                                       \
+      LOOP(CLEAVE_MOVE_EXACT(32));                                                                 \
+    } else if (unit > 16 && unit < 32) {                                                           \
+      LOOP(CLEAVE_MOVE_PAIR(16));                                                                  \
+    } else if (unit == 16) {                                                                       \
+      LOOP(CLEAVE_MOVE_EXACT(16));                                                                 \
+    } else if (unit > 8 && unit < 16) {                                                            \
+      LOOP(CLEAVE_MOVE_PAIR(8));                                                                   \
+    } else if (unit > 4 && unit < 8) {                                                             \
+      LOOP(CLEAVE_MOVE_PAIR(4));                                                                   \
+    } else if (unit == 3) {                                                                        \
+      LOOP(CLEAVE_MOVE_PAIR(2));                                                                   \
+    } else {                                                                                       \
+      LOOP(memcpy(dst, src, (size_t)unit));                                                        \
+    }                                                                                              \
+  } while (0)
+
 static void CLEAVE_K(gather)(const cleave_engine *e, const cleave_seg *seg, const unsigned char *in,
                              void *const *outs, int64_t o0, int64_t o1) {
   int64_t unit = seg->unit, stride = e->stride;
@@ -176,29 +242,36 @@ static void CLEAVE_K(gather)(const cleave_engine *e, const cleave_seg *seg, cons
   while (rows > 1 && (unit * (rows / 2)) % 64 == 0) {
     rows /= 2;
   }
-  /* Units of 1, 2, 4 and 8 bytes go to the transpositions; above 64 only with a raised tiny
-   * threshold (tests). */
-  if (unit == 64) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(64));
-  } else if (unit > 32 && unit < 64) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(32));
-  } else if (unit == 32) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(32));
-  } else if (unit > 16 && unit < 32) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(16));
-  } else if (unit == 16) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_EXACT(16));
-  } else if (unit > 8 && unit < 16) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(8));
-  } else if (unit > 4 && unit < 8) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(4));
-  } else if (unit == 3) {
-    CLEAVE_GATHER_LOOP(CLEAVE_MOVE_PAIR(2));
-  } else {
-    CLEAVE_GATHER_LOOP(memcpy(dst, src, (size_t)unit));
-  }
+  CLEAVE_GATHER_SIZES(CLEAVE_GATHER_LOOP);
 }
 
+#define CLEAVE_JOIN_GATHER_LOOP(MOVE)                                                              \
+  for (int64_t b = o0; b < o1; b += rows) {                                                        \
+    int64_t end = o1 - b > rows ? b + rows : o1;                                                   \
+    for (int64_t j = 0; j < seg->count; j++) {                                                     \
+      const unsigned char *src = cleave_part(ins, seg->first + j) + b * unit;                      \
+      unsigned char *dst = out + b * stride + seg->col + j * unit;                                 \
+      for (int64_t o = b; o < end; o++, src += unit, dst += stride) {                              \
+        MOVE;                                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+/* The join's gather: the same loop the other way, each input's units of `rows` rows (a whole
+ * input line per step) into their places in the output's rows, whose lines stay in L1 while the
+ * neighbouring inputs fill them. */
+static void CLEAVE_K(join_gather)(const cleave_engine *e, const cleave_seg *seg, unsigned char *out,
+                                  cleave_parts ins, int64_t o0, int64_t o1) {
+  int64_t unit = seg->unit, stride = e->stride;
+  int64_t rows = 64;
+  while (rows > 1 && (unit * (rows / 2)) % 64 == 0) {
+    rows /= 2;
+  }
+  CLEAVE_GATHER_SIZES(CLEAVE_JOIN_GATHER_LOOP);
+}
+
+#undef CLEAVE_GATHER_SIZES
+#undef CLEAVE_JOIN_GATHER_LOOP
 #undef CLEAVE_GATHER_LOOP
 #undef CLEAVE_MOVE_EXACT
 #undef CLEAVE_MOVE_PAIR

@@ -140,4 +140,16 @@ static inline bool cleave_dim_bounded(cleave_dim dim) {
   return dim.hi != CLEAVE_DIM_UNBOUNDED;
 }
 
+/** The hull of two intervals (the smallest interval holding both). */
+static inline cleave_dim cleave_dim_union(cleave_dim a, cleave_dim b) {
+  cleave_dim u;
+  u.lo = a.lo < b.lo ? a.lo : b.lo;
+  if (!cleave_dim_bounded(a) || !cleave_dim_bounded(b)) {
+    u.hi = CLEAVE_DIM_UNBOUNDED;
+  } else {
+    u.hi = a.hi > b.hi ? a.hi : b.hi;
+  }
+  return u;
+}
+
 #endif /* CLEAVE_CORE_H */

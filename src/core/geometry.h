@@ -35,11 +35,14 @@ static inline cleave_split_info cleave_split_info_of(const cleave_shape_info *in
 }
 
 /**
- * The resolved geometry of one split, from which execution needs nothing else. The input is
- * viewed as [outer, axis_dim, inner]; output i is [outer, length(i), inner].
- * Lengths come in one of two forms, so that no allocation is needed:
- *   - uniform: every output has `chunk`, except the last, which has `last`;
- *   - list: entry i of `list` (whose -1, if any, at `minus_one` resolves to `resolved`).
+ * The resolved geometry of a tensor cut into parts, from which execution needs nothing else. The
+ * whole tensor (a split's input, a concat's output) is viewed as [outer, axis_dim, inner]; part i
+ * (a split's output i, a concat's input i) is [outer, length(i), inner]. `info.num_outputs` counts
+ * the parts whatever the direction. Lengths come in one of three forms, so that no allocation is
+ * needed:
+ *   - uniform: every part has `chunk`, except the last, which has `last`;
+ *   - list: entry i of `list` (whose -1, if any, at `minus_one` resolves to `resolved`);
+ *   - tensors: `parts[i].shape[parts_axis]` (a concat's inputs, when `parts` is not NULL).
  */
 typedef struct cleave_geometry {
   cleave_shape_info info;
@@ -51,6 +54,8 @@ typedef struct cleave_geometry {
   const cleave_values *list;
   int64_t minus_one; /* index of the -1 entry, or -1 */
   int64_t resolved;
+  const cleave_tensor *parts;
+  int64_t parts_axis;
   /* Packed sub-byte types (inner_bytes is then 0): the same [outer, axis_dim, inner] view in
    * bits. `bits_fit` is false when a bit count of the tensor does not fit in int64 (only for
    * tensors of more than 2^60 bytes, which cannot be in memory: execution refuses them). */
@@ -88,7 +93,17 @@ static inline int64_t cleave_geometry_output_bytes(const cleave_geometry *g, int
   return cleave_packed_bytes(g->outer * length * (g->inner_bits / bits), bits);
 }
 
-/** geometry.c: the length of output i on the axis (i < num_outputs). */
+/** geometry.c: the length of part i on the axis (i < num_outputs). */
 int64_t cleave_geometry_length(const cleave_geometry *geom, int64_t i);
+
+/**
+ * geometry.c: fills the packed part of a geometry whose info (axis_dim, num_outputs,
+ * element_bits) and lengths are set, for a whole tensor of `outer` rows of `inner` elements (from
+ * 1) after the axis, with the first element of a byte in its most significant bits when
+ * `msb_first`; `empty` when the tensor holds no element. Sets `bits_fit` (the bit counts fit in
+ * int64) and `bytes_aligned` (an axis row and every part's share of it are whole bytes).
+ */
+void cleave_geometry_pack(cleave_geometry *geom, bool empty, int64_t outer, int64_t inner,
+                          bool msb_first);
 
 #endif /* CLEAVE_GEOMETRY_H */

@@ -45,7 +45,8 @@ const char *cleave_status_name(cleave_status status) {
   case CLEAVE_ERROR_COPY_REQUIRED:
     return "copy required";
   }
-  return NULL;
+  /* Never NULL: callers print the name of whatever status they were given. */
+  return "unknown status";
 }
 
 cleave_status cleave_fail(cleave_error *err, cleave_status status, const char *fmt, ...) {

@@ -8,40 +8,6 @@
 #include "infer/infer.h"
 #include "rules/rules.h"
 
-/*
- * The packed part of a geometry: `inner` counted elements (from 1), and the bits are counted
- * here, which may not fit in int64 for tensors of more than 2^60 bytes (`bits_fit`). A split is
- * byte-aligned when a whole axis row and every output's share of it are whole bytes: then every
- * block starts and ends on a byte boundary and the byte engine copies it.
- */
-static void packed_geometry(const cleave_prepared *prep, bool empty, int64_t outer, int64_t inner,
-                            cleave_geometry *geom) {
-  int64_t d = geom->info.axis_dim;
-  geom->packed = true;
-  geom->msb_first = prep->bit_order == CLEAVE_BIT_ORDER_MSB_FIRST;
-  geom->inner_bytes = 0;
-  if (empty) {
-    geom->bits_fit = true;
-    geom->inner_bits = geom->input_bits = 0;
-    return;
-  }
-  int64_t total = 0;
-  geom->bits_fit = !cleave_mul_overflows(inner, prep->element_bits, &geom->inner_bits) &&
-                   !cleave_mul_overflows(outer, d, &total) &&
-                   !cleave_mul_overflows(total, geom->inner_bits, &geom->input_bits);
-  if (!geom->bits_fit) {
-    return;
-  }
-  geom->bytes_aligned = d * geom->inner_bits % 8 == 0;
-  for (int64_t i = 0; geom->bytes_aligned && i < geom->info.num_outputs; i++) {
-    geom->bytes_aligned = cleave_geometry_length(geom, i) * geom->inner_bits % 8 == 0;
-    /* A uniform split has at most two distinct lengths. */
-    if (geom->uniform && i == 0 && geom->info.num_outputs > 2) {
-      i = geom->info.num_outputs - 2;
-    }
-  }
-}
-
 cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_t *shape,
                              size_t rank, cleave_geometry *geom, cleave_error *err) {
   if (op == NULL || geom == NULL) {
@@ -95,7 +61,7 @@ cleave_status cleave_resolve(const cleave_op *op, cleave_type type, const int64_
   geom->bits_fit = true;
   geom->bytes_aligned = true;
   if (prep.element_size == 0) {
-    packed_geometry(&prep, empty, outer, inner, geom);
+    cleave_geometry_pack(geom, empty, outer, inner, prep.bit_order == CLEAVE_BIT_ORDER_MSB_FIRST);
   }
   geom->info.output_rank = (int64_t)rank - (geom->info.axis_removed ? 1 : 0);
   return cleave_succeed(err);

@@ -16,18 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The union of two intervals' hulls. */
-static cleave_dim dim_union(cleave_dim a, cleave_dim b) {
-  cleave_dim u;
-  u.lo = a.lo < b.lo ? a.lo : b.lo;
-  if (a.hi == CLEAVE_DIM_UNBOUNDED || b.hi == CLEAVE_DIM_UNBOUNDED) {
-    u.hi = CLEAVE_DIM_UNBOUNDED;
-  } else {
-    u.hi = a.hi > b.hi ? a.hi : b.hi;
-  }
-  return u;
-}
-
 /* An accumulated hull that may still be empty. */
 typedef struct hull_acc {
   bool any;
@@ -35,7 +23,7 @@ typedef struct hull_acc {
 } hull_acc;
 
 static void acc_add(hull_acc *acc, cleave_dim dim) {
-  acc->dim = acc->any ? dim_union(acc->dim, dim) : dim;
+  acc->dim = acc->any ? cleave_dim_union(acc->dim, dim) : dim;
   acc->any = true;
 }
 
@@ -45,7 +33,7 @@ static cleave_dim element_union(const cleave_split_hull *hull) {
     /* chunk is used by every element but the last, so only when there are two or more (always
      * when the count varies: then chunk == last). */
     bool chunk_used = hull->count.hi == CLEAVE_DIM_UNBOUNDED || hull->count.hi >= 2;
-    return chunk_used ? dim_union(hull->chunk, hull->last) : hull->last;
+    return chunk_used ? cleave_dim_union(hull->chunk, hull->last) : hull->last;
   }
   hull_acc acc = {false, {0, 0}};
   for (int64_t i = 0; i < hull->count.lo; i++) {
@@ -178,7 +166,7 @@ static void write_element_hull(const cleave_prepared *prep, const survey *sv, in
   for (int64_t p = 0; p < rank; p++) {
     if (other_position(sv, p)) {
       cleave_dim data = cleave_view_dim(&prep->shape, p);
-      dims[p] = dims[p].lo < 0 ? data : dim_union(dims[p], data);
+      dims[p] = dims[p].lo < 0 ? data : cleave_dim_union(dims[p], data);
     }
   }
 }
@@ -225,7 +213,7 @@ static void write_shapes(const cleave_prepared *prep, const survey *sv, int64_t 
     cleave_dim data = cleave_view_dim(&prep->shape, p);
     for (int64_t i = 0; i < count; i++) {
       cleave_dim *d = &dims[i * rank + p];
-      *d = d->lo < 0 ? data : dim_union(*d, data);
+      *d = d->lo < 0 ? data : cleave_dim_union(*d, data);
     }
   }
 }

@@ -6,35 +6,71 @@
  */
 #include "rules/rules.h"
 
-/* A partial dimension must be an interval of non-negative integers. */
-static cleave_status check_partial_dim(cleave_dim d, int64_t i, cleave_error *err) {
+cleave_status cleave_check_dim(const cleave_shape_view *shape, int64_t i, const char *tensor,
+                               cleave_error *err) {
+  if (shape->points != NULL) {
+    if (shape->points[i] < 0) {
+      return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
+                         "%s.shape[%" PRId64 "] is %" PRId64 " but dimensions must be >= 0", tensor,
+                         i, shape->points[i]);
+    }
+    return CLEAVE_OK;
+  }
+  /* A partial dimension must be an interval of non-negative integers. */
+  cleave_dim d = shape->dims[i];
   if (d.lo < 0) {
-    return cleave_fail(
-        err, CLEAVE_ERROR_INVALID_SHAPE,
-        "data.shape[%" PRId64 "] has lower bound %" PRId64 " but dimensions must be >= 0", i, d.lo);
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
+                       "%s.shape[%" PRId64 "] has lower bound %" PRId64
+                       " but dimensions must be >= 0",
+                       tensor, i, d.lo);
   }
   if (d.hi != CLEAVE_DIM_UNBOUNDED && d.hi < d.lo) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
-                       "data.shape[%" PRId64 "] is [%" PRId64 ", %" PRId64
+                       "%s.shape[%" PRId64 "] is [%" PRId64 ", %" PRId64
                        "]: the upper bound must be >= the lower bound (or unbounded)",
-                       i, d.lo, d.hi);
+                       tensor, i, d.lo, d.hi);
   }
   return CLEAVE_OK;
 }
 
-/* Fills the element size (bytes for byte-sized types, bits for packed ones) and bit order. */
-static cleave_status element_size_of(cleave_type type, cleave_prepared *prep, cleave_error *err) {
+cleave_status cleave_element_size(cleave_type type, int64_t *size, int64_t *bits,
+                                  cleave_bit_order *order, cleave_error *err) {
   if (cleave_is_packed(type.dtype)) {
-    prep->element_size = 0;
-    return cleave_type_bits(type, &prep->element_bits, &prep->bit_order, err);
+    *size = 0;
+    return cleave_type_bits(type, bits, order, err);
   }
-  cleave_status st = cleave_type_size(type, &prep->element_size, err);
+  cleave_status st = cleave_type_size(type, size, err);
   /* 8 * the byte size, or 0 when that exceeds int64 (elements above 2^60 bytes). */
-  if (st == CLEAVE_OK && cleave_mul_overflows(prep->element_size, 8, &prep->element_bits)) {
-    prep->element_bits = 0;
+  if (st == CLEAVE_OK && cleave_mul_overflows(*size, 8, bits)) {
+    *bits = 0;
   }
-  prep->bit_order = CLEAVE_BIT_ORDER_NONE;
+  *order = CLEAVE_BIT_ORDER_NONE;
   return st;
+}
+
+cleave_status cleave_check_byte_size(const int64_t *shape, int64_t rank, cleave_type type,
+                                     int64_t element_size, const char *tensor, cleave_error *err) {
+  /* An empty tensor has byte size 0 whatever its other dims, so only a non-empty one can
+   * overflow; and then every partial product is bounded by the total. */
+  for (int64_t i = 0; i < rank; i++) {
+    if (shape[i] == 0) {
+      return CLEAVE_OK;
+    }
+  }
+  /* Packed types count elements first: their byte size is rounded up per tensor. */
+  bool packed = cleave_is_packed(type.dtype);
+  int64_t bytes = packed ? 1 : element_size;
+  for (int64_t i = 0; i < rank; i++) {
+    if (cleave_mul_overflows(bytes, shape[i], &bytes)) {
+      char dims[160], name[CLEAVE_TYPE_TEXT];
+      cleave_format_shape(dims, sizeof dims, shape, (size_t)rank);
+      cleave_format_type(name, sizeof name, type);
+      return cleave_fail(err, CLEAVE_ERROR_OVERFLOW, "%s of shape %s and type %s has %s", tensor,
+                         dims, name,
+                         packed ? "more than 2^63-1 elements" : "a byte size above 2^63-1");
+    }
+  }
+  return CLEAVE_OK;
 }
 
 static cleave_status check_shape(cleave_type type, const cleave_shape_view *shape, bool static_mode,
@@ -44,8 +80,10 @@ static cleave_status check_shape(cleave_type type, const cleave_shape_view *shap
    * depend on the size at all (docs/operators.md section 1): it only checks that the type is valid.
    */
   bool packed = cleave_is_packed(type.dtype);
-  cleave_status st =
-      static_mode || packed ? element_size_of(type, prep, err) : cleave_type_check(type, err);
+  cleave_status st = static_mode || packed
+                         ? cleave_element_size(type, &prep->element_size, &prep->element_bits,
+                                               &prep->bit_order, err)
+                         : cleave_type_check(type, err);
   if (st != CLEAVE_OK) {
     return st;
   }
@@ -63,37 +101,15 @@ static cleave_status check_shape(cleave_type type, const cleave_shape_view *shap
   if (rank > INT32_MAX) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE, "rank %s is too large", rank_text);
   }
-  bool empty = false;
   for (int64_t i = 0; i < rank; i++) {
-    if (shape->points != NULL) {
-      if (shape->points[i] < 0) {
-        return cleave_fail(err, CLEAVE_ERROR_INVALID_SHAPE,
-                           "data.shape[%" PRId64 "] is %" PRId64 " but dimensions must be >= 0", i,
-                           shape->points[i]);
-      }
-    } else {
-      st = check_partial_dim(shape->dims[i], i, err);
-      if (st != CLEAVE_OK) {
-        return st;
-      }
+    st = cleave_check_dim(shape, i, "data", err);
+    if (st != CLEAVE_OK) {
+      return st;
     }
-    empty = empty || cleave_view_dim(shape, i).hi == 0;
   }
-  /* Only static shapes have a byte size (docs/operators.md section 1). An empty tensor has byte
-   * size 0 whatever its other dims, so only a non-empty one can overflow; and then every partial
-   * product is bounded by the total. */
-  if (static_mode && !empty) {
-    /* Packed types count elements first: their byte size is rounded up per tensor. */
-    int64_t bytes = packed ? 1 : prep->element_size;
-    for (int64_t i = 0; i < rank; i++) {
-      if (cleave_mul_overflows(bytes, shape->points[i], &bytes)) {
-        char dims[160], name[CLEAVE_TYPE_TEXT];
-        cleave_format_shape(dims, sizeof dims, shape->points, (size_t)rank);
-        cleave_format_type(name, sizeof name, type);
-        return cleave_fail(err, CLEAVE_ERROR_OVERFLOW, "data of shape %s and type %s has %s", dims,
-                           name, packed ? "more than 2^63-1 elements" : "a byte size above 2^63-1");
-      }
-    }
+  /* Only static shapes have a byte size (docs/operators.md section 1). */
+  if (static_mode) {
+    return cleave_check_byte_size(shape->points, rank, type, prep->element_size, "data", err);
   }
   return CLEAVE_OK;
 }

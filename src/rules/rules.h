@@ -10,8 +10,9 @@
  *   split_onnx.c      ONNX SplitToSequence and Split
  *   split18.c         Split-18's ceil(d/n) arithmetic on intervals
  *   split_common.c    what those share: lists of lengths, equal parts, the hull's lengths
- * The concatenating family (Concat, ConcatFromSequence) gets files of its own beside these
- * (concat*.c, with an entry like split.c), using versions.c and prepare.c's kind of checks.
+ * and the concatenating family's (docs/operators.md section 8), beside them:
+ *   concat_prepare.c  the checks before the dims: operator, inputs, types, shapes, ranks, axis
+ *   concat_dims.c     the dims: their intersection off the axis, their sum on it, the output
  */
 #ifndef CLEAVE_RULES_H
 #define CLEAVE_RULES_H
@@ -59,6 +60,21 @@ typedef struct cleave_prepared {
   int64_t axis;
   bool lengths_unknown;
 } cleave_prepared;
+
+/** prepare.c: checks dimension i of a shape that `tensor` names in messages ("data",
+ * "inputs[2]"): >= 0, and for a partial dimension lo <= hi (else CLEAVE_ERROR_INVALID_SHAPE). */
+cleave_status cleave_check_dim(const cleave_shape_view *shape, int64_t i, const char *tensor,
+                               cleave_error *err);
+
+/** prepare.c: the element size in bytes (0 for packed types), in bits, and the bit order of a
+ * type, checking it. */
+cleave_status cleave_element_size(cleave_type type, int64_t *size, int64_t *bits,
+                                  cleave_bit_order *order, cleave_error *err);
+
+/** prepare.c: checks that a static shape's byte size (element count for packed types) fits in
+ * int64 (else CLEAVE_ERROR_OVERFLOW naming `tensor`: "data", "inputs[1]", "the output"). */
+cleave_status cleave_check_byte_size(const int64_t *shape, int64_t rank, cleave_type type,
+                                     int64_t element_size, const char *tensor, cleave_error *err);
 
 /** prepare.c: checks `op` on (type, shape) up to and including the axis, in the order of
  * docs/operators.md and `cleave_resolve`. `unknown` holds CLEAVE_UNKNOWN_* flags. `static_mode`
@@ -151,5 +167,80 @@ cleave_status cleave_onnx_split_at(const cleave_prepared *prep, int64_t axis, cl
 /** split18.c: sets chunk (c = ceil(d/n)) and last (d - c(n-1)) for Split-18 with num_outputs n >= 1
  * over the values of `d`. Returns false when no value of `d` is valid. */
 bool cleave_ceil_parts(int64_t n, cleave_dim d, cleave_split_hull *hull);
+
+/* ---- the concatenating family (docs/operators.md section 8) ------------------------------ */
+
+/** A concat's inputs as the rules see them: static tensors (`tensors`, each with its own type;
+ * their data is not read) or partial shapes (`partial`, all of type `type`). */
+typedef struct cleave_concat_inputs {
+  size_t count;
+  const cleave_tensor *tensors;
+  const cleave_partial_shape *partial;
+  cleave_type type;
+} cleave_concat_inputs;
+
+/** The checks that do not depend on the axis position, and what they establish. */
+typedef struct cleave_concat_prepared {
+  const cleave_concat_op *op;
+  const cleave_concat_inputs *inputs;
+  char op_name[40];
+  int64_t version;
+  cleave_type type;
+  int64_t element_size; /* 0 for packed types */
+  int64_t element_bits;
+  cleave_bit_order bit_order;
+  bool stack;          /* ConcatFromSequence with new_axis 1 */
+  int64_t rank;        /* the inputs' rank; CLEAVE_VIEW_RANK_DYNAMIC when every input's is */
+  size_t rank_source;  /* the first input of static rank (0 when there is none) */
+  int64_t output_rank; /* rank, plus 1 when stacking; CLEAVE_VIEW_RANK_DYNAMIC as rank */
+  int64_t axis;        /* the normalised axis of the output, or -1 when its position is unknown */
+} cleave_concat_prepared;
+
+/** concat_prepare.c: input i's shape as the rules see it. */
+cleave_shape_view cleave_concat_view(const cleave_concat_inputs *inputs, size_t i);
+
+/** concat_prepare.c: checks `op` on `inputs` up to and including the axis, in the order of
+ * docs/operators.md section 8. `unknown` holds CLEAVE_UNKNOWN_* flags; `static_mode` adds the
+ * byte-size checks of static shapes. */
+cleave_status cleave_concat_prepare(const cleave_concat_op *op, unsigned unknown,
+                                    const cleave_concat_inputs *inputs, bool static_mode,
+                                    cleave_concat_prepared *prep, cleave_error *err);
+
+/** concat_dims.c: the inputs' common dimension at input position j (the intersection of their
+ * intervals); fails with CLEAVE_ERROR_INVALID_SHAPE naming the first input that leaves it empty.
+ * `axis` is the output axis, for the message. */
+cleave_status cleave_concat_common(const cleave_concat_prepared *prep, int64_t j, int64_t axis,
+                                   cleave_dim *dim, cleave_error *err);
+
+/** concat_dims.c: the sum of the inputs' dimensions at input position j, as an interval; fails
+ * with CLEAVE_ERROR_OVERFLOW when even the lower bounds sum above INT64_MAX (an upper bound
+ * beyond it is clamped: no dimension exceeds it). */
+cleave_status cleave_concat_sum(const cleave_concat_prepared *prep, int64_t j, cleave_dim *dim,
+                                cleave_error *err);
+
+/** concat_dims.c: the output's dimension at position p (< `prep->output_rank`) for the output
+ * axis at position `axis`: the stacked count, the inputs' sum, or their common dimension. */
+cleave_status cleave_concat_dim(const cleave_concat_prepared *prep, int64_t axis, int64_t p,
+                                cleave_dim *dim, cleave_error *err);
+
+/** concat_dims.c: static shapes whose dims passed `cleave_concat_at`: checks that the output's
+ * byte size (element count for packed types) fits in int64 (else CLEAVE_ERROR_OVERFLOW). */
+cleave_status cleave_concat_check_output_size(const cleave_concat_prepared *prep, int64_t axis,
+                                              cleave_error *err);
+
+/** concat_dims.c: the output's dimensions (`prep->output_rank` of them, written to `dims` unless
+ * it is NULL) for the output axis at position `axis`, checking every dimension in order. */
+cleave_status cleave_concat_at(const cleave_concat_prepared *prep, int64_t axis, cleave_dim *dims,
+                               cleave_error *err);
+
+/* ---- versions.c: the concatenating family ---------------------------------------------- */
+
+/** Resolves the version of a concat operator in force at `op->opset` (1 for OpenVINO Concat-1)
+ * and writes its name for messages ("OpenVINO Concat-1", "ONNX Concat-11"). */
+cleave_status cleave_resolve_concat_version(const cleave_concat_op *op, int64_t *version,
+                                            char *name, size_t name_size, cleave_error *err);
+
+/** Checks the element type against the concat operator version's type list. */
+cleave_status cleave_check_concat_type(const cleave_concat_prepared *prep, cleave_error *err);
 
 #endif /* CLEAVE_RULES_H */

@@ -188,13 +188,14 @@ cleave_status cleave_onnx_split_at(const cleave_prepared *prep, int64_t axis, cl
   if (has_split) {
     if (has_n && (int64_t)split->count != n) {
       return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
-                         "split has %zu entries but the node has %" PRId64 " outputs", split->count,
-                         n);
+                         "split has %zu %s but the node has %" PRId64 " %s", split->count,
+                         split->count == 1 ? "entry" : "entries", n, n == 1 ? "output" : "outputs");
     }
     return cleave_resolve_list(split, "split", false, known, axis, d, hull, err);
   }
   if (!has_n) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+    /* The same fault as Split-18's "neither" below: the same status. */
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_SPLIT,
                        "%s without split needs the node's number of outputs (num_outputs)",
                        op_name);
   }

@@ -86,8 +86,12 @@ cleave_status cleave_resolve_version(const cleave_op *op, int64_t *version, char
     snprintf(name, name_size, "ONNX Split-%" PRId64, *version);
     break;
   default:
+    /* Kind 0 is what a zeroed description holds (`cleave_op op = {0};`). */
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
-                       "operator kind %d is not a cleave_op_kind", (int)op->kind);
+                       "operator kind %d is not a cleave_op_kind%s: build the description with "
+                       "an initialiser (cleave_op_split, cleave_op_variadic_split, "
+                       "cleave_op_split_to_sequence or cleave_op_onnx_split), then set its fields",
+                       (int)op->kind, op->kind == 0 ? " (the description is zeroed)" : "");
   }
   return st;
 }
@@ -106,4 +110,63 @@ cleave_status cleave_check_op_type(const cleave_prepared *prep, cleave_type type
       type.dtype == CLEAVE_BF16 && kind == CLEAVE_OP_SPLIT_TO_SEQUENCE ? " (bf16 needs opset 24)"
       : type.dtype == CLEAVE_BF16 && prep->version > 1                 ? " (bf16 needs opset 13)"
                                                                        : "");
+}
+
+/* ---- the concatenating family (docs/operators.md section 8) ------------------------------ */
+
+static const int64_t concat_versions[] = {1, 4, 11, 13};
+static const int64_t concat_from_sequence_versions[] = {11};
+
+cleave_status cleave_resolve_concat_version(const cleave_concat_op *op, int64_t *version,
+                                            char *name, size_t name_size, cleave_error *err) {
+  cleave_status st = CLEAVE_OK;
+  *version = 1;
+  switch (op->kind) {
+  case CLEAVE_OP_CONCAT:
+    snprintf(name, name_size, "OpenVINO Concat-1");
+    break;
+  case CLEAVE_OP_ONNX_CONCAT:
+    st = resolve_version("ONNX Concat", concat_versions,
+                         sizeof concat_versions / sizeof concat_versions[0], op->opset, version,
+                         err);
+    snprintf(name, name_size, "ONNX Concat-%" PRId64, *version);
+    break;
+  case CLEAVE_OP_CONCAT_FROM_SEQUENCE:
+    st = resolve_version("ConcatFromSequence", concat_from_sequence_versions,
+                         sizeof concat_from_sequence_versions /
+                             sizeof concat_from_sequence_versions[0],
+                         op->opset, version, err);
+    snprintf(name, name_size, "ConcatFromSequence-%" PRId64, *version);
+    break;
+  default:
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
+                       "operator kind %d is not a cleave_concat_kind (%d to %d)", (int)op->kind,
+                       (int)CLEAVE_OP_CONCAT, (int)CLEAVE_OP_CONCAT_FROM_SEQUENCE);
+  }
+  return st;
+}
+
+/* ONNX Concat-1 takes the three float types; 4 and 11 the fifteen; 13 adds bfloat16.
+ * ConcatFromSequence-11 takes the fifteen (its sequence types have no bfloat16). */
+static bool concat_accepts(cleave_concat_kind kind, int64_t version, cleave_dtype dtype) {
+  if (kind == CLEAVE_OP_ONNX_CONCAT && version == 1) {
+    return dtype == CLEAVE_F16 || dtype == CLEAVE_F32 || dtype == CLEAVE_F64;
+  }
+  if (dtype == CLEAVE_BF16) {
+    return kind == CLEAVE_OP_ONNX_CONCAT && version >= 13;
+  }
+  return onnx_common_type(dtype);
+}
+
+cleave_status cleave_check_concat_type(const cleave_concat_prepared *prep, cleave_error *err) {
+  cleave_concat_kind kind = prep->op->kind;
+  if (kind == CLEAVE_OP_CONCAT || concat_accepts(kind, prep->version, prep->type.dtype)) {
+    return CLEAVE_OK;
+  }
+  char name[CLEAVE_TYPE_TEXT];
+  cleave_format_type(name, sizeof name, prep->type);
+  bool bf16_later =
+      prep->type.dtype == CLEAVE_BF16 && kind == CLEAVE_OP_ONNX_CONCAT && prep->version > 1;
+  return cleave_fail(err, CLEAVE_ERROR_UNSUPPORTED_TYPE, "%s does not accept %s data%s",
+                     prep->op_name, name, bf16_later ? " (bf16 needs opset 13)" : "");
 }

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ALIGNMENT 64
@@ -151,6 +152,75 @@ static bool populate(unsigned char *data, size_t size, const cleave_exec *exec, 
   return !atomic_load(&ctx.failed);
 }
 
+cleave_status cleave_allocator_pick(const cleave_allocator **allocator, cleave_allocator *system,
+                                    cleave_error *err) {
+  *system = cleave_default_allocator();
+  if (*allocator == NULL) {
+    *allocator = system;
+  } else if ((*allocator)->alloc == NULL || (*allocator)->free == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the allocator's %s function is NULL",
+                       (*allocator)->alloc == NULL ? "alloc" : "free");
+  }
+  return CLEAVE_OK;
+}
+
+cleave_status cleave_block_alloc(const cleave_allocator *allocator, int64_t total, int64_t align,
+                                 const char *what, cleave_block *block, cleave_error *err) {
+  /* The data starts one alignment unit (>= 64 bytes) into the block, leaving room for the
+   * header in the line before the first output's. */
+  int64_t request = 0;
+  if (cleave_add_overflows(total, align, &request)) {
+    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW, "%s' aligned sizes sum above 2^63-1 bytes",
+                       what);
+  }
+  if ((uint64_t)request > (uint64_t)SIZE_MAX) {
+    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW, "%s need %" PRId64 " bytes, above SIZE_MAX",
+                       what, request);
+  }
+  unsigned char *base = allocator->alloc((size_t)request, (size_t)align, allocator->user);
+  if (base == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY, "cannot allocate %" PRId64 " bytes for %s",
+                       request, what);
+  }
+  block->base = base;
+  block->size = (size_t)request;
+  block->data = base + align;
+  return CLEAVE_OK;
+}
+
+void cleave_block_seal(const cleave_block *block, const cleave_allocator *allocator, void *first) {
+  block_header *h = header_of(first);
+  h->base = block->base;
+  h->size = block->size;
+  h->free = allocator->free;
+  h->user = allocator->user;
+}
+
+void cleave_fresh_memory(cleave_engine *engine, unsigned char *data, size_t total,
+                         const cleave_exec *exec) {
+  bool threaded = exec != NULL && exec->parallel_for != NULL && exec->num_threads > 1 &&
+                  engine->total >= engine->parallel_bytes;
+  /* Reused memory (resident pages, e.g. from an arena) is written exactly as caller buffers
+   * are. Fresh memory is first made resident with one system call per range (a few long ranges
+   * per thread, at least 2 MiB each, so that a thread another process delays holds back only a
+   * small share) and then written the same way: the kernel zeroes and maps its pages in bulk,
+   * where faulting them in one at a time from inside the copy costs twice as much (Intel Xeon of
+   * 2026-11-24, bench_alloc (a), 256 MiB fresh: 90 ms instead of 140 ms on 1 thread, 45-60 ms
+   * instead of 83 ms on 2). Where the system cannot populate memory, the copy first-touches the
+   * pages itself: with ordinary stores, which overwrite the zeroed page while it is still in the
+   * cache, where streaming stores would first push the zeroes out to memory (68 ms instead of
+   * 81-108 ms for (a) on 1 thread), and in the same long ranges per thread, so that each thread
+   * first touches (and the kernel zeroes) its own pages. */
+  if ((engine->nontemporal || threaded) && !cleave_memory_resident(data, total) &&
+      !populate(data, total, exec, threaded)) {
+    engine->nontemporal = false;
+    if (threaded) {
+      int64_t per = engine->total / ((int64_t)fresh_threads(exec) * FRESH_TASKS_PER_THREAD);
+      engine->min_task_bytes = per > FRESH_MIN_TASK ? per : FRESH_MIN_TASK;
+    }
+  }
+}
+
 cleave_status cleave_plan_run_alloc(const cleave_plan *plan, const void *input,
                                     const cleave_exec *exec, void **outputs, cleave_error *err) {
   return cleave_plan_run_alloc_with(plan, input, exec, NULL, outputs, err);
@@ -169,70 +239,36 @@ cleave_status cleave_plan_run_alloc_with(const cleave_plan *plan, const void *in
     return st;
   }
   clear(outputs, n);
-  cleave_allocator system = cleave_default_allocator();
-  if (allocator == NULL) {
-    allocator = &system;
-  } else if (allocator->alloc == NULL || allocator->free == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the allocator's %s function is NULL",
-                       allocator->alloc == NULL ? "alloc" : "free");
+  cleave_allocator system;
+  st = cleave_allocator_pick(&allocator, &system, err);
+  if (st == CLEAVE_OK) {
+    st = cleave_check_input(g, input, err);
   }
-  st = cleave_check_input(g, input, err);
-  if (st != CLEAVE_OK) {
-    return st;
-  }
-  if (n == 0) {
-    return cleave_succeed(err);
+  if (st != CLEAVE_OK || n == 0) {
+    return st != CLEAVE_OK ? st : cleave_succeed(err);
   }
   /* Each output starts at the offset modulo 64 of its first input byte (modulo 4096 for outputs
    * of 1 MiB or more): with the same relative alignment the copy never splits its loads across
    * lines, and the C library's copy takes its fastest path, which it avoids when source and
    * destination sit at different offsets within their pages (measured on (a): 22 ms, against
    * 34 ms with the input 64 bytes further into its page than the output). The outputs are as
-   * aligned as the input. The data starts one alignment unit into the block, after the header. */
-  int64_t total = 0, align = ALIGNMENT, request = 0;
-  if (!layout(plan, input, NULL, NULL, &total, &align) ||
-      cleave_add_overflows(total, align, &request)) {
-    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
-                       "the %" PRId64 " outputs' aligned sizes sum above 2^63-1 bytes", n);
+   * aligned as the input. */
+  int64_t total = 0, align = ALIGNMENT;
+  char what[48];
+  snprintf(what, sizeof what, "the %" PRId64 " outputs", n);
+  cleave_block block;
+  if (!layout(plan, input, NULL, NULL, &total, &align)) {
+    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW, "%s' aligned sizes sum above 2^63-1 bytes",
+                       what);
   }
-  if ((uint64_t)request > (uint64_t)SIZE_MAX) {
-    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
-                       "the outputs need %" PRId64 " bytes, above SIZE_MAX", request);
+  st = cleave_block_alloc(allocator, total, align, what, &block, err);
+  if (st != CLEAVE_OK) {
+    return st;
   }
-  unsigned char *base = allocator->alloc((size_t)request, (size_t)align, allocator->user);
-  if (base == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                       "cannot allocate %" PRId64 " bytes for %" PRId64 " outputs", request, n);
-  }
-  unsigned char *data = base + align;
-  layout(plan, input, data, outputs, &total, &align);
-  block_header *h = header_of(outputs[0]);
-  h->base = base;
-  h->size = (size_t)request;
-  h->free = allocator->free;
-  h->user = allocator->user;
+  layout(plan, input, block.data, outputs, &total, &align);
+  cleave_block_seal(&block, allocator, outputs[0]);
   cleave_engine engine = plan->engine;
-  bool threaded = exec != NULL && exec->parallel_for != NULL && exec->num_threads > 1 &&
-                  engine.total >= engine.parallel_bytes;
-  /* Reused memory (resident pages, e.g. from an arena) is written exactly as caller buffers
-   * are. Fresh memory is first made resident with one system call per range (a few long ranges
-   * per thread, at least 2 MiB each, so that a thread another process delays holds back only a
-   * small share) and then written the same way: the kernel zeroes and maps its pages in bulk,
-   * where faulting them in one at a time from inside the copy costs twice as much (Intel Xeon of
-   * 2026-11-24, bench_alloc (a), 256 MiB fresh: 90 ms instead of 140 ms on 1 thread, 45-60 ms
-   * instead of 83 ms on 2). Where the system cannot populate memory, the copy first-touches the
-   * pages itself: with ordinary stores, which overwrite the zeroed page while it is still in the
-   * cache, where streaming stores would first push the zeroes out to memory (68 ms instead of
-   * 81-108 ms for (a) on 1 thread), and in the same long ranges per thread, so that each thread
-   * first touches (and the kernel zeroes) its own pages. */
-  if ((engine.nontemporal || threaded) && !cleave_memory_resident(data, (size_t)total) &&
-      !populate(data, (size_t)total, exec, threaded)) {
-    engine.nontemporal = false;
-    if (threaded) {
-      int64_t per = engine.total / ((int64_t)fresh_threads(exec) * FRESH_TASKS_PER_THREAD);
-      engine.min_task_bytes = per > FRESH_MIN_TASK ? per : FRESH_MIN_TASK;
-    }
-  }
+  cleave_fresh_memory(&engine, block.data, (size_t)total, exec);
   if (!g->bytes_aligned) {
     cleave_copy_packed(g, input, (void *const *)outputs, exec, plan->options.parallel_bytes);
   } else {

@@ -7,58 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Builds the segments of the copy schedule (inline when they fit) and the engine over them. */
+/* The plan's copy schedule: segments inline when they fit, the engine, the description. */
 static cleave_status plan_schedule(cleave_plan *p, const cleave_kernels *kernels,
                                    cleave_error *err) {
-  const cleave_geometry *g = &p->geom;
-  int64_t n = g->info.num_outputs, count = 0, offset = 0;
-  cleave_seg *segs = p->inline_segs;
-  int64_t capacity = CLEAVE_PLAN_INLINE_SEGS;
-  /* Packed splits that are not byte-aligned take the bit-stream copy: no schedule. */
-  bool copies = cleave_geometry_has_data(g) && g->bytes_aligned;
-  for (int64_t i = 0; copies && i < n; i++) {
-    int64_t length = cleave_geometry_length(g, i);
-    int64_t unit = cleave_geometry_bytes(g, length), col = cleave_geometry_bytes(g, offset);
-    if (!cleave_seg_append(segs, &count, capacity, i, unit, col, g->outer, &p->options)) {
-      /* More segments than fit inline: at most one per output. The count is that of the
-       * caller's lengths array, so the allocation is bounded by what the caller holds. */
-      p->segs = malloc((size_t)n * sizeof *p->segs);
-      if (p->segs == NULL) {
-        return cleave_fail(err, CLEAVE_ERROR_OUT_OF_MEMORY,
-                           "cannot allocate a copy schedule for %" PRId64 " outputs", n);
-      }
-      memcpy(p->segs, segs, (size_t)count * sizeof *segs);
-      segs = p->segs;
-      capacity = n;
-      cleave_seg_append(segs, &count, capacity, i, unit, col, g->outer, &p->options);
-    }
-    offset += length;
-  }
-  cleave_engine_init(&p->engine, g, &p->options, kernels, segs, count);
-  /* The description: the family, then each kind of copy used. */
-  static const char *const kind_names[CLEAVE_SEG_KINDS] = {"rows",       "transpose1", "transpose2",
-                                                           "transpose4", "transpose8", "gather"};
-  bool used[CLEAVE_SEG_KINDS] = {false};
-  bool streams = false;
-  for (int64_t s = 0; s < count; s++) {
-    used[segs[s].kind] = true;
-    streams = streams || segs[s].kind == CLEAVE_SEG_ROWS ||
-              (kernels->tiny_streams != NULL && kernels->tiny_streams(&segs[s]));
-  }
-  size_t at = (size_t)snprintf(p->description, sizeof p->description, "%s", kernels->name);
-  for (int k = 0; k < CLEAVE_SEG_KINDS; k++) {
-    if (used[k]) {
-      at += (size_t)snprintf(p->description + at, sizeof p->description - at, " %s", kind_names[k]);
-    }
-  }
-  if (!g->bytes_aligned) {
-    snprintf(p->description, sizeof p->description, "bits");
-  } else if (count == 0) {
-    snprintf(p->description + at, sizeof p->description - at, " empty");
-  } else if (p->engine.nontemporal && streams) {
-    snprintf(p->description + at, sizeof p->description - at, " nt");
-  }
-  return CLEAVE_OK;
+  return cleave_schedule(&p->geom, &p->options, kernels, false, p->inline_segs,
+                         CLEAVE_PLAN_INLINE_SEGS, &p->segs, &p->engine, p->description,
+                         sizeof p->description, err);
 }
 
 cleave_status cleave_plan_create(const cleave_op *op, cleave_type type, const int64_t *shape,

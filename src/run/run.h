@@ -30,6 +30,45 @@ cleave_status cleave_check_array(const void *array, const char *name, const clea
 cleave_status cleave_check_buffers(const cleave_geometry *geom, const void *input,
                                    void *const *outputs, cleave_error *err);
 
+/** buffers.c: `cleave_check_in_memory` for a join, whose whole tensor is its output. */
+cleave_status cleave_check_join_in_memory(const cleave_geometry *geom, cleave_error *err);
+
+/** buffers.c: the pointers a join (Concat) run of `geom` needs: the inputs array, every input
+ * that is not empty, and the output unless it is empty. */
+cleave_status cleave_check_join_buffers(const cleave_geometry *geom, cleave_parts inputs,
+                                        const void *output, cleave_error *err);
+
+/* ---- allocated.c: library-allocated outputs, for both families ------------------------------ */
+
+/** One block holding a run's outputs: what the allocator returned (`base`, `size` bytes) and
+ * where the outputs' data starts (`data`, aligned as asked, at least 64 bytes into the block). */
+typedef struct cleave_block {
+  unsigned char *base;
+  size_t size;
+  unsigned char *data;
+} cleave_block;
+
+/** Replaces a NULL `*allocator` by the system allocator (held in `*system`); fails
+ * (CLEAVE_ERROR_INVALID_ARGUMENT) for an allocator without both functions. */
+cleave_status cleave_allocator_pick(const cleave_allocator **allocator, cleave_allocator *system,
+                                    cleave_error *err);
+
+/** Allocates a block for `total` bytes of data aligned to `align` (64 to 4096) from `allocator`;
+ * `what` names the outputs in messages ("the output"). Returns CLEAVE_OK, CLEAVE_ERROR_OVERFLOW or
+ * CLEAVE_ERROR_OUT_OF_MEMORY. */
+cleave_status cleave_block_alloc(const cleave_allocator *allocator, int64_t total, int64_t align,
+                                 const char *what, cleave_block *block, cleave_error *err);
+
+/** Writes the header `cleave_outputs_free` reads before `first`, the first output (in the block's
+ * data, within its first alignment unit or after the data's first line). */
+void cleave_block_seal(const cleave_block *block, const cleave_allocator *allocator, void *first);
+
+/** Prepares `engine` to write the block's fresh data [data, data + total): populates its pages
+ * when they are not resident, or else schedules the first touch (see
+ * `cleave_plan_run_alloc_with`). */
+void cleave_fresh_memory(cleave_engine *engine, unsigned char *data, size_t total,
+                         const cleave_exec *exec);
+
 /* ---- plans, views -------------------------------------------------------------------------- */
 
 /** Segments a plan keeps inside itself; longer lists are allocated. Uniform splits need <= 2. */
@@ -49,6 +88,17 @@ struct cleave_plan {
   cleave_seg *segs; /* allocated when more segments are needed */
   char description[96];
 };
+
+/**
+ * schedule.c: builds the copy schedule of `geom` for a plan: its segments in `inline_segs` when
+ * `inline_capacity` suffice, else in an array allocated into `*heap` (the caller frees it), the
+ * engine over them in the split's direction or, with `join`, the other way, and the plan's
+ * description. Fails only when the allocation does (CLEAVE_ERROR_OUT_OF_MEMORY).
+ */
+cleave_status cleave_schedule(const cleave_geometry *geom, const cleave_plan_options *options,
+                              const cleave_kernels *kernels, bool join, cleave_seg *inline_segs,
+                              int64_t inline_capacity, cleave_seg **heap, cleave_engine *engine,
+                              char *description, size_t description_size, cleave_error *err);
 
 /**
  * views.c: fills views of the outputs of `geom` on an input of `shape[0..rank)` at `input` (see

@@ -3,6 +3,7 @@
 them too; --version prints the command's and the library's versions."""
 import os
 import re
+import shlex
 
 import clitest
 from clitest import check
@@ -29,7 +30,7 @@ def main():
     for command in OPTIONS:
         check(re.search(r"^  " + re.escape(command) + " ", r.stdout, re.M) is not None,
               f"--help does not list {command}")
-    for word in ["--version", "64", "65", "66", "70", "73", "74"]:
+    for word in ["-V, --version", "64", "65", "66", "70", "73", "74"]:
         check(word in r.stdout, f"--help does not mention {word}")
     check(clitest.run(["-h"], work).stdout == r.stdout, "-h differs from --help")
     check(clitest.run(["help"], work).stdout == r.stdout, "help differs from --help")
@@ -49,6 +50,35 @@ def main():
     r = clitest.run(["infer", "split", "--help"], work)
     check(r.returncode == 0 and "--shape" in r.stdout, "infer split --help")
 
+    # Help examples can be copied: a command wrapped over lines ends each but the last with a
+    # backslash, and each command is whole shell words (no word or quote cut at a line's end).
+    helps = [["--help"]] + [[c, "--help"] for c in OPTIONS] + \
+        [["ir-check", "--help"], ["ir-run", "--help"], ["st", "--help"]] + \
+        [["help", "st", sub] for sub in ("ls", "check", "split", "shard")] + \
+        [["gguf", "--help"]] + [["gguf", sub, "--help"] for sub in ("ls", "check", "split",
+                                                                     "shard", "merge")]
+    examples = 0
+    for args in helps:
+        lines = clitest.run(args, work).stdout.splitlines()
+        for i, line in enumerate(lines):
+            if not line.startswith("  cleave "):
+                continue
+            command = line
+            while command.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                command = command[:-1] + lines[i]
+            examples += 1
+            label = f"{' '.join(args)}: example {command.strip()!r}"
+            try:
+                words = shlex.split(command)
+                check(words[0] == "cleave" and not command.endswith("\\"), label)
+            except ValueError as e:
+                check(False, f"{label}: {e}")
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            check(not re.match(r"^ {4,}\S", after) or after.lstrip().startswith("cleave "),
+                  f"{label}: the next line {after!r} looks like its continuation")
+    check(examples >= 2, f"only {examples} help examples found")
+
     # The man page documents every option too (mdoc spells --axis as "Fl -axis").
     source = os.environ.get("CLEAVE_SOURCE_DIR", "")
     with open(os.path.join(source, "docs", "cleave.1")) as f:
@@ -58,6 +88,17 @@ def main():
         check("Fl " + option[1:] in man, f"the man page does not document {option}")
     for command in OPTIONS:
         check("Cm " + command in man, f"the man page does not document {command}")
+    # NAME and SYNOPSIS name every command family of the overview.
+    synopsis = man[man.index(".Sh SYNOPSIS"):man.index(".Sh DESCRIPTION")]
+    overview = clitest.run(["--help"], work).stdout
+    families = re.findall(r"^  ([a-z][a-z-]*)\b", overview.split("Commands:")[1].split("Options:")[0],
+                          re.M)
+    check(len(families) >= 10, f"the overview lists {families}")
+    for family in families:
+        check(f".Cm {family}\n" in synopsis, f"the man page's SYNOPSIS lacks {family}")
+    name = man[man.index(".Sh NAME"):man.index(".Sh SYNOPSIS")]
+    for word in (".npy", "ONNX", "OpenVINO IR", "safetensors", "GGUF"):
+        check(word in name, f"the man page's NAME does not mention {word}")
 
     # --version: the command's version (the project's, CMakeLists.txt) and the library's
     # (include/cleave.h); in one build they are the same release.
@@ -71,8 +112,9 @@ def main():
     r = clitest.run(["--version"], work)
     check(r.returncode == 0 and r.stdout == f"cleave {project} (libcleave {library})\n",
           f"--version printed {r.stdout!r}, expected cleave {project} (libcleave {library})")
+    check(clitest.run(["-V"], work).stdout == r.stdout, "-V differs from --version")
     # Neither takes an argument: an extra word is a usage error, with nothing on stdout.
-    for args in (["--version", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
+    for args in (["--version", "extra"], ["-V", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
         clitest.expect_failure(" ".join(args), args, work, 64, [args[0], f"'{args[1]}'"])
     clitest.finish()
 

@@ -2,6 +2,8 @@
 """cleave infer: one shape per line, --json, types; static shapes, and partial shapes with unknown
 values (docs/operators.md section 6). The expected shapes are the examples of the OpenVINO and ONNX
 texts and of docs/operators.md, and cases worked out by hand from its rules."""
+import re
+
 import clitest
 from clitest import check
 
@@ -66,8 +68,12 @@ def main():
         check(r.returncode == 0, f"{label}: exit {r.returncode}: {r.stderr.strip()}")
         check(r.stdout.splitlines() == shapes, f"{label}: printed {r.stdout!r}")
         r = clitest.run(["infer"] + args + ["--json"], work)
+        # "shape" is the text form; "dims" the same as integers, only for a static shape.
         expected = ('{"op": "' + args[0] + '", "outputs": [' +
-                    ", ".join('{"shape": "' + s + '"}' for s in shapes) + "]}\n")
+                    ", ".join('{"shape": "' + s + '"' +
+                              (', "dims": [' + s[1:-1].replace(",", ", ") + "]"
+                               if re.fullmatch(r"\[(\d+(,\d+)*)?\]", s) else "") + "}"
+                              for s in shapes) + "]}\n")
         check(r.stdout == expected, f"{label} --json: {r.stdout!r}, expected {expected!r}")
     # A split-to-sequence whose element count varies: "COUNT x ELEMENT" (docs/operators.md, docs/cli.md).
     args = ["infer", "split-to-sequence", "-a", "1", "-s", "2", "--shape", "[3,3..6]"]
@@ -76,6 +82,11 @@ def main():
     r = clitest.run(args + ["--json"], work)
     check(r.stdout == '{"op": "split-to-sequence", "count": "2..3", "element": "[3,1..2]"}\n',
           f"varying count --json: {r.stdout!r}")
+    # A varying count of static elements: the element's shape as integers too.
+    r = clitest.run(["infer", "split-to-sequence", "-a", "1", "--shape", "[3,3..6]", "--json"],
+                    work)
+    check(r.stdout == '{"op": "split-to-sequence", "count": "3..6", "element": "[3,1]", '
+          '"element_dims": [3, 1]}\n', f"varying count, static element --json: {r.stdout!r}")
     # Partial inputs that no valid input fits give the operator's error (65).
     for args in (["split", "-a", "0", "-n", "4", "--shape", "[5..7]"],
                  ["variadic-split", "-a", "0", "-l", "2,3", "--shape", "[6..9]"],

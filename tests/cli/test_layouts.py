@@ -131,8 +131,9 @@ def naming(work):
     r = clitest.run(["variadic-split", "-a", "0", "-l", "1,2,3", "-f", "--json",
                      "sub/data.npy"], work)
     expected = ('{"op": "variadic-split", "outputs": [{"shape": "[1,2]", "path": '
-                '"sub/data_0.npy"}, {"shape": "[2,2]", "path": "sub/data_1.npy"}, '
-                '{"shape": "[3,2]", "path": "sub/data_2.npy"}]}\n')
+                '"sub/data_0.npy", "dims": [1, 2]}, {"shape": "[2,2]", "path": "sub/data_1.npy", '
+                '"dims": [2, 2]}, {"shape": "[3,2]", "path": "sub/data_2.npy", "dims": [3, 2]}]}'
+                '\n')
     check(r.stdout == expected, f"--json: {r.stdout!r}")
     check(json.loads(r.stdout)["outputs"][1]["path"] == "sub/data_1.npy", "--json parses")
     # A name without .npy keeps its whole name as the prefix; -o gives any prefix; -q is quiet.

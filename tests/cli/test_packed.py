@@ -100,7 +100,8 @@ def run_case(label, work, rng, type_name, shape, axis, lengths=None, num=None, e
         path = f"{prefix}_{i}.npy"
         want_shape = "[" + ",".join(map(str, expected_values.shape)) + "]"
         if i < len(report["outputs"]):
-            check(report["outputs"][i] == {"shape": want_shape, "path": path},
+            check(report["outputs"][i] == {"shape": want_shape, "path": path,
+                                            "dims": list(expected_values.shape)},
                   f"{label}: report of output {i}: {report['outputs'][i]}, expected "
                   f"{want_shape} at {path}")
         expected = pack(expected_values, bits, msb)

@@ -177,6 +177,72 @@ static void buffers_check(const buffers *b, const kc_case *c, const unsigned cha
   }
 }
 
+/*
+ * The inverse property on the engine's other direction: the outputs of the split, concatenated
+ * along its axis with a concat plan of the same options on the same threads (OpenVINO Concat-1;
+ * ConcatFromSequence with new_axis 1 when the split removed the axis), give the input back byte
+ * for byte, written to an output as misaligned as the input was.
+ */
+static void check_inverse(const kc_case *c, const cleave_plan_options *options,
+                          const cleave_exec *exec, void *const *outs, const unsigned char *in,
+                          size_t in_bytes) {
+  if (c->num_outputs == 0) {
+    return;
+  }
+  int64_t axis = (int64_t)c->axis;
+  cleave_concat_op op =
+      c->axis_removed ? cleave_op_concat_from_sequence(11, &axis, 1) : cleave_op_concat(&axis);
+  cleave_tensor *parts = calloc(c->num_outputs, sizeof *parts);
+  int64_t(*shapes)[KC_MAX_RANK] = calloc(c->num_outputs, sizeof *shapes);
+  assert_non_null(parts);
+  assert_non_null(shapes);
+  for (size_t i = 0; i < c->num_outputs; i++) {
+    size_t r = 0;
+    for (size_t k = 0; k < c->rank; k++) {
+      if (k != c->axis) {
+        shapes[i][r++] = c->shape[k];
+      } else if (!c->axis_removed) {
+        shapes[i][r++] = c->lengths[i];
+      }
+    }
+    parts[i] = (cleave_tensor){outs[i], c->type, r, shapes[i]};
+  }
+  cleave_concat_plan *plan = NULL;
+  cleave_error err;
+  cleave_status st = cleave_concat_plan_create(&op, parts, c->num_outputs, options, &plan, &err);
+  if (st == CLEAVE_ERROR_UNSUPPORTED_TYPE && c->axis_removed) {
+    /* ConcatFromSequence takes the fifteen ONNX types only. */
+    free(parts);
+    free(shapes);
+    return;
+  }
+  if (st != CLEAVE_OK) {
+    fail_msg("inverse concat plan: %s", err.message);
+  }
+  unsigned char *raw = malloc(in_bytes + 128 + KC_GUARD);
+  assert_non_null(raw);
+  unsigned char *back = raw + (64 - (uintptr_t)raw % 64) % 64 + (uintptr_t)in % 64;
+  memset(raw, KC_SENTINEL, in_bytes + 128 + KC_GUARD);
+  const void **ptrs = calloc(c->num_outputs, sizeof *ptrs);
+  assert_non_null(ptrs);
+  for (size_t i = 0; i < c->num_outputs; i++) {
+    ptrs[i] = outs[i];
+  }
+  assert_int_equal(cleave_concat_plan_run(plan, ptrs, back, exec, &err), CLEAVE_OK);
+  if (memcmp(back, in, in_bytes) != 0) {
+    fail_msg("the concat of the outputs (plan \"%s\") differs from the input",
+             cleave_concat_plan_description(plan));
+  }
+  for (size_t k = 0; k < KC_GUARD; k++) {
+    assert_int_equal(back[in_bytes + k], KC_SENTINEL);
+  }
+  free(ptrs);
+  free(raw);
+  cleave_concat_plan_destroy(plan);
+  free(parts);
+  free(shapes);
+}
+
 int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads threads,
              const char *const *words) {
   assert_true(c->num_outputs <= KC_MAX_OUTPUTS);
@@ -227,6 +293,14 @@ int kc_check(const kc_case *c, const cleave_plan_options *options, kc_threads th
   char what[160];
   snprintf(what, sizeof what, "plan \"%s\" threads %d", desc, (int)threads);
   buffers_check(b, c, in, what);
+  /* The way back, on the same threads (a caller's parallel-for counted apart). */
+  counting back_count = {0, 0};
+  cleave_exec back_exec = exec;
+  if (threads == KC_CUSTOM_2) {
+    back_exec.context = &back_count;
+  }
+  check_inverse(c, options, threads == KC_ONE_THREAD || threads == KC_EXEC_NULL ? NULL : &back_exec,
+                b->ptr, in, in_bytes);
 
   if (pool != NULL) {
     /* A second run through the same pool: workers are reused. */

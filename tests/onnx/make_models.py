@@ -654,7 +654,7 @@ def malformed_cases(w):
     t.float_data.extend([1.0] * 6)
     with open(p, "wb") as f:
         f.write(t.SerializeToString())
-    d = good("missing_output_file", (65, "1 output files", "2 outputs"))
+    d = good("missing_output_file", (65, "1 output file but", "2 outputs"))
     os.remove(os.path.join(d, "test_data_set_0", "output_1.pb"))
     d = good("no_test_data_set", (65, "no test_data_set"))
     shutil.rmtree(os.path.join(d, "test_data_set_0"))

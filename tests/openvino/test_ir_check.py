@@ -25,6 +25,16 @@ def check_json(work, xml, label):
         return r.returncode, None
 
 
+def json_form(text):
+    """What --json gives for a value printed as `text`: a static shape or list of integers as a
+    list, anything partial ("[?,12]", "[...]") as the text."""
+    inner = text[1:-1]
+    if text.startswith("[") and text.endswith("]") and all(
+            part.lstrip("-").isdigit() for part in (inner.split(",") if inner else [])):
+        return [int(part) for part in inner.split(",")] if inner else []
+    return text
+
+
 def variadic_net(data_shape, axis, lengths, out_dims, axis_type="i64", lengths_type="i64",
                  axis_shape=(), version=11, element_type="f32", param_shape=None, port_dims=None):
     net = Net(version=version)
@@ -63,10 +73,12 @@ def test_integer_types(work):
                 row = obj["layers"][0]
                 label = f"axis {at}{list(axis_shape)}, lengths {lt}"
                 check(status == 0 and row["status"] == "OK", f"{label}: {status} {row}")
-                want = ["[%s]" % ",".join(map(str, d)) for d in out]
-                check(row["inferred"] == want, f"{label}: inferred {row['inferred']} != {want}")
-                check(row["lengths"] == "[%s]" % ",".join(map(str, lengths)),
-                      f"{label}: lengths shown as {row['lengths']}")
+                # Static values are JSON numbers and arrays of integers.
+                check(row["inferred"] == out and row["declared"] == out,
+                      f"{label}: inferred {row['inferred']}, declared {row['declared']} != {out}")
+                check(row["lengths"] == lengths, f"{label}: lengths shown as {row['lengths']}")
+                check(row["axis"] == ([axis] if axis_shape else axis) and row["data"] == shape,
+                      f"{label}: axis {row['axis']!r}, data {row['data']!r}")
 
 
 def test_split(work):
@@ -82,6 +94,11 @@ def test_split(work):
         r = clitest.run(["ir-check", xml], work)
         check(r.returncode == 0 and "num_splits 3; inferred [4,2] [4,2] [4,2]" in r.stdout and
               ": OK" in r.stdout, f"Split axis {at}: {r.returncode} {r.stdout} {r.stderr}")
+        status, obj = check_json(work, xml, "split_" + at)
+        if obj is not None:
+            row = obj["layers"][0]
+            check(row["num_splits"] == 3 and row["axis"] == 1 and row["data"] == [4, 6] and
+                  row["inferred"] == [[4, 2]] * 3, f"Split axis {at} --json: {row}")
 
 
 def test_split_dynamic_rank(work):
@@ -179,8 +196,9 @@ def test_dim_forms(work):
                 continue
             row = obj["layers"][0]
             label = f"shape '{shape}' ({'port' if via_port else 'Parameter'})"
-            check(row["data"] == canonical, f"{label}: data read as {row['data']}")
-            check(row["inferred"] == want, f"{label}: inferred {row['inferred']}, infer says {want}")
+            check(row["data"] == json_form(canonical), f"{label}: data read as {row['data']}")
+            check(row["inferred"] == [json_form(w) for w in want],
+                  f"{label}: inferred {row['inferred']}, infer says {want}")
             # Declared [?,?] is less precise than the inference, never wrong.
             check(status == 0 and row["status"] == "OK", f"{label}: {status} {row}")
 
@@ -262,6 +280,14 @@ def test_unknown_values(work):
     check(r.returncode == 0 and "lengths [?,?] (unknown values from layer 4 \"concat\" (Concat))"
           in r.stdout and "inferred [1,0..4,8] [1,0..4,8] (hull)" in r.stdout and ": OK" in
           r.stdout, f"hull: {r.stdout}")
+    # In JSON the unknown values and the partial shapes stay text; the static ones are numbers.
+    status, obj = check_json(work, os.path.join(work, "hull.xml"), "hull")
+    if obj is not None:
+        row = obj["layers"][0]
+        check(status == 0 and row["lengths"] == "[?,?]" and row["axis"] == 1 and
+              row["data"] == [1, 4, 8] and row["inferred"] == ["[1,0..4,8]"] * 2 and
+              row["declared"] == [[1, 2, 8]] * 2 and row["hull"] is True,
+              f"hull --json: {row}")
     net = unknown_lengths_net([[1, 2, 8], [1, 5, 8]])
     r = clitest.run(["ir-check", net.write(work, "hull_bad")], work)
     check(r.returncode == 1 and "MISMATCH: output 1 (port 4) declares [1,5,8], inferred "
@@ -293,7 +319,7 @@ def test_hostile_counts(work):
     c = net.layer("Relu", "c", inputs=[(axis, [], "I64")], outputs=[([10 ** 12], "I64")])[0]
     net.variadic("v", data, [4, 4], axis, c, 10 ** 12, [[2, 4]])
     r = clitest.run(["ir-check", net.write(work, "huge_lengths")], work)
-    check(r.returncode == 1 and "MISMATCH: the layer declares 1 outputs but 1000000000000 are "
+    check(r.returncode == 1 and "MISMATCH: the layer declares 1 output but 1000000000000 are "
           "inferred" in r.stdout and "(1000000000000 values)" in r.stdout,
           f"huge lengths: {r.returncode} {r.stdout[-300:]} {r.stderr}")
     net = Net()
@@ -302,7 +328,7 @@ def test_hostile_counts(work):
     net.layer("Split", "s", inputs=[(data, [-1, 4], "FP32"), (axis, [], "I64")],
               outputs=[([-1, 4], "FP32")], data={"num_splits": str(2 ** 62)})
     r = clitest.run(["ir-check", net.write(work, "huge_split")], work)
-    check(r.returncode == 1 and "MISMATCH: the layer declares 1 outputs but %d are inferred"
+    check(r.returncode == 1 and "MISMATCH: the layer declares 1 output but %d are inferred"
           % 2 ** 62 in r.stdout, f"huge num_splits: {r.returncode} {r.stdout} {r.stderr}")
 
 
@@ -314,7 +340,7 @@ def test_json(work):
               obj["layer_count"] == 6, f"json summary: {obj}")
         row = obj["layers"][0]
         check(row["id"] == 3 and row["name"] == "vsplit" and row["type"] == "VariadicSplit" and
-              row["declared"] == ["[1,4]", "[4,4]"] and row["status"] == "MISMATCH",
+              row["declared"] == [[1, 4], [4, 4]] and row["status"] == "MISMATCH",
               f"json row: {row}")
 
 

@@ -153,7 +153,7 @@ def test_consts(root):
          ['layer 2 "lengths" (Const): size is 12 bytes but 2 elements of i64 take 16 bytes'])
     # OpenVINO accepts a size larger than the data; cleave does not.
     both(root, "const_size_larger", edit(good, 'offset="0" size="8"', 'offset="0" size="16"'), 65,
-         ['layer 1 "axis" (Const): size is 16 bytes but 1 elements of i64 take 8 bytes'])
+         ['layer 1 "axis" (Const): size is 16 bytes but 1 element of i64 takes 8 bytes'])
     both(root, "const_dynamic", edit(good, 'shape="2"', 'shape="?"'), 65,
          ["a Const needs a static shape, not '?'"])
     both(root, "const_port", edit(good, 'element_type="i64" shape="2"',

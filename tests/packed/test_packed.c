@@ -97,8 +97,58 @@ static void reference(const unsigned char *in, const int64_t *shape, size_t rank
   }
 }
 
+/* The inverse property (docs/operators.md section 8): OpenVINO Concat-1 of the outputs along the
+ * axis, one-shot and through a plan, gives the input's elements back, with zero padding bits. */
+static void check_inverse(const packed_case *t, const int64_t *shape, size_t rank, int64_t axis,
+                          const int64_t *lengths, int64_t n, unsigned char *const *outs,
+                          const unsigned char *in, int64_t count) {
+  cleave_tensor parts[8];
+  int64_t shapes[8][4];
+  const void *ptrs[8];
+  for (int64_t o = 0; o < n; o++) {
+    memcpy(shapes[o], shape, rank * sizeof *shape);
+    shapes[o][axis] = lengths[o];
+    parts[o] = (cleave_tensor){outs[o], cleave_type_of(t->dtype), rank, shapes[o]};
+    ptrs[o] = outs[o];
+  }
+  size_t bytes = (size_t)bytes_of(count, t->bits);
+  unsigned char *back = malloc(bytes + 16);
+  cleave_concat_op op = cleave_op_concat(&axis);
+  for (int pass = 0; pass < 2; pass++) {
+    memset(back, 0xA5, bytes + 16);
+    cleave_error err;
+    cleave_status st = CLEAVE_OK;
+    if (pass == 0) {
+      st = cleave_concat_run(&op, parts, (size_t)n, back, &err);
+    } else {
+      cleave_concat_plan *plan = NULL;
+      st = cleave_concat_plan_create(&op, parts, (size_t)n, NULL, &plan, &err);
+      if (st == CLEAVE_OK) {
+        st = cleave_concat_plan_run(plan, ptrs, back, NULL, &err);
+      }
+      cleave_concat_plan_destroy(plan);
+    }
+    if (st != CLEAVE_OK) {
+      fail_msg("%s: concat of the outputs: status %d: %s", t->name, (int)st, err.message);
+    }
+    for (int64_t j = 0; j < count; j++) {
+      if (get_element(back, j, t) != get_element(in, j, t)) {
+        fail_msg("%s pass %d: the concat of the outputs differs at element %lld (axis %lld)",
+                 t->name, pass, (long long)j, (long long)axis);
+      }
+    }
+    /* The padding bits of the last byte are zero, and nothing is written past it. */
+    for (int64_t j = count; j % (8 / t->bits) != 0; j++) {
+      assert_int_equal(get_element(back, j, t), 0);
+    }
+    assert_int_equal(back[bytes], 0xA5);
+  }
+  free(back);
+}
+
 /* Runs VariadicSplit `shape`/`axis`/`lengths` of type `t` through cleave_run and a plan, and
- * compares every output byte (padding bits included) with the reference. */
+ * compares every output byte (padding bits included) with the reference; then joins the outputs
+ * back (check_inverse). */
 static void check_split(const packed_case *t, const int64_t *shape, size_t rank, int64_t axis,
                         const int64_t *lengths, int64_t n) {
   int64_t count = 1;
@@ -158,6 +208,7 @@ static void check_split(const packed_case *t, const int64_t *shape, size_t rank,
     }
     cleave_plan_destroy(plan);
   }
+  check_inverse(t, shape, rank, axis, lengths, n, outs, in, count);
   for (int64_t o = 0; o < n; o++) {
     free(outs[o]);
   }

@@ -337,7 +337,7 @@ def test_errors(work):
          ["'a.w'", "view"]),
         ("missing axis", ["--tensor", "a.w", "-n", "2", "--into", "p,q"], 64, ["-a/--axis"]),
         ("names count", ["--tensor", "a.w", "-a", "0", "-n", "2", "--into", "p"], 64,
-         ["2 parts but 1 names"]),
+         ["2 parts but 1 name in --into"]),
         ("no rule", [], 64, ["no rule"]),
     ]
     for label, extra, status, frags in cases:
@@ -409,7 +409,7 @@ def test_readme(work):
             line = line.split("  #")[0].strip()
             if line.startswith("cleave st "):
                 commands.append(shlex.split(line)[1:])
-    check(len(commands) == 6, f"README: {len(commands)} st commands found")
+    check(len(commands) == 7, f"README: {len(commands)} st commands found")
     phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
     llama = phi3_expected(phi3, kv=HEADS)
     for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Hostile safetensors files and indexes: `cleave st check` exits 65 (66 when nothing can be
 opened) with one error line naming the file, the byte offset and the tensor where there is one,
-and `st split` / `st shard` on the same input leave nothing behind."""
+and `st split` / `st shard` on the same input leave nothing behind. What the reference reader
+accepts with the data intact is refused by `st check --strict` only."""
 import json
 import os
 import struct
@@ -33,10 +34,12 @@ def hostile_headers(work):
         ("length of 2^64-1", ok, bytes(8), (1 << 64) - 1, ["header size"]),
         ("not JSON", "{nope}", b"", None, ["byte 9", "not a string"]),
         ("not an object", "[1,2]", b"", None, ["does not start with '{'"]),
-        ("leading space", " " + ok, bytes(8), None, ["does not start with '{'"]),
-        ("NUL padding", ok + "\0\0\0", bytes(8), None, ["must end with '}'"]),
+        ("leading garbage", "x" + ok, bytes(8), None, ["byte 8", "does not start with '{'"]),
+        ("whitespace, then garbage", " \t" + ok[1:], bytes(8), None,
+         ["byte 10", "does not start with '{'"]),
         ("NUL inside", ok[:-1] + "\0}", bytes(8), None, ["invalid header JSON"]),
-        ("newline padding", ok + "\n", bytes(8), None, ["space padding"]),
+        ("NUL padding, then garbage", ok + "\0\0x", bytes(8), None,
+         [f"byte {8 + len(ok)}", "must end with '}' followed only by padding"]),
         ("bad UTF-8", b'{"\xff\xfe":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x", None,
          ["invalid header JSON", "byte"]),
         ("overlong UTF-8", b'{"\xc0\xaf":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}', b"x",
@@ -75,8 +78,17 @@ def hostile_headers(work):
          None, ["tensor 'a'", "not an integer"]),
         ("unknown dtype", "{" + t("a", "F128", [1], 0, 16) + "}", bytes(16), None,
          ["unknown dtype 'F128'"]),
-        ("unknown field", '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":1}}', b"x",
-         None, ["unknown field 'x'"]),
+        # An unknown field is skipped, but its value must be JSON, as for the reference.
+        ("unknown field, bad value", '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],'
+         '"x":tru}}', b"x", None, ["tensor 'a'", "not a JSON value"]),
+        ("unknown field, bad number", '{"a":{"x":01,"dtype":"U8","shape":[1],'
+         '"data_offsets":[0,1]}}', b"x", None, ["tensor 'a'", "malformed number"]),
+        ("unknown field, unclosed", '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],'
+         '"x":[1,{"y":2}}}', b"x", None, ["tensor 'a'", "',' or ']' expected"]),
+        ("unknown field, too deep", '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],'
+         '"x":' + "[" * 65 + "]" * 65 + '}}', b"x", None, ["nested deeper than 64 levels"]),
+        ("known field twice", '{"a":{"dtype":"U8","shape":[1],"x":1,"shape":[1],'
+         '"data_offsets":[0,1]}}', b"x", None, ["duplicate field 'shape'"]),
         ("missing field", '{"a":{"dtype":"U8","shape":[1]}}', b"x", None, ["'data_offsets'"]),
         ("sub-byte size", "{" + t("a", "F4", [3], 0, 2) + "}", b"xy", None,
          ["tensor 'a'", "whole bytes"]),
@@ -94,16 +106,39 @@ def hostile_headers(work):
         u.expect_failure(label + " (split)", ["st", "shard", "bad.safetensors", "-o", "out",
                                               "-n", "1", "--axis", "*=0"], work, 65, [])
         check(r.stdout == "", f"{label}: stdout {r.stdout!r}")
+    # What the reference reader accepts with the data intact is an error only for check
+    # --strict (65, the same place named); every command accepts it otherwise
+    # (test_st_lenient.py). A faulty file with such a departure gets its fault's error only.
+    unknown = '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":1}}'
+    unknown_at = 8 + unknown.index('"x"')
+    strict_only = [
+        ("leading space", " " + ok, bytes(8), ["byte 8: 1 byte of whitespace before"]),
+        ("NUL padding", ok + "\0\0\0", bytes(8),
+         [f"byte {8 + len(ok)}: the header is padded with NUL bytes"]),
+        ("newline padding", ok + "\n", bytes(8), ["padded with tabs or line breaks"]),
+        ("unknown field", unknown, b"x",
+         [f"byte {unknown_at}: tensor 'a': unknown field 'x' ignored"]),
+    ]
+    for label, header, data, frags in strict_only:
+        raw_file(os.path.join(work, "bad.safetensors"), header, data)
+        r = u.expect_failure(label + " (--strict)", ["st", "check", "--strict",
+                                                     "bad.safetensors"], work, 65,
+                             ["bad.safetensors: "] + frags + ["--strict refuses"])
+        check(r.stdout == "" and r.stderr.count("\n") == 1, f"{label}: {r.stdout!r} {r.stderr!r}")
+        raw_file(os.path.join(work, "bad.safetensors"), header, data + b"!")
+        r = u.expect_failure(label + " and trailing bytes", ["st", "check", "bad.safetensors"],
+                             work, 65, ["trailing bytes"])
+        check("warning" not in r.stderr, f"{label} and trailing bytes: {r.stderr!r}")
     # The byte offset of a semantic error points at the tensor's key in the file.
     header = "{" + t("good", "U8", [1], 0, 1) + ',  "bad":{"dtype":"U8","shape":[2],"data_offsets":[1,2]}}'
     raw_file(os.path.join(work, "off.safetensors"), header, b"xy")
     want = 8 + header.index('"bad"')
     u.expect_failure("offset of the key", ["st", "check", "off.safetensors"], work, 65,
                      [f"byte {want}: tensor 'bad'"])
-    r = u.run(["st", "check", "--json", "off.safetensors"], work)
-    report = json.loads(r.stdout)
-    check(r.returncode == 65 and report["ok"] is False and report["status"] == 65 and
-          "tensor 'bad'" in report["error"], f"check --json failure: {r.stdout}")
+    # Errors are never JSON: with --json too, the message on stderr and nothing on stdout.
+    r = u.expect_failure("check --json failure", ["st", "check", "--json", "off.safetensors"],
+                         work, 65, [f"byte {want}: tensor 'bad'"])
+    check(r.stdout == "", f"check --json failure: stdout {r.stdout!r}")
 
 
 def hostile_indexes(work):
@@ -128,12 +163,21 @@ def hostile_indexes(work):
          ["'a'", "s2.safetensors"]),
         ("unlisted tensor", {"c": "s3.safetensors", "a": "s1.safetensors",
                              "zz": "s1.safetensors"}, None, ["'zz'", "does not hold it"]),
-        ("wrong total_size", {"a": "s1.safetensors", "c": "s3.safetensors"}, 5,
-         ["total_size is 5", "2 bytes"]),
     ]
     for label, wm, total, frags in cases:
         name = index(wm, total)
         u.expect_failure(label, ["st", "check", name], work, 65, frags)
+    # A wrong total_size misleads no reader of the data: an error for check --strict only.
+    name = index({"a": "s1.safetensors", "c": "s3.safetensors"}, 5)
+    with open(os.path.join(work, name)) as f:
+        at = f.read().index('"total_size"')
+    u.expect_failure("wrong total_size (--strict)", ["st", "check", "--strict", name], work, 65,
+                     [f"m.safetensors.index.json: byte {at}: metadata.total_size is 5 but the "
+                      "shards' tensors hold 2 bytes", "--strict refuses"])
+    # With a wrong total_size and a fault of the data, the fault is the error.
+    name = index({"a": "s1.safetensors", "c": "nope.safetensors"}, 5)
+    u.expect_failure("wrong total_size, missing shard", ["st", "check", name], work, 65,
+                     ["missing", "nope.safetensors"])
     with open(os.path.join(work, "m.safetensors.index.json"), "w") as f:
         f.write('{"weight_map":{"a":"s1.safetensors","a":"s1.safetensors"}}')
     u.expect_failure("duplicate in the index", ["st", "check", "m.safetensors.index.json"], work,

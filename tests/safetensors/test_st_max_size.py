@@ -137,8 +137,8 @@ def test_merge(work):
     r = u.run(["st", "merge", "tp", "-o", "dry", "--dry-run", "--max-shard-size", "1KB"] + rules,
               work)
     check(r.returncode == 0 and u.snapshot(work) == before, f"dry run: {r.stderr}")
-    check("dry/model-00001-of-00011.safetensors\t1 tensors" in r.stdout and "dry/model.safetensors.index.json\tindex"
-          in r.stdout, f"dry run: {r.stdout}")
+    check("dry/model-00001-of-00011.safetensors\t1 tensor\t" in r.stdout
+          and "dry/model.safetensors.index.json\tindex" in r.stdout, f"dry run: {r.stdout}")
 
 
 def test_split(work):

@@ -181,9 +181,9 @@ def test_rules(work):
          ["rank 0 ('r0.safetensors'): tensor 'q' (F4 [2,1]): a row of it along axis 1 holds 4 "
           "bits, so the parts cannot be joined on byte boundaries"])
     case("rule matches nothing", g[:2], ["--axis", "a=0", "--axis", "zz=0"],
-         ["--axis: no tensor matches 'zz'"])
+         ["--axis rule 2: no tensor matches 'zz'"])
     case("replicate matches nothing", g[:2], ["--axis", "a=0", "--replicate", "zz"],
-         ["--replicate: no tensor matches 'zz'"])
+         ["--replicate rule 1: no tensor matches 'zz'"])
     case("unmatched error", g[:2], ["--axis", "a=0", "--unmatched", "error"],
          ["tensor 'n' matches no --axis or --replicate rule (--unmatched error)"])
     # A hostile name stays on one line, its control characters made inert.

@@ -62,6 +62,14 @@ static void test_oom(void **state) {
   assert_string_equal(err.message, "out of memory reading the index");
 }
 
+static void test_plural(void **state) {
+  (void)state;
+  assert_string_equal(tool_plural(1, "output", "outputs"), "output");
+  assert_string_equal(tool_plural(0, "output", "outputs"), "outputs");
+  assert_string_equal(tool_plural(2, "output", "outputs"), "outputs");
+  assert_string_equal(tool_plural(UINT64_MAX, "byte", "bytes"), "bytes");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fail_records_status_and_message),
@@ -69,6 +77,7 @@ int main(void) {
       cmocka_unit_test(test_long_messages_are_cut_not_overrun),
       cmocka_unit_test(test_library_statuses_map_to_exit_statuses),
       cmocka_unit_test(test_oom),
+      cmocka_unit_test(test_plural),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

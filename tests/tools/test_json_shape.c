@@ -119,12 +119,86 @@ static void test_failed_stdout(void **state) {
   free(text);
 }
 
+/* Reading static shapes and integer lists back from text: canonical forms only. */
+static void test_shape_parse(void **state) {
+  (void)state;
+  int64_t dims[4];
+  size_t rank = 99;
+  assert_int_equal(shape_parse_static("[6,4,0,9223372036854775807]", dims, 4, &rank), 1);
+  assert_int_equal(rank, 4);
+  assert_true(dims[0] == 6 && dims[1] == 4 && dims[2] == 0 && dims[3] == INT64_MAX);
+  assert_int_equal(shape_parse_static("[]", dims, 4, &rank), 1);
+  assert_int_equal(rank, 0);
+  static const char *const not_static[] = {
+      "[?,4]",
+      "[3..6]",
+      "[...]",
+      "[-1,2]",
+      "[1,2",
+      "1,2]",
+      "[1,,2]",
+      "[1,2,]",
+      "[01]",
+      "[ 1]",
+      "[1 ]",
+      "[1]x",
+      "",
+      "[",
+      "]",
+      "3",
+      "[1,2,3,4,5]",
+      "[+1]",
+      "[9223372036854775808]",
+      "[1.0]",
+  };
+  for (size_t i = 0; i < sizeof not_static / sizeof not_static[0]; i++) {
+    assert_int_equal(shape_parse_static(not_static[i], dims, 4, &rank), 0);
+  }
+  assert_int_equal(shape_parse_static(NULL, dims, 4, &rank), 0);
+  /* Integer lists take a sign; -0 and a leading zero are not canonical. */
+  assert_int_equal(shape_parse_int_list("[-1,2,-9223372036854775808]", dims, 4, &rank), 1);
+  assert_true(rank == 3 && dims[0] == -1 && dims[1] == 2 && dims[2] == INT64_MIN);
+  assert_int_equal(shape_parse_int_list("[-0]", dims, 4, &rank), 0);
+  assert_int_equal(shape_parse_int_list("[--1]", dims, 4, &rank), 0);
+  assert_int_equal(shape_parse_int_list("[-]", dims, 4, &rank), 0);
+  int64_t v = 0;
+  assert_int_equal(shape_parse_int("-3", &v), 1);
+  assert_int_equal(v, -3);
+  assert_int_equal(shape_parse_int("9223372036854775807", &v), 1);
+  assert_int_equal(v, INT64_MAX);
+  assert_int_equal(shape_parse_int("-9223372036854775808", &v), 1);
+  assert_int_equal(v, INT64_MIN);
+  assert_int_equal(shape_parse_int("9223372036854775808", &v), 0);
+  assert_int_equal(shape_parse_int("18446744073709551615", &v), 0);
+  assert_int_equal(shape_parse_int("?", &v), 0);
+  assert_int_equal(shape_parse_int("1 ", &v), 0);
+  assert_int_equal(shape_parse_int(NULL, &v), 0);
+}
+
+static void static_or_text(json_out *j) {
+  json_out_array(j, NULL);
+  static const char *const texts[] = {"3",    "-1", "[6,4]", "[]", "[-1,2]", "[?,4]",
+                                      "2..3", "?",  "[...]", "03", NULL};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    json_out_static_or_text(j, NULL, texts[i]);
+  }
+  json_out_end_array(j);
+}
+
+static void test_static_or_text(void **state) {
+  (void)state;
+  expect_json(static_or_text, "[3, -1, [6, 4], [], [-1, 2], \"[?,4]\", \"2..3\", \"?\", "
+                              "\"[...]\", \"03\", null]\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_report),
       cmocka_unit_test(test_failed_stdout),
       cmocka_unit_test(test_escapes_and_empty_containers),
       cmocka_unit_test(test_shape_format),
+      cmocka_unit_test(test_shape_parse),
+      cmocka_unit_test(test_static_or_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

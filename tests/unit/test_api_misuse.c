@@ -51,7 +51,8 @@ static void expect_status(cleave_status got, cleave_status want, const cleave_er
   TU_CHECK(got == want);
   if (err) {
     TU_CHECK(err->status == want);
-    TU_CHECK(err->message[0] != '\0');
+    /* A failure explains itself; a success leaves the message empty. */
+    TU_CHECK((err->message[0] != '\0') == (want != CLEAVE_OK));
   }
 }
 
@@ -201,6 +202,112 @@ static void test_unknown_enumerators(void **state) {
   tu_check_error(&op, unicode_neg, shape, 1, 2, CLEAVE_ERROR_UNSUPPORTED_TYPE, neg_needles);
 }
 
+/* cleave.h: a zeroed description (`cleave_op op = {0};`, no initialiser) is refused by every entry
+ * point with INVALID_ARGUMENT and a message that names the initialisers; nothing is written. */
+static void test_zeroed_op(void **state) {
+  (void)state;
+  const int64_t shape[2] = {4, 6};
+  cleave_op op = {0};
+  const char *needles[] = {"kind 0",
+                           "zeroed",
+                           "initialiser",
+                           "cleave_op_split",
+                           "cleave_op_variadic_split",
+                           "cleave_op_split_to_sequence",
+                           "cleave_op_onnx_split",
+                           NULL};
+  tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape, 2, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
+                 needles);
+
+  /* Partial inference and views say the same, and write nothing. */
+  cleave_dim dims[2] = {cleave_dim_point(4), cleave_dim_point(6)}, out[8];
+  for (size_t i = 0; i < 8; i++) {
+    out[i] = cleave_dim_range(-5, -5);
+  }
+  cleave_partial_shape partial = {2, dims};
+  cleave_partial_info info;
+  cleave_error err;
+  expect_status(
+      cleave_infer_partial(&op, 0, cleave_type_of(CLEAVE_F32), &partial, &info, out, 8, &err),
+      CLEAVE_ERROR_INVALID_ARGUMENT, &err);
+  for (size_t i = 0; needles[i] != NULL; i++) {
+    TU_CHECK(tu_message_has(err.message, needles[i]));
+  }
+  for (size_t i = 0; i < 8; i++) {
+    TU_CHECK(out[i].lo == -5 && out[i].hi == -5);
+  }
+  tu_input in;
+  tu_input_make(&in, cleave_type_of(CLEAVE_F32), shape, 2, 5);
+  cleave_view views[2];
+  memset(views, 0x6B, sizeof views);
+  int64_t view_dims[8];
+  for (size_t i = 0; i < 8; i++) {
+    view_dims[i] = -5;
+  }
+  expect_status(cleave_views(&op, &in.tensor, views, 2, view_dims, 8, &err),
+                CLEAVE_ERROR_INVALID_ARGUMENT, &err);
+  TU_CHECK(tu_message_has(err.message, "initialiser"));
+  const unsigned char *bytes = (const unsigned char *)views;
+  for (size_t i = 0; i < sizeof views; i++) {
+    TU_CHECK(bytes[i] == 0x6B);
+  }
+  for (size_t i = 0; i < 8; i++) {
+    TU_CHECK(view_dims[i] == -5);
+  }
+  tu_input_free(&in);
+
+  /* The same op made with an initialiser runs. */
+  const int64_t axis = 0;
+  op = cleave_op_split(&axis, 2);
+  cleave_split_info split_info;
+  expect_status(cleave_infer(&op, cleave_type_of(CLEAVE_F32), shape, 2, &split_info, NULL, 0, &err),
+                CLEAVE_OK, &err);
+}
+
+/* cleave.h: cleave_values_of describes values of any type and rank exactly as the struct's fields
+ * would; int32 lengths give the same outputs as the int64 ones of cleave_values_list. */
+static void test_values_of(void **state) {
+  (void)state;
+  const int32_t lens32[3] = {1, 3, 2};
+  const int64_t lens64[3] = {1, 3, 2};
+  cleave_values v = cleave_values_of(CLEAVE_I32, 1, 3, lens32);
+  TU_CHECK(v.dtype == CLEAVE_I32);
+  TU_CHECK(v.rank == 1);
+  TU_CHECK(v.count == 3);
+  TU_CHECK(v.data == lens32);
+  const uint8_t axis8 = 1;
+  cleave_values a = cleave_values_of(CLEAVE_U8, 0, 1, &axis8);
+  TU_CHECK(a.dtype == CLEAVE_U8 && a.rank == 0 && a.count == 1 && a.data == &axis8);
+
+  const int64_t shape[2] = {3, 6};
+  const int64_t axis = 1;
+  cleave_op typed = cleave_op_variadic_split(&axis, lens64, 3);
+  typed.axis = a;
+  typed.lengths = v;
+  cleave_op plain = cleave_op_variadic_split(&axis, lens64, 3);
+  int64_t got[3], want[3];
+  cleave_split_info info;
+  cleave_error err;
+  expect_status(cleave_infer(&typed, cleave_type_of(CLEAVE_F32), shape, 2, &info, got, 3, &err),
+                CLEAVE_OK, &err);
+  expect_status(cleave_infer(&plain, cleave_type_of(CLEAVE_F32), shape, 2, &info, want, 3, &err),
+                CLEAVE_OK, &err);
+  for (size_t i = 0; i < 3; i++) {
+    TU_CHECK(got[i] == lens64[i] && want[i] == lens64[i]);
+  }
+  /* Every entry point runs the typed op to the reference's bytes. */
+  tu_input in;
+  tu_input_make(&in, cleave_type_of(CLEAVE_F32), shape, 2, 11);
+  tu_expect ex = {1, 3, lens64, 0};
+  tu_check_success(&typed, &in, &ex);
+  tu_input_free(&in);
+  /* Nothing is checked when the values are made: a rank-2 list is refused when it is read. */
+  typed.lengths = cleave_values_of(CLEAVE_I32, 2, 3, lens32);
+  const char *needles[] = {"split_lengths", "rank 2", NULL};
+  tu_check_error(&typed, cleave_type_of(CLEAVE_F32), shape, 2, 3, CLEAVE_ERROR_INVALID_SPLIT,
+                 needles);
+}
+
 /* docs/operators.md section 1: all outputs or none. A failure in the middle of the outputs' checks
  * (here the last output pointer) must leave the earlier outputs unwritten. */
 static void test_all_or_nothing(void **state) {
@@ -231,7 +338,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wrong_output_count), cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_values_misuse),      cmocka_unit_test(test_unknown_enumerators),
-      cmocka_unit_test(test_all_or_nothing),
+      cmocka_unit_test(test_all_or_nothing),     cmocka_unit_test(test_zeroed_op),
+      cmocka_unit_test(test_values_of),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

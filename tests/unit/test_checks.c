@@ -210,6 +210,7 @@ void tu_check_success(const cleave_op *op, const tu_input *in, const tu_expect *
   TU_CHECK(st == CLEAVE_OK);
   check_ok_error(&err);
   compare_outputs(in, &out, refs, "cleave_run");
+  tu_check_inverse(op, in, ex, out.buffers);
   tu_outputs_free(&out);
 
   /* The one-shot call, when the op can be expressed with it. */

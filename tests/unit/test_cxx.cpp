@@ -46,6 +46,12 @@ int main() {
   cleave_op onnx = cleave_op_onnx_split(13);
   const int64_t two = 2;
   onnx.num_outputs = cleave_values_scalar(&two);
+  const int32_t lens32[2] = {1, 1};
+  cleave_values typed = cleave_values_of(CLEAVE_I32, 1, 2, lens32);
+  if (typed.dtype != CLEAVE_I32 || typed.rank != 1 || typed.count != 2 || typed.data != lens32) {
+    std::fprintf(stderr, "cleave_values_of\n");
+    return 1;
+  }
   if (onnx.lengths.rank != CLEAVE_ABSENT || cleave_values_none().rank != CLEAVE_ABSENT) {
     std::fprintf(stderr, "absent values are not CLEAVE_ABSENT\n");
     return 1;

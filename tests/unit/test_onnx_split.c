@@ -205,14 +205,16 @@ static void test_equal_parts(void **state) {
   }
 }
 
-/* Below 18, without lengths the caller must give the node's output count. */
+/* Below 18, without lengths the caller must give the node's output count: INVALID_SPLIT, as
+ * Split-18 with neither split nor num_outputs. */
 static void test_missing_output_count(void **state) {
   (void)state;
   const int64_t opsets[] = {1, 2, 11, 13, 17};
   for (size_t o = 0; o < 5; ++o) {
     cleave_op op = onnx_op(opsets[o], NULL, 0, -1);
-    const char *needles[] = {"num_outputs", NULL};
-    tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 2, CLEAVE_ERROR_INVALID_ARGUMENT,
+    const char *needles[] = {"without split needs the node's number of outputs (num_outputs)",
+                             NULL};
+    tu_check_error(&op, cleave_type_of(CLEAVE_F32), shape6, 2, 2, CLEAVE_ERROR_INVALID_SPLIT,
                    needles);
   }
 }

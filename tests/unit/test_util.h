@@ -142,6 +142,16 @@ typedef struct tu_expect {
 void tu_check_success(const cleave_op *op, const tu_input *in, const tu_expect *expect);
 
 /**
+ * The inverse property (test_inverse.c): joins the outputs of a successful split (`outputs`, as
+ * `ex` describes them) with OpenVINO Concat-1, and with the ONNX inverse where it takes the type
+ * (ONNX Concat at the split's opset; ConcatFromSequence, with new_axis 1 when the axis was
+ * removed), one-shot and through a plan, and checks that each gives the input back byte for byte.
+ * `tu_check_success` calls it for every split it checks.
+ */
+void tu_check_inverse(const cleave_op *op, const tu_input *in, const tu_expect *ex,
+                      unsigned char *const *outputs);
+
+/**
  * Checks an invalid operator through every entry point: each must return `status`, fill the
  * error with the same status and a message containing every string of the NULL-terminated
  * `needles`, and write nothing (lengths array, plan pointer, output buffers). `num_outputs` is

@@ -85,13 +85,14 @@ static int resolve_view(const ckpt_cut *cut, const ckpt_tensor *t, const char *p
   }
   if (unknown >= 0) {
     if (known == 0 || elements % known != 0) {
-      return cut_fail(err, prefix, "%lld elements cannot be viewed with a -1 beside %lld",
-                      (long long)elements, (long long)known);
+      return cut_fail(err, prefix, "%lld %s cannot be viewed with a -1 beside %lld",
+                      (long long)elements, tool_plural(elements, "element", "elements"),
+                      (long long)known);
     }
     shape[unknown] = (int64_t)(elements / known);
   } else if (known != elements) {
-    return cut_fail(err, prefix, "the view holds %lld elements, the tensor %lld", (long long)known,
-                    (long long)elements);
+    return cut_fail(err, prefix, "the view holds %lld %s, the tensor %lld", (long long)known,
+                    tool_plural((uint64_t)known, "element", "elements"), (long long)elements);
   }
   return 0;
 }
@@ -160,9 +161,11 @@ static int check_boundaries(const ckpt_dtype *d, uint64_t outer, uint64_t dim, u
     }
     if (!boundary(d, take, &ignored) && d->block_elems > 1) {
       return cut_fail(err, prefix,
-                      "part %lld holds %lld elements of the axis: not a whole number of %s "
+                      "part %lld holds %lld %s of the axis: not a whole number of %s "
                       "blocks (%u elements)",
-                      (long long)i, (long long)len[i], d->name, (unsigned)d->block_elems);
+                      (long long)i, (long long)len[i],
+                      tool_plural((uint64_t)len[i], "element", "elements"), d->name,
+                      (unsigned)d->block_elems);
     }
     if (!boundary(d, take, &ignored)) {
       return cut_fail(err, prefix, "part %lld holds %lld bits: it does not end on a byte boundary",

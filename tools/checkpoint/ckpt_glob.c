@@ -76,3 +76,21 @@ char *ckpt_glob_fill(const char *pattern, const ckpt_match *m) {
   out[pos] = '\0';
   return out;
 }
+
+const char *ckpt_glob_note(const char *glob) {
+  /* A user of fnmatch or of the shell expects these to mean a set, a choice or an escape. */
+  if (strpbrk(glob, "[]") != NULL) {
+    return "; '[' and ']' are ordinary characters in cleave's globs (only '*', any run of "
+           "characters, and '?', one character, are special), so '[...]' matches those "
+           "characters themselves, not a set";
+  }
+  if (strpbrk(glob, "{}") != NULL) {
+    return "; '{' and '}' are ordinary characters in cleave's globs (only '*', any run of "
+           "characters, and '?', one character, are special): write one rule per alternative";
+  }
+  if (strchr(glob, '\\') != NULL) {
+    return "; '\\' is an ordinary character in cleave's globs (only '*', any run of characters, "
+           "and '?', one character, are special)";
+  }
+  return "";
+}

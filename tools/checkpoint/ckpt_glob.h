@@ -29,4 +29,9 @@ int ckpt_glob_stars(const char *text);
  * string (the caller frees it), or NULL when out of memory. */
 char *ckpt_glob_fill(const char *pattern, const ckpt_match *m);
 
+/** For the message of a glob that matched nothing: when `glob` holds a character that other glob
+ * dialects make special ('[', ']', '{', '}', '\\'), a note (starting with "; ") saying that it is
+ * an ordinary character here; otherwise "". Returns a static string. */
+const char *ckpt_glob_note(const char *glob);
+
 #endif /* CLEAVE_CKPT_GLOB_H */

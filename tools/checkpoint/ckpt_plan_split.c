@@ -34,8 +34,9 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
   size_t count = 0;
   int rc = ckpt_cut_tensor(&rule->cut, t, m->files[t->file].path, &parts, &count, err);
   if (rc == 0 && count != rule->name_count) {
-    rc = tool_fail(err, CLI_EXIT_USAGE, "%s cuts tensor '%.200s' into %zu parts but names %zu",
-                   rule->origin, t->name, count, rule->name_count);
+    rc = tool_fail(err, CLI_EXIT_USAGE, "%s cuts tensor '%.200s' into %zu %s but names %zu",
+                   rule->origin, t->name, count, tool_plural(count, "part", "parts"),
+                   rule->name_count);
   }
   for (size_t i = 0; i < count && rc == 0; i++) {
     ckpt_out_tensor o = ckpt_out_whole(t);
@@ -81,8 +82,8 @@ static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_
   }
   for (size_t i = 0; i < rule_count && rc == 0; i++) {
     if (hits[i] == 0) {
-      rc = tool_fail(err, CLI_EXIT_DATA, "%s: no tensor matches '%.200s'", rules[i].origin,
-                     rules[i].glob);
+      rc = tool_fail(err, CLI_EXIT_DATA, "%s: no tensor matches '%.200s'%s", rules[i].origin,
+                     rules[i].glob, ckpt_glob_note(rules[i].glob));
     }
   }
   free(hits);

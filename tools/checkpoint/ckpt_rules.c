@@ -1,90 +1,290 @@
-/* The rules of the rank commands (shard, merge, reshard): which tensors they cut or join, and
- * the files of the ranks. */
+/* The split rules of the checkpoint commands: options, rules files, GLOB=VALUE. */
+#include "ckpt_rules.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "ckpt_glob.h"
-#include "ckpt_planner.h"
+#include "cli_util.h"
+#include "words.h"
 
-/* The rule that `name` matches first, counted in `hits`, or NULL. */
-static const ckpt_shard_rule *first_match(const ckpt_shard_rule *rules, size_t count,
-                                          const char *name, size_t *hits) {
-  for (size_t i = 0; i < count; i++) {
-    if (ckpt_glob_match(rules[i].glob, name, NULL)) {
-      hits[i]++;
-      return &rules[i];
-    }
+static char *keep(ckpt_rule_set *s, char *text) {
+  if (text == NULL) {
+    return NULL;
   }
-  return NULL;
+  if (s->owned_count == s->owned_cap) {
+    size_t cap = s->owned_cap ? s->owned_cap * 2 : 16;
+    char **p = realloc(s->owned, cap * sizeof *p);
+    if (p == NULL) {
+      free(text);
+      return NULL;
+    }
+    s->owned = p;
+    s->owned_cap = cap;
+  }
+  s->owned[s->owned_count++] = text;
+  return text;
 }
 
-int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
-                   const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err) {
-  *axis = first_match(spec->axes, spec->axis_count, name, hits);
-  *view = first_match(spec->views, spec->view_count, name, hits + spec->axis_count);
-  if (*axis != NULL) {
-    return 0;
+void ckpt_rule_set_free(ckpt_rule_set *s) {
+  for (size_t i = 0; i < s->count; i++) {
+    free(s->rules[i].names);
+    free(s->rules[i].cut.lengths);
   }
-  /* A --replicate rule counts only for the tensors no --axis rule takes. */
-  size_t *replicate_hits = hits + spec->axis_count + spec->view_count;
-  for (size_t i = 0; i < spec->replicate_count; i++) {
-    if (ckpt_glob_match(spec->replicate[i], name, NULL)) {
-      replicate_hits[i]++;
+  for (size_t i = 0; i < s->owned_count; i++) {
+    free(s->owned[i]);
+  }
+  free(s->rules);
+  free(s->owned);
+  memset(s, 0, sizeof *s);
+}
+
+static int start_rule(ckpt_rule_set *s, const char *value, const char *where) {
+  if (s->count == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 8;
+    ckpt_split_rule *p = realloc(s->rules, cap * sizeof *p);
+    if (p == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    s->rules = p;
+    s->cap = cap;
+  }
+  ckpt_split_rule *r = &s->rules[s->count++];
+  memset(r, 0, sizeof *r);
+  r->glob = value;
+  r->cut.axis = INT64_MIN;
+  char origin[600];
+  snprintf(origin, sizeof origin, "%s (--tensor '%.400s')", where, value);
+  r->origin = keep(s, strdup(origin));
+  if (r->origin == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  if (ckpt_glob_stars(value) > CKPT_MAX_CAPTURES) {
+    return cli_error(CLI_EXIT_USAGE, "%s: at most %d '*' in a glob", r->origin, CKPT_MAX_CAPTURES);
+  }
+  return 0;
+}
+
+static int set_names(ckpt_rule_set *s, ckpt_split_rule *r, const char *value) {
+  free(r->names);
+  r->names = NULL;
+  r->name_count = 0;
+  char *copy = keep(s, strdup(value));
+  size_t n = 1;
+  for (const char *c = value; *c; c++) {
+    n += *c == ',';
+  }
+  r->names = calloc(n + 1, sizeof *r->names);
+  if (copy == NULL || r->names == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  for (char *tok = copy;;) {
+    char *comma = strchr(tok, ',');
+    if (comma != NULL) {
+      *comma = '\0';
+    }
+    if (*tok == '\0') {
+      return cli_error(CLI_EXIT_USAGE, "%s: --into '%s' holds an empty name", r->origin, value);
+    }
+    if (ckpt_glob_stars(tok) != ckpt_glob_stars(r->glob)) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --into name '%s' has %d '*' but the glob has %d: each '*' of a name "
+                       "takes the text the glob's '*' matched",
+                       r->origin, tok, ckpt_glob_stars(tok), ckpt_glob_stars(r->glob));
+    }
+    r->names[r->name_count++] = tok;
+    if (comma == NULL) {
       return 0;
     }
+    tok = comma + 1;
   }
-  if (spec->unmatched_error) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "tensor '%.200s' matches no --axis or --replicate rule (--unmatched error)",
-                     name);
+}
+
+int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *where) {
+  if (kind == CKPT_RULE_TENSOR) {
+    return start_rule(s, value, where);
+  }
+  if (s->count == 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB", s->command, where);
+  }
+  ckpt_split_rule *r = &s->rules[s->count - 1];
+  /* Option labels carry the rule, so that a value that does not parse is found in its file. */
+  char label[700];
+  switch (kind) {
+  case CKPT_RULE_VIEW:
+    if (ckpt_parse_view(value, &r->cut) != 0) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --view '%s' is not a shape like 8,18,-1 (non-negative sizes, at most "
+                       "one -1)",
+                       r->origin, value);
+    }
+    return 0;
+  case CKPT_RULE_AXIS:
+    snprintf(label, sizeof label, "%s: -a/--axis", r->origin);
+    return cli_parse_int64(value, label, &r->cut.axis) != 0 ? CLI_EXIT_USAGE : 0;
+  case CKPT_RULE_NUM:
+    /* The value's rules (>= 1, dividing the axis) are OpenVINO Split-1's, checked by the
+     * library on each matched tensor. */
+    r->cut.has_parts = 1;
+    snprintf(label, sizeof label, "%s: -n/--num-splits", r->origin);
+    return cli_parse_int64(value, label, &r->cut.parts) != 0 ? CLI_EXIT_USAGE : 0;
+  case CKPT_RULE_LENGTHS: {
+    /* The values' rules are VariadicSplit-1's, checked by the library, which resolves a -1. */
+    int unknown = 0;
+    free(r->cut.lengths);
+    r->cut.lengths = NULL;
+    snprintf(label, sizeof label, "%s: -l/--lengths", r->origin);
+    if (cli_parse_int64_list(value, label, &r->cut.lengths, &r->cut.length_count, &unknown) != 0) {
+      return CLI_EXIT_USAGE;
+    }
+    return unknown
+               ? cli_error(CLI_EXIT_USAGE, "%s: -l '%s': lengths must be known", r->origin, value)
+               : 0;
+  }
+  case CKPT_RULE_INTO:
+    return set_names(s, r, value);
+  default:
+    return cli_error(CLI_EXIT_SOFTWARE, "internal error: rule option %d", kind);
+  }
+}
+
+int ckpt_rule_command_line(ckpt_rule_set *s, int kind, const char *value) {
+  if (kind == CKPT_RULE_TENSOR) {
+    char where[64];
+    snprintf(where, sizeof where, "rule %zu", ++s->command_line);
+    s->last_in_file = 0;
+    return ckpt_rule_option(s, kind, value, where);
+  }
+  if (s->last_in_file || s->command_line == 0) {
+    static const char *const names[] = {"--view", "-a", "-n", "-l", "--into"};
+    int named = kind >= CKPT_RULE_VIEW && kind <= CKPT_RULE_INTO;
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: %s '%s' belongs to no rule: a rule starts with --tensor "
+                     "GLOB",
+                     s->command, named ? names[kind - CKPT_RULE_VIEW] : "option", value);
+  }
+  return ckpt_rule_option(s, kind, value, "");
+}
+
+int ckpt_rule_complete(const ckpt_rule_set *s, const ckpt_split_rule *r) {
+  (void)s;
+  if (r->cut.axis == INT64_MIN) {
+    return cli_error(CLI_EXIT_USAGE, "%s: -a/--axis is missing", r->origin);
+  }
+  if (r->cut.has_parts == (r->cut.lengths != NULL)) {
+    return cli_error(CLI_EXIT_USAGE, "%s: give exactly one of -n N and -l LENGTHS", r->origin);
+  }
+  if (r->names == NULL) {
+    return cli_error(CLI_EXIT_USAGE, "%s: --into NAME,NAME,... is missing", r->origin);
+  }
+  /* A count the operator refuses (-n 0) is left to the library, whose message says why. */
+  size_t parts = !r->cut.has_parts  ? (size_t)r->cut.length_count
+                 : r->cut.parts > 0 ? (size_t)r->cut.parts
+                                    : r->name_count;
+  if (parts != r->name_count) {
+    return cli_error(CLI_EXIT_USAGE, "%s: %zu %s but %zu %s in --into", r->origin, parts,
+                     tool_plural(parts, "part", "parts"), r->name_count,
+                     tool_plural(r->name_count, "name", "names"));
   }
   return 0;
 }
 
-size_t ckpt_rules_count(const ckpt_shard_spec *spec) {
-  return spec->axis_count + spec->view_count + spec->replicate_count;
+static const cli_option rule_options[] = {
+    {"tensor", 0, 1, CKPT_RULE_TENSOR},     {"view", 0, 1, CKPT_RULE_VIEW},
+    {"axis", 'a', 1, CKPT_RULE_AXIS},       {"num-splits", 'n', 1, CKPT_RULE_NUM},
+    {"lengths", 'l', 1, CKPT_RULE_LENGTHS}, {"into", 0, 1, CKPT_RULE_INTO},
+};
+
+/* One line of a rules file, in words (which the set keeps). */
+static int read_line(ckpt_rule_set *s, char **argv, int count, const char *where) {
+  if (strcmp(argv[0], "--tensor") != 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB, not '%s'",
+                     s->command, where, argv[0]);
+  }
+  cli_parser p;
+  cli_parser_init(&p, count, argv, 0, s->command);
+  size_t before = s->count;
+  for (;;) {
+    int id;
+    const char *value;
+    int kind = cli_parser_next(&p, rule_options, sizeof rule_options / sizeof rule_options[0], &id,
+                               &value);
+    if (kind == CLI_NEXT_END) {
+      return 0;
+    }
+    if (kind == CLI_NEXT_ERROR) {
+      return CLI_EXIT_USAGE;
+    }
+    if (kind == CLI_NEXT_POSITIONAL) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: %s: only --tensor, --view, -a, -n, -l and --into belong in a rules "
+                       "file, not '%s'",
+                       s->command, where, value);
+    }
+    if (id == CKPT_RULE_TENSOR && s->count > before) {
+      return cli_error(CLI_EXIT_USAGE, "%s: %s: one rule per line", s->command, where);
+    }
+    int rc = ckpt_rule_option(s, id, value, where);
+    if (rc != 0) {
+      return rc;
+    }
+  }
 }
 
-int ckpt_rules_unmatched(const ckpt_shard_spec *spec, const size_t *hits, tool_error *err) {
-  size_t axes = spec->axis_count, views = spec->view_count;
-  for (size_t i = 0; i < ckpt_rules_count(spec); i++) {
-    if (hits[i] != 0) {
+int ckpt_rules_read(ckpt_rule_set *s, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    return cli_error(CLI_EXIT_NOINPUT, "cannot open the rules file '%s': %s", path,
+                     strerror(errno));
+  }
+  char line[8192];
+  int rc = 0;
+  for (int lineno = 1; rc == 0 && fgets(line, sizeof line, f) != NULL; lineno++) {
+    size_t n = strlen(line);
+    if (n == sizeof line - 1 && line[n - 1] != '\n') {
+      rc = cli_error(CLI_EXIT_USAGE, "%s: %s:%d: the line is longer than %zu bytes", s->command,
+                     path, lineno, sizeof line - 2);
+      break;
+    }
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", path, lineno);
+    words w;
+    tool_error err;
+    if (words_split(line, n, &w, &err) != 0) {
+      tool_prefix(&err, "%s: %s", s->command, where);
+      rc = tool_report(&err);
+      break;
+    }
+    if (w.count == 0) {
+      words_free(&w);
       continue;
     }
-    const char *glob = i < axes           ? spec->axes[i].glob
-                       : i < axes + views ? spec->views[i - axes].glob
-                                          : spec->replicate[i - axes - views];
-    const char *kind = i < axes ? "--axis" : i < axes + views ? "--view" : "--replicate";
-    return tool_fail(err, CLI_EXIT_DATA, "%s: no tensor matches '%.200s'", kind, glob);
-  }
-  return 0;
-}
-
-ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view, int64_t parts) {
-  ckpt_cut cut;
-  if (view != NULL) {
-    cut = view->view;
-  } else {
-    memset(&cut, 0, sizeof cut);
-  }
-  cut.axis = axis->axis;
-  cut.has_parts = 1;
-  cut.parts = parts;
-  cut.lengths = NULL;
-  return cut;
-}
-
-int ckpt_plan_rank_files(ckpt_plan *plan, size_t ranks, const ckpt_format *format,
-                         tool_error *err) {
-  int rc = ckpt_plan_files(plan, ranks, err);
-  for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "rank%zu%s", i, format->suffix);
-    plan->files[i].name = strdup(name);
-    if (plan->files[i].name == NULL) {
-      rc = tool_oom(err, "planning the ranks");
+    /* The rule's strings point into the words' text: it lives as long as the set. */
+    if (keep(s, w.text) == NULL) {
+      w.text = NULL;
+      words_free(&w);
+      rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+      break;
     }
+    w.text = NULL;
+    rc = read_line(s, w.argv, (int)w.count, where);
+    words_free(&w);
+    s->last_in_file = 1;
   }
+  fclose(f);
   return rc;
+}
+
+int ckpt_parse_glob_value(const char *command, const char *text, const char *option, char **glob,
+                          const char **value) {
+  const char *eq = strrchr(text, '=');
+  if (eq == NULL || eq == text || eq[1] == '\0') {
+    return cli_error(CLI_EXIT_USAGE, "%s: %s '%s' is not GLOB=VALUE", command, option, text);
+  }
+  *glob = strndup(text, (size_t)(eq - text));
+  *value = eq + 1;
+  return *glob == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
 }

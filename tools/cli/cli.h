@@ -31,9 +31,10 @@ typedef struct cli_command {
 void cli_help_overview(const cli_command *table, size_t count, FILE *out);
 
 /**
- * `cleave help [COMMAND]` and `cleave help st SUBCOMMAND`: argv[first..argc) are the words after
- * "help". Prints the overview or the command's help on stdout and returns 0, or prints a usage
- * error and returns CLI_EXIT_USAGE (an unknown command, an extra argument).
+ * `cleave help [COMMAND]`, `cleave help st SUBCOMMAND` and `cleave help gguf SUBCOMMAND`:
+ * argv[first..argc) are the words after "help". Prints the overview or the command's help on stdout
+ * and returns 0, or prints a usage error and returns CLI_EXIT_USAGE (an unknown command, an extra
+ * argument).
  */
 int cli_help_command(const cli_command *table, size_t count, int argc, char **argv, int first);
 

@@ -17,4 +17,7 @@
 /** st ls|check|split|shard: safetensors checkpoints (tools/safetensors). */
 int cmd_st(int argc, char **argv, int first);
 
+/** gguf ls|check|split|shard|merge: GGUF files (tools/gguf). */
+int cmd_gguf(int argc, char **argv, int first);
+
 #endif /* CLEAVE_CLI_COMMANDS_H */

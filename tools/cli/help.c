@@ -18,7 +18,7 @@ static const char overview_tail[] =
     "\n"
     "Options:\n"
     "  -h, --help         print help; after a command, that command's help\n"
-    "      --version      print the version of cleave and its library\n"
+    "  -V, --version      print the version of cleave and its library\n"
     "\n"
     "Exit status: 0 success; 64 malformed command line; 65 a rule of the operator is broken or\n"
     "the input is not a valid .npy file; 66 the input cannot be opened; 70 internal error;\n"
@@ -39,11 +39,12 @@ void cli_help_overview(const cli_command *table, size_t count, FILE *out) {
 
 int cli_help_command(const cli_command *table, size_t count, int argc, char **argv, int first) {
   int words = argc - first;
-  if (words == 2 && strcmp(argv[first], "st") == 0) {
+  if (words == 2 && (strcmp(argv[first], "st") == 0 || strcmp(argv[first], "gguf") == 0)) {
     char name[64];
-    snprintf(name, sizeof name, "st %s", argv[first + 1]);
+    snprintf(name, sizeof name, "%s %.40s", argv[first], argv[first + 1]);
     if (help_print(name, stdout) != 0) {
-      return cli_error(CLI_EXIT_USAGE, "help: unknown command 'st %s'", argv[first + 1]);
+      return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s %s'", argv[first],
+                       argv[first + 1]);
     }
     return 0;
   }

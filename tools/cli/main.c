@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "help.h"
 
 /* The families a build may lack stand in the table as commands that say so. */
 #ifdef CLEAVE_HAVE_ONNX
@@ -71,10 +72,13 @@ static const cli_command commands[] = {
     {"ir-run", IR_RUN, "ir-run",
      "runs an OpenVINO IR graph of Parameter/Const/splits/Result layers", 0},
     {"st", ST, "st", "safetensors checkpoints: ls, check, split fused tensors, shard", 0},
+    {"gguf", cmd_gguf, "gguf",
+     "GGUF files (llama.cpp): ls, check, split fused tensors, shard, merge split sets", 0},
     {"help", help_command, "help [COMMAND]", "prints this text, or a command's help", 0},
     {"--help", help_option, NULL, NULL, 0},
     {"-h", help_option, NULL, NULL, 0},
     {"--version", version_option, NULL, NULL, 0},
+    {"-V", version_option, NULL, NULL, 0},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

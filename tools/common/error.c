@@ -88,3 +88,7 @@ int tool_report(const tool_error *err) {
   fprintf(stderr, "cleave: error: %s\n", err->message);
   return err->status;
 }
+
+const char *tool_plural(uint64_t n, const char *singular, const char *plural) {
+  return n == 1 ? singular : plural;
+}

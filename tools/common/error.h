@@ -9,6 +9,7 @@
 #define CLEAVE_TOOL_ERROR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cleave.h"
 
@@ -75,5 +76,9 @@ int tool_scrub(tool_error *err);
 
 /** Prints "cleave: error: <message>\n" for `err` to stderr and returns err->status. */
 int tool_report(const tool_error *err);
+
+/** `singular` when `n` is 1, `plural` otherwise, for messages that count things ("1 output",
+ * "2 outputs", "0 outputs"). Returns one of its arguments. */
+const char *tool_plural(uint64_t n, const char *singular, const char *plural);
 
 #endif /* CLEAVE_TOOL_ERROR_H */

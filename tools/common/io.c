@@ -96,9 +96,9 @@ int io_read_full(int fd, const char *path, void *buf, size_t size, uint64_t offs
     return rc;
   }
   if (got < size) {
-    return tool_fail(err, short_status,
-                     "'%s' ends at byte %llu, before the %zu bytes at offset %llu", path,
-                     (unsigned long long)(offset + got), size, (unsigned long long)offset);
+    return tool_fail(err, short_status, "'%s' ends at byte %llu, before the %zu %s at offset %llu",
+                     path, (unsigned long long)(offset + got), size,
+                     tool_plural(size, "byte", "bytes"), (unsigned long long)offset);
   }
   return 0;
 }

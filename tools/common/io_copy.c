@@ -43,9 +43,10 @@ int io_copy_range(io_copier *c, int in_fd, const char *in_path, uint64_t from, i
           in_path, (unsigned long long)from, out_path, (unsigned long long)to, strerror(e));
     }
     if (n == 0) {
-      return tool_fail(
-          err, CLI_EXIT_IOERR, "'%s' ends at byte %llu, before the %llu bytes at offset %llu",
-          in_path, (unsigned long long)from, (unsigned long long)size, (unsigned long long)from);
+      return tool_fail(err, CLI_EXIT_IOERR,
+                       "'%s' ends at byte %llu, before the %llu %s at offset %llu", in_path,
+                       (unsigned long long)from, (unsigned long long)size,
+                       tool_plural(size, "byte", "bytes"), (unsigned long long)from);
     }
     from += (uint64_t)n;
     to += (uint64_t)n;

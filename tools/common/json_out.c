@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "error.h"
+#include "shape_format.h"
 
 void json_out_begin(json_out *j, FILE *out) {
   memset(j, 0, sizeof *j);
@@ -93,6 +95,28 @@ void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t ran
     fprintf(j->out, "%s%" PRId64, i > 0 ? ", " : "", dims[i]);
   }
   fputc(']', j->out);
+}
+
+void json_out_double(json_out *j, const char *key, double value, int digits) {
+  if (isnan(value) || isinf(value)) {
+    json_out_string(j, key, isnan(value) ? "nan" : value > 0 ? "inf" : "-inf");
+    return;
+  }
+  member(j, key);
+  fprintf(j->out, "%.*g", digits, value);
+}
+
+void json_out_static_or_text(json_out *j, const char *key, const char *text) {
+  int64_t value = 0;
+  int64_t values[64];
+  size_t count = 0;
+  if (shape_parse_int(text, &value)) {
+    json_out_int(j, key, value);
+  } else if (shape_parse_int_list(text, values, sizeof values / sizeof values[0], &count)) {
+    json_out_dims(j, key, values, count);
+  } else {
+    json_out_string(j, key, text);
+  }
 }
 
 int json_out_finish(json_out *j) {

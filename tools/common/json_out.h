@@ -40,10 +40,22 @@ void json_out_string(json_out *j, const char *key, const char *value);
 /** Numbers. */
 void json_out_int(json_out *j, const char *key, int64_t value);
 void json_out_uint(json_out *j, const char *key, uint64_t value);
+/** A floating-point number with `digits` significant digits (9 round-trips a float, 17 a
+ * double); NaN and the infinities, which JSON cannot hold as numbers, as the strings "nan", "inf"
+ * and "-inf". */
+void json_out_double(json_out *j, const char *key, double value, int digits);
 /** true or false. */
 void json_out_bool(json_out *j, const char *key, int value);
 /** A static shape as an array of integers: [6, 4, 10, 24]. */
 void json_out_dims(json_out *j, const char *key, const int64_t *dims, size_t rank);
+
+/**
+ * A value known as text, as JSON of its kind: an integer in canonical decimal ("3", "-1") as a
+ * number, a list of them (a static shape "[6,4]", "[]", lengths "[-1,2]") as an array of
+ * integers, anything else (a partial shape "[?,4]", an interval "2..3", "?") as a string, NULL
+ * as null. Lists longer than 64 stay strings.
+ */
+void json_out_static_or_text(json_out *j, const char *key, const char *text);
 
 /** Ends the value with a newline and flushes. Returns 0, or CLI_EXIT_IOERR when the stream
  * failed (reported on stderr: "writing the report to stdout failed: ..."). */

@@ -62,6 +62,15 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
                         const char *const *inputs, size_t input_count, int force, int sync);
 
 /**
+ * The PREFIX of a run on `input` given `-o output` (NULL when -o was not given): `output` itself;
+ * or, when `output` ends with '/' or names an existing directory, the outputs go inside it:
+ * "output/STEM" with STEM the input's file name without `suffix` (as out_default_prefix cuts
+ * it); without -o, out_default_prefix(input, suffix). Returns a malloc'd string (the caller
+ * frees it), or NULL when out of memory.
+ */
+char *out_resolve_prefix(const char *output, const char *input, const char *suffix);
+
+/**
  * The default PREFIX of a run on `input`: its path without `suffix` (".npy", ".xml") when it ends
  * with it after at least one other character, otherwise the whole path. Returns a malloc'd string
  * (the caller frees it), or NULL when out of memory.
@@ -96,7 +105,9 @@ int out_set_open(const out_set *set, size_t i, int *fd);
 int out_set_close(const out_set *set, size_t i, int fd);
 
 /**
- * Renames every temporary file to its final name, in order. Returns 0; or, when a rename fails,
+ * Renames every temporary file to its final name, in order. A prefix set then warns on stderr
+ * about files PREFIX_k.npy with k >= count beside its outputs (an earlier run with more outputs
+ * left them; they are not touched). Returns 0; or, when a rename fails,
  * undoes the renames it can (an output that replaced an existing file under --force cannot be
  * undone: the message says so), removes the temporaries (and a folder this run created), prints
  * an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile) or CLI_EXIT_IOERR.

@@ -44,6 +44,7 @@ void report_output(report *r, const int64_t *dims, size_t rank, const char *path
     if (path != NULL) {
       json_out_string(&r->writer, "path", path);
     }
+    json_out_dims(&r->writer, "dims", dims, rank);
     json_out_end_object(&r->writer);
   } else if (path != NULL) {
     fprintf(r->out, "%s %s\n", path, shape);
@@ -52,11 +53,21 @@ void report_output(report *r, const int64_t *dims, size_t rank, const char *path
   }
 }
 
+/* A shape in text form that is static (a partial inference may find one) as its "dims" member. */
+static void static_dims(report *r, const char *key, const char *shape) {
+  int64_t dims[64];
+  size_t rank = 0;
+  if (shape_parse_static(shape, dims, sizeof dims / sizeof dims[0], &rank)) {
+    json_out_dims(&r->writer, key, dims, rank);
+  }
+}
+
 void report_output_text(report *r, const char *shape) {
   if (!begin_item(r, shape)) {
     return;
   }
   if (r->json) {
+    static_dims(r, "dims", shape);
     json_out_end_object(&r->writer);
   } else {
     fprintf(r->out, "%s\n", shape);
@@ -68,6 +79,7 @@ void report_sequence(report *r, const char *count, const char *element) {
   if (r->json) {
     json_out_string(&r->writer, "count", count);
     json_out_string(&r->writer, "element", element);
+    static_dims(r, "element_dims", element);
   } else if (!r->quiet) {
     fprintf(r->out, "%s x %s\n", count, element);
   }

@@ -1,7 +1,9 @@
 /*
  * What the commands that write or infer outputs print (the operator commands, infer, ir-run): the
  * outputs' shapes (and paths), as text lines or as the one JSON object of docs/cli.md's "--json"
- * section, {"op": ..., "outputs": [{"shape": "[1,12,10,24]", "path": ...}, ...]}.
+ * section, {"op": ..., "outputs": [{"shape": "[1,12,10,24]", "path": ..., "dims": [1, 12, 10,
+ * 24]}, ...]}: "shape" is the text form (the contract's), "dims" the same shape as integers, only
+ * when it is static.
  */
 #ifndef CLEAVE_TOOL_REPORT_H
 #define CLEAVE_TOOL_REPORT_H
@@ -33,12 +35,14 @@ void report_begin(report *r, FILE *out, const char *op, int json, int quiet);
  */
 void report_output(report *r, const int64_t *dims, size_t rank, const char *path);
 
-/** Adds one output of `infer` whose shape is already in text form (a partial shape). */
+/** Adds one output of `infer` whose shape is already in text form (a partial shape; "dims" in
+ * JSON when it is static after all). */
 void report_output_text(report *r, const char *shape);
 
 /**
  * Reports a sequence whose element count varies (partial inference of SplitToSequence): text
- * "COUNT x ELEMENT", JSON "count" and "element" instead of "outputs". Call it alone.
+ * "COUNT x ELEMENT", JSON "count" and "element" (and "element_dims" when the element's shape is
+ * static) instead of "outputs". Call it alone.
  */
 void report_sequence(report *r, const char *count, const char *element);
 

@@ -8,9 +8,15 @@ static const char file_options[] =
     "\n"
     "Output options:\n"
     "  -o, --output PREFIX  write output i to PREFIX_i.npy (default: INPUT without .npy);\n"
-    "                       the directory must exist\n"
-    "  -f, --force          replace outputs that already exist (otherwise: status 73)\n"
-    "      --json           print {\"op\": ..., \"outputs\": [{\"shape\": ..., \"path\": ...}]}\n"
+    "                       an existing directory, or a PREFIX ending in '/', holds the\n"
+    "                       outputs: DIR/STEM_i.npy, STEM being INPUT's file name without\n"
+    "                       .npy. The directory must exist\n"
+    "  -f, --force          replace outputs that already exist (otherwise: status 73); files\n"
+    "                       PREFIX_k.npy beyond this run's outputs are left as they are, and\n"
+    "                       named in a warning\n"
+    "      --json           print {\"op\": ..., \"outputs\": [{\"shape\": \"[6,4]\", \"path\": "
+    "...,\n"
+    "                       \"dims\": [6, 4]}, ...]}\n"
     "  -q, --quiet          print nothing on success (--json still prints)\n"
     "      --no-progress    no progress line on stderr (it is shown only on a terminal)\n"
     "      --sync           fsync the outputs and their directory before finishing\n"
@@ -19,14 +25,17 @@ static const char file_options[] =
     "                       f8e4m3fnuz, f8e5m2fnuz or f8e8m0 for V1; for a 1-D uint8 array of\n"
     "                       packed bytes, a packed sub-byte type (u1, u2, u4, i4, nf4, f4e2m1,\n"
     "                       int4, uint4, int2, uint2, float4e2m1) with --shape; for other data\n"
-    "                       it must name the file's own type\n"
+    "                       it must name the file's own type. Names count bits, not bytes as\n"
+    "                       NumPy's codes do: i8 is int8 (NumPy's 'i8' is i64), u4 is packed\n"
+    "                       4-bit (NumPy's 'u4' is u32)\n"
     "      --shape SHAPE    the logical shape of packed data, e.g. [4096,8191]: required with a\n"
     "                       packed --dtype, refused without one. The file must hold\n"
     "                       ceil(elements x bits / 8) bytes\n"
     "  -h, --help           print this help\n"
     "\n"
-    "The input is a .npy file (format 1.0, 2.0 or 3.0) of any byte-sized dtype: b1, i1-i8,\n"
-    "u1-u8, f2, f4, f8, c8, c16, S<n>, U<n>, in either byte order and in C or Fortran order.\n"
+    "The input is a .npy file (format 1.0, 2.0 or 3.0) of any byte-sized dtype (in NumPy's\n"
+    "codes: b1, i1-i8, u1-u8, f2, f4, f8, c8, c16, S<n>, U<n>), in either byte order and in C\n"
+    "or Fortran order.\n"
     "Outputs keep the dtype, byte order and memory order, and load as NumPy's slices of the\n"
     "input. Memory use does not depend on the input size.\n"
     "\n"
@@ -106,7 +115,9 @@ static const char infer_help[] =
     "                             f8e5m2, f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, S<n>, U<n>,\n"
     "                             or packed: u1, u2, u4, i4, nf4, f4e2m1, int4, uint4, int2,\n"
     "                             uint2, float4e2m1 (u3 and u6 are not supported)\n"
-    "      --json                 print {\"op\": ..., \"outputs\": [{\"shape\": ...}, ...]}, or\n"
+    "      --json                 print {\"op\": ..., \"outputs\": [{\"shape\": \"[6,4]\", "
+    "\"dims\":\n"
+    "                             [6, 4]}, ...]} (\"dims\" for static shapes only), or\n"
     "                             {\"op\": ..., \"count\": ..., \"element\": ...}\n"
     "  -h, --help                 print this help\n";
 
@@ -164,9 +175,13 @@ static const char ir_run_help[] =
     "Options:\n"
     "  -i, --input NAME=FILE  the data of the Parameter layer named NAME (one per Parameter)\n"
     "      --bin FILE         the weights (default: MODEL with .xml replaced by .bin)\n"
-    "  -o, --output PREFIX    write Result k to PREFIX_k.npy (default: MODEL without .xml)\n"
+    "  -o, --output PREFIX    write Result k to PREFIX_k.npy (default: MODEL without .xml);\n"
+    "                         an existing directory or a PREFIX ending in '/' holds the\n"
+    "                         outputs: DIR/STEM_k.npy, STEM being MODEL's file name without\n"
+    "                         .xml\n"
     "  -f, --force            replace outputs that already exist (otherwise: status 73)\n"
-    "      --json             print {\"op\": \"ir-run\", \"outputs\": [{\"shape\", \"path\"}]}\n"
+    "      --json             print {\"op\": \"ir-run\", \"outputs\": [{\"shape\", \"path\",\n"
+    "                         \"dims\"}]}\n"
     "  -q, --quiet            print nothing on success\n"
     "      --sync             make the outputs durable (fsync) before exiting\n"
     "\n"
@@ -174,7 +189,7 @@ static const char ir_run_help[] =
     "layer ir-run does not run. On any failure no output is left behind.\n";
 static const char st_help[] =
     "usage: cleave st ls MODEL [--glob PAT] [--json] [-q]\n"
-    "       cleave st check MODEL [--json] [-q]\n"
+    "       cleave st check MODEL [--strict] [--json] [-q]\n"
     "       cleave st split MODEL -o OUTDIR RULE... [--rules FILE] [--max-shard-size SIZE]\n"
     "                       [--dry-run] [-f] [--sync]\n"
     "       cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
@@ -194,8 +209,11 @@ static const char st_help[] =
     "name; header padded with spaces).\n"
     "\n"
     "Run 'cleave st SUBCOMMAND --help' for each subcommand; the format rules cleave enforces are\n"
-    "in 'man cleave' (stricter than the reference reader: duplicate keys, NUL padding, unknown\n"
-    "fields, non-integer numbers, holes and trailing bytes are errors).\n"
+    "in 'man cleave' (stricter than the reference reader: duplicate keys, non-integer numbers,\n"
+    "holes and trailing bytes are errors). What the reference reader accepts and leaves the data\n"
+    "intact (whitespace before the header, NUL or newline padding, unknown fields of a tensor, a\n"
+    "wrong total_size in an index) is accepted with a warning naming the file and the byte;\n"
+    "'st check --strict' refuses it.\n"
     "\n"
     "Exit status: 0 success; 64 malformed command line; 65 a file breaks a format rule, the index\n"
     "does not match its shards, or a rule cannot apply; 66 MODEL cannot be opened; 73 an output\n"
@@ -208,22 +226,26 @@ static const char st_ls_help[] =
     "NAME<TAB>DTYPE<TAB>[SHAPE]<TAB>BYTES<TAB>FILE (control characters of a name are shown as\n"
     "\\xNN, a backslash as two). The model is fully checked first.\n"
     "\n"
-    "  --glob PAT   only tensors matching PAT ('*' any run of characters, '?' one); no match\n"
-    "               is an error (status 65)\n"
+    "  --glob PAT   only tensors matching PAT ('*' any run of characters, '?' one, any other\n"
+    "               character itself); no match is an error (status 65)\n"
     "  --json       print {\"tensors\": [{\"name\", \"dtype\", \"shape\", \"bytes\", \"file\"}]}\n"
     "  -q, --quiet  print nothing (the status says whether the model is valid)\n"
     "  -h, --help   print this help\n";
 
 static const char st_check_help[] =
-    "usage: cleave st check MODEL [--json] [-q]\n"
+    "usage: cleave st check MODEL [--strict] [--json] [-q]\n"
     "\n"
     "Checks every format rule of every file and, for an index, that each listed tensor is in its\n"
     "shard, none is in two shards, none is unlisted, and metadata.total_size is the sum of the\n"
     "tensors' bytes. Exit 0 (valid) or 65 with the file, byte offset and tensor; 66 when MODEL\n"
-    "cannot be opened. Reads headers only.\n"
+    "cannot be opened. Reads headers only. What other readers accept and leaves the data intact\n"
+    "(whitespace before the header, NUL or newline padding, unknown fields of a tensor, a wrong\n"
+    "total_size) is a warning on stderr, as for every st command.\n"
     "\n"
-    "  --json       print {\"ok\": true, \"files\", \"tensors\", \"bytes\"} or\n"
-    "               {\"ok\": false, \"status\", \"error\"}\n"
+    "  --strict     make those warnings errors (status 65, the same message)\n"
+    "  --json       print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N, "
+    "\"warnings\":\n"
+    "               N} (an error goes to stderr as text, as for every command)\n"
     "  -q, --quiet  print nothing on success\n"
     "  -h, --help   print this help\n";
 
@@ -254,7 +276,8 @@ static const char st_split_help[] =
     "index, with the new weight_map and total_size); each part stays in its tensor's shard.\n"
     "\n"
     "  --tensor GLOB     starts a rule. '*' matches any run of characters and captures it; '?'\n"
-    "                    matches one character\n"
+    "                    matches one character; every other character, '[' included, matches\n"
+    "                    itself\n"
     "  --view SHAPE      reshape the tensor (e.g. 8,18,-1; one -1 allowed) before the split;\n"
     "                    each part is then folded back to the tensor's trailing dimensions\n"
     "                    [elements/(d1*...*dn), d1, ..., dn] when they divide it\n"
@@ -262,21 +285,23 @@ static const char st_split_help[] =
     "  -n, --num-splits N  N equal parts (Split-1: an uneven split is an error)\n"
     "  -l, --lengths L   parts of these lengths (VariadicSplit-1: one may be -1)\n"
     "  --into NAMES      the parts' names; each '*' takes what the GLOB's '*' captured\n"
-    "  --rules FILE      more rules, one per line with the options above; '#' starts a comment\n"
+    "  --rules FILE      more rules, one per line, written as on the command line: quotes\n"
+    "                    and backslashes work as in the shell, '#' starts a comment\n"
     "  --max-shard-size SIZE  lay the outputs out as Hugging Face's writer shards a model:\n"
     "                    model-00001-of-0000N.safetensors of at most SIZE bytes of tensors\n"
     "                    each (a larger tensor gets a file of its own) and\n"
     "                    model.safetensors.index.json, or one model.safetensors when all fit;\n"
     "                    SIZE as for st merge. Without it each part stays in its tensor's file\n"
     "\n"
-    "A rule that matches nothing, a tensor two rules match, two outputs with one name, and a\n"
-    "part named like an untouched tensor are errors (status 65). Parts of sub-byte tensors (F4,\n"
-    "F6_*) must start and end on byte boundaries.\n"
+    "Rules given on the command line are numbered from 1 in messages (\"rule 2\"), those of a\n"
+    "file by FILE:LINE. A rule that matches nothing, a tensor two rules match, two outputs with\n"
+    "one name, and a part named like an untouched tensor are errors (status 65). Parts of\n"
+    "sub-byte tensors (F4, F6_*) must start and end on byte boundaries.\n"
     "\n"
     "Example (Phi-3 to Llama layout, 32 heads of 96, hidden size 3072):\n"
-    "  cleave st split phi3/ -o llama/ --tensor 'model.layers.*.self_attn.qkv_proj.weight'\n"
-    "    -a 0 -n 3 --into 'model.layers.*.self_attn.q_proj.weight,model.layers.*.self_attn.\n"
-    "    k_proj.weight,model.layers.*.self_attn.v_proj.weight'\n";
+    "  cleave st split phi3-mini/ -o phi3-llama/ \\\n"
+    "    --tensor '*.qkv_proj.weight' -a 0 -n 3 \\\n"
+    "    --into '*.q_proj.weight,*.k_proj.weight,*.v_proj.weight'\n";
 
 static const char st_shard_help[] =
     "usage: cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
@@ -296,11 +321,14 @@ static const char st_shard_help[] =
     "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
     "                           matches (default: replicate)\n"
     "\n"
-    "A rule that matches no tensor is an error (status 65).\n"
+    "A rule that matches no tensor is an error (status 65), named by its option and its number\n"
+    "among them, from 1 (\"--axis rule 2\"). Globs are those of st split: '*' and '?' are the\n"
+    "only special characters.\n"
     "\n"
     "Example (Megatron-style tensor parallelism over 4 ranks):\n"
-    "  cleave st shard llama/ -o tp4/ -n 4 --axis '*.q_proj.weight=0' --axis '*.k_proj.weight=0'\n"
-    "    --axis '*.v_proj.weight=0' --axis '*.o_proj.weight=1' --axis '*.gate_proj.weight=0'\n"
+    "  cleave st shard llama/ -o tp4/ -n 4 \\\n"
+    "    --axis '*.q_proj.weight=0' --axis '*.k_proj.weight=0' --axis '*.v_proj.weight=0' \\\n"
+    "    --axis '*.o_proj.weight=1' --axis '*.gate_proj.weight=0' \\\n"
     "    --axis '*.up_proj.weight=0' --axis '*.down_proj.weight=1' --unmatched replicate\n";
 
 static const char st_merge_help[] =
@@ -369,6 +397,15 @@ static const char st_reshard_help[] =
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
     return -1;
+  }
+  int gguf_options = 0;
+  const char *gguf = help_gguf_text(command, &gguf_options);
+  if (gguf != NULL) {
+    fputs(gguf, out);
+    if (gguf_options) {
+      fputs(help_gguf_write_options(), out);
+    }
+    return 0;
   }
   static const struct {
     const char *name;

@@ -236,14 +236,16 @@ static int ox_data_set_load(const char *dir, long number, const ox_model *m, ox_
   }
   if (st == CLI_EXIT_OK && n_in_files != n_fed) {
     st = tool_fail(err, CLI_EXIT_DATA,
-                   "malformed test data: %s has %zu input files but the graph has %zu inputs "
+                   "malformed test data: %s has %zu input %s but the graph has %zu %s "
                    "without an initializer",
-                   set_dir, n_in_files, n_fed);
+                   set_dir, n_in_files, tool_plural(n_in_files, "file", "files"), n_fed,
+                   tool_plural(n_fed, "input", "inputs"));
   }
   if (st == CLI_EXIT_OK && n_out_files != g->n_output) {
     st = tool_fail(err, CLI_EXIT_DATA,
-                   "malformed test data: %s has %zu output files but the graph has %zu outputs",
-                   set_dir, n_out_files, g->n_output);
+                   "malformed test data: %s has %zu output %s but the graph has %zu %s", set_dir,
+                   n_out_files, tool_plural(n_out_files, "file", "files"), g->n_output,
+                   tool_plural(g->n_output, "output", "outputs"));
   }
   size_t k = 0;
   for (size_t i = 0; st == CLI_EXIT_OK && i < g->n_input; i++) {

@@ -41,9 +41,10 @@ int ox_unpack_file(const char *path, const ProtobufCMessageDescriptor *desc, Pro
   free(bytes);
   if (*out == NULL) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "malformed protobuf: %s is not a valid %s message (%llu bytes could not be "
+                     "malformed protobuf: %s is not a valid %s message (%llu %s could not be "
                      "parsed)",
-                     path, desc->name, (unsigned long long)size);
+                     path, desc->name, (unsigned long long)size,
+                     tool_plural((uint64_t)size, "byte", "bytes"));
   }
   return CLI_EXIT_OK;
 }
@@ -247,8 +248,8 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
     shape_format(tp->dims, tp->n_dims, dims, sizeof dims);
     return tool_fail(
         err, CLI_EXIT_DATA,
-        "malformed tensor %s: raw_data has %zu bytes but a %s tensor of shape %s needs %zu", what,
-        tp->raw_data.len, type_name, dims, nbytes);
+        "malformed tensor %s: raw_data has %zu %s but a %s tensor of shape %s needs %zu", what,
+        tp->raw_data.len, tool_plural(tp->raw_data.len, "byte", "bytes"), type_name, dims, nbytes);
   }
   if (!tp->has_raw_data && stray != NULL) {
     return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: a %s tensor cannot carry %s", what,
@@ -259,9 +260,9 @@ int ox_decode_tensor(const Onnx__TensorProto *tp, const char *what, ox_tensor *o
     size_t want = (size_t)count * (complex ? 2u : 1u);
     size_t n = ox_field_count(tp, field);
     if (n != want) {
-      return tool_fail(err, CLI_EXIT_DATA,
-                       "malformed tensor %s: %zu %s values for %" PRId64 " %s elements", what, n,
-                       ox_field_names[field], count, type_name);
+      return tool_fail(err, CLI_EXIT_DATA, "malformed tensor %s: %zu %s %s for %" PRId64 " %s %s",
+                       what, n, ox_field_names[field], tool_plural(n, "value", "values"), count,
+                       type_name, tool_plural((uint64_t)count, "element", "elements"));
     }
   }
   st = ox_tensor_init(out, tp->data_type, tp->n_dims, tp->dims, what, err);

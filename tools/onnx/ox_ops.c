@@ -83,12 +83,14 @@ static int ox_attr_int(const ox_node_ctx *c, const char *name, int64_t *value, i
 static int ox_check_arity(const ox_node_ctx *c, size_t min_in, size_t max_in, size_t min_out,
                           size_t max_out, tool_error *err) {
   if (c->n_inputs < min_in || c->n_inputs > max_in) {
-    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu inputs; it takes %zu to %zu",
-                     c->label, c->n_inputs, min_in, max_in);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu %s; it takes %zu to %zu",
+                     c->label, c->n_inputs, tool_plural(c->n_inputs, "input", "inputs"), min_in,
+                     max_in);
   }
   if (c->n_outputs < min_out || c->n_outputs > max_out) {
-    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu outputs; it gives %zu to %zu",
-                     c->label, c->n_outputs, min_out, max_out);
+    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu %s; it gives %zu to %zu",
+                     c->label, c->n_outputs, tool_plural(c->n_outputs, "output", "outputs"),
+                     min_out, max_out);
   }
   return CLI_EXIT_OK;
 }
@@ -292,8 +294,9 @@ static int ox_run_split(const ox_node_ctx *c, tool_error *err) {
     }
     if (has_num && num_outputs >= 1 && (uint64_t)c->n_outputs > (uint64_t)num_outputs) {
       return tool_fail(err, CLI_EXIT_FAIL,
-                       "%s: invalid split: the node lists %zu outputs but num_outputs is %" PRId64,
-                       c->label, c->n_outputs, num_outputs);
+                       "%s: invalid split: the node lists %zu %s but num_outputs is %" PRId64,
+                       c->label, c->n_outputs, tool_plural(c->n_outputs, "output", "outputs"),
+                       num_outputs);
     }
   } else {
     op.num_outputs = cleave_values_scalar(&node_outputs);
@@ -303,8 +306,8 @@ static int ox_run_split(const ox_node_ctx *c, tool_error *err) {
     return st;
   }
   if (trailing_omitted ? n_outs < c->n_outputs : n_outs != c->n_outputs) {
-    st = tool_fail(err, CLI_EXIT_FAIL, "%s: the split gives %zu outputs but the node has %zu",
-                   c->label, n_outs, c->n_outputs);
+    st = tool_fail(err, CLI_EXIT_FAIL, "%s: the split gives %zu %s but the node has %zu", c->label,
+                   n_outs, tool_plural(n_outs, "output", "outputs"), c->n_outputs);
   }
   /* Outputs with an empty name are omitted in every version: not produced. */
   for (size_t i = 0; i < n_outs; i++) {
@@ -423,8 +426,8 @@ static int ox_run_sequence_at(const ox_node_ctx *c, tool_error *err) {
   if (p < -n || p >= n) {
     return tool_fail(err, CLI_EXIT_FAIL,
                      "%s: position %" PRId64 " is out of range [%" PRId64 ", %" PRId64
-                     "] for a sequence of %" PRId64 " tensors",
-                     c->label, p, -n, n - 1, n);
+                     "] for a sequence of %" PRId64 " %s",
+                     c->label, p, -n, n - 1, n, tool_plural((uint64_t)n, "tensor", "tensors"));
   }
   if (p < 0) {
     p += n;

@@ -330,8 +330,8 @@ int ox_value_compare(const ox_value *expected, const ox_value *actual, tool_erro
     return ox_tensor_compare(&expected->tensor, &actual->tensor, err);
   }
   if (expected->length != actual->length) {
-    return tool_fail(err, CLI_EXIT_FAIL, "sequence of %zu tensors expected, got %zu",
-                     expected->length, actual->length);
+    return tool_fail(err, CLI_EXIT_FAIL, "sequence of %zu %s expected, got %zu", expected->length,
+                     tool_plural(expected->length, "tensor", "tensors"), actual->length);
   }
   for (size_t i = 0; i < expected->length; i++) {
     if (ox_tensor_compare(&expected->items[i], &actual->items[i], err) != CLI_EXIT_OK) {

@@ -62,7 +62,7 @@ static void print_text(const ir_check_row *r) {
 static void json_list(json_out *j, const char *key, char **items, size_t n) {
   json_out_array(j, key);
   for (size_t i = 0; i < n; i++) {
-    json_out_string(j, NULL, items[i] != NULL ? items[i] : "?");
+    json_out_static_or_text(j, NULL, items[i] != NULL ? items[i] : "?");
   }
   json_out_end_array(j);
 }
@@ -73,10 +73,11 @@ static void print_json(json_out *j, const ir_check_row *r) {
   json_out_int(j, "id", l->id);
   json_out_string(j, "name", l->name);
   json_out_string(j, "type", l->type);
-  json_out_string(j, "data", r->data);
+  /* Values that are static are numbers and arrays of integers; partial ones stay text. */
+  json_out_static_or_text(j, "data", r->data);
   json_out_string(j, "element_type", r->type);
-  json_out_string(j, "axis", r->axis);
-  json_out_string(j, strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths);
+  json_out_static_or_text(j, "axis", r->axis);
+  json_out_static_or_text(j, strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths);
   json_out_string(j, "unknown_from", r->source);
   json_out_bool(j, "hull", r->hull);
   json_list(j, "inferred", r->inferred, r->num_inferred);
@@ -192,10 +193,10 @@ int cmd_ir_check(int argc, char **argv, int first) {
       rc = json_out_finish(&j);
     } else {
       if (!quiet) {
-        printf("%s: IR v%d, %zu layers, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
+        printf("%s: IR v%d, %zu %s, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
                "%zu RULE BROKEN, %zu NOT CHECKABLE\n",
-               model_path, m.version, m.num_layers, checked, counts[0], counts[1], counts[2],
-               counts[3]);
+               model_path, m.version, m.num_layers, tool_plural(m.num_layers, "layer", "layers"),
+               checked, counts[0], counts[1], counts[2], counts[3]);
       }
       if (fflush(stdout) != 0 || ferror(stdout)) {
         rc = cli_error(CLI_EXIT_IOERR, "writing to stdout failed");

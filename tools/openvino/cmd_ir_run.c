@@ -237,15 +237,13 @@ int cmd_ir_run(int argc, char **argv, int first) {
   if (rc == 0 && a.help) {
     help_print("ir-run", stdout);
   } else if (rc == 0) {
-    if (a.prefix == NULL) {
-      own_prefix = out_default_prefix(a.model, ".xml");
-      rc = own_prefix == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
-    }
+    own_prefix = out_resolve_prefix(a.prefix, a.model, ".xml");
+    rc = own_prefix == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
     if (rc == 0) {
       rc = open_inputs(&a);
     }
     if (rc == 0) {
-      rc = run_model(&a, a.prefix != NULL ? a.prefix : own_prefix);
+      rc = run_model(&a, own_prefix);
     }
   }
   for (size_t i = 0; i < a.num_inputs; i++) {

@@ -209,8 +209,9 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
     }
     /* A string or huge Const is not read (ranks >= 2 are read: the library states the rule). */
     if (c.type.dtype == CLEAVE_STRING || c.size > IR_MAX_VALUES_BYTES) {
-      out->not_known = text_printf("%s comes from %s, a %s Const of %" PRIu64 " bytes", what, label,
-                                   ir_type_name(c.type), c.size);
+      out->not_known =
+          text_printf("%s comes from %s, a %s Const of %" PRIu64 " %s", what, label,
+                      ir_type_name(c.type), c.size, tool_plural(c.size, "byte", "bytes"));
       return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
     rc = ir_const_read(bin, &c, &out->owned, err);
@@ -459,8 +460,9 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     if (st == CLEAVE_OK && info.num_shapes != declared_count) {
       /* Decided before the shapes are allocated: a hostile count cannot exhaust memory. */
       rc = set_verdict(row, IR_VERDICT_MISMATCH,
-                       text_printf("the layer declares %zu outputs but %zu are inferred",
-                                   declared_count, info.num_shapes),
+                       text_printf("the layer declares %zu %s but %zu %s inferred", declared_count,
+                                   tool_plural(declared_count, "output", "outputs"),
+                                   info.num_shapes, info.num_shapes == 1 ? "is" : "are"),
                        err);
       goto done;
     }

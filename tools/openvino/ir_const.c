@@ -122,8 +122,8 @@ int ir_const_info(const ir_model *m, const ir_layer *l, const ir_bin *bin, ir_co
   if (c->type.dtype == CLEAVE_STRING) {
     c->bits = 0;
     if (c->size < 4) {
-      return const_fail(m, l, err, "a string Const of %llu bytes cannot hold its 4-byte count",
-                        (unsigned long long)c->size);
+      return const_fail(m, l, err, "a string Const of %llu %s cannot hold its 4-byte count",
+                        (unsigned long long)c->size, tool_plural(c->size, "byte", "bytes"));
     }
   } else {
     cleave_error cerr;
@@ -136,19 +136,22 @@ int ir_const_info(const ir_model *m, const ir_layer *l, const ir_bin *bin, ir_co
     }
     __int128 bytes = (elements * c->bits + 7) / 8;
     if (bytes != (__int128)c->size) {
-      return const_fail(m, l, err, "size is %llu bytes but %lld elements of %s take %lld bytes",
-                        (unsigned long long)c->size, (long long)c->elements, ir_type_name(c->type),
-                        (long long)bytes);
+      return const_fail(m, l, err, "size is %llu %s but %lld %s of %s %s %lld %s",
+                        (unsigned long long)c->size, tool_plural(c->size, "byte", "bytes"),
+                        (long long)c->elements,
+                        tool_plural((uint64_t)c->elements, "element", "elements"),
+                        ir_type_name(c->type), c->elements == 1 ? "takes" : "take",
+                        (long long)bytes, tool_plural((uint64_t)bytes, "byte", "bytes"));
     }
   }
   if (bin != NULL && (c->offset > bin->size || c->size > bin->size - c->offset)) {
     return const_fail(m, l, err,
                       "bytes %llu..%llu (offset %llu, size %llu) lie past the end of '%s' "
-                      "(%llu bytes)",
+                      "(%llu %s)",
                       (unsigned long long)c->offset,
                       (unsigned long long)(c->offset + (c->size > 0 ? c->size - 1 : 0)),
                       (unsigned long long)c->offset, (unsigned long long)c->size, bin->path,
-                      (unsigned long long)bin->size);
+                      (unsigned long long)bin->size, tool_plural(bin->size, "byte", "bytes"));
   }
   const ir_port *out = ir_layer_output(l, 0);
   if (out == NULL || ir_layer_count(l, 1) != 1) {

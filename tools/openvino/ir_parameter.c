@@ -50,9 +50,11 @@ static int read_raw(const ir_model *m, const ir_layer *l, const char *label, con
     return rc;
   }
   if (want.dtype != CLEAVE_STRING && (__int128)bytes != (elements * bits + 7) / 8) {
-    return tool_fail(err, CLI_EXIT_DATA, "'%s' holds %llu bytes but %lld %s elements take %lld",
-                     in->path, (unsigned long long)bytes, (long long)elements, ir_type_name(want),
-                     (long long)((elements * bits + 7) / 8));
+    return tool_fail(err, CLI_EXIT_DATA, "'%s' holds %llu %s but %lld %s %s %s %lld", in->path,
+                     (unsigned long long)bytes, tool_plural(bytes, "byte", "bytes"),
+                     (long long)elements, ir_type_name(want),
+                     tool_plural((uint64_t)elements, "element", "elements"),
+                     elements == 1 ? "takes" : "take", (long long)((elements * bits + 7) / 8));
   }
   rc = npy_read_data(in->fd, in->path, &h, bytes, &owned[0], err);
   if (rc != 0) {

@@ -240,8 +240,9 @@ static int run_split(ir_run *s, size_t li, tool_error *err) {
           CLEAVE_OK &&
       counted.num_outputs != ir_layer_count(l, 1)) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "'%s' line %lu: %s declares %zu outputs but the split gives %zu", m->path,
-                     l->line, label, ir_layer_count(l, 1), counted.num_outputs);
+                     "'%s' line %lu: %s declares %zu %s but the split gives %zu", m->path, l->line,
+                     label, ir_layer_count(l, 1),
+                     tool_plural(ir_layer_count(l, 1), "output", "outputs"), counted.num_outputs);
   }
   cleave_plan *plan = NULL;
   if (cleave_plan_create(&op, data->type, data->shape, data->rank, &plan, &lib) != CLEAVE_OK) {
@@ -250,9 +251,9 @@ static int run_split(ir_run *s, size_t li, tool_error *err) {
   }
   size_t n = cleave_plan_info(plan)->num_outputs;
   if (ir_layer_count(l, 1) != n) {
-    rc = tool_fail(err, CLI_EXIT_DATA,
-                   "'%s' line %lu: %s declares %zu outputs but the split gives %zu", m->path,
-                   l->line, label, ir_layer_count(l, 1), n);
+    rc = tool_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s declares %zu %s but the split gives %zu",
+                   m->path, l->line, label, ir_layer_count(l, 1),
+                   tool_plural(ir_layer_count(l, 1), "output", "outputs"), n);
   }
   void **outs = calloc(n + 1, sizeof *outs);
   if (rc == 0 && outs == NULL) {

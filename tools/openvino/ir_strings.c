@@ -17,14 +17,16 @@ int ir_strings_unpack(const unsigned char *data, uint64_t size, int64_t expected
   int32_t count = read_i32(data);
   if (count < 0 || (int64_t)count != expected) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "'%s': %s: the packed strings count %d strings but the shape holds %lld", path,
-                     label, (int)count, (long long)expected);
+                     "'%s': %s: the packed strings count %d %s but the shape holds %lld", path,
+                     label, (int)count, tool_plural((uint64_t)count, "string", "strings"),
+                     (long long)expected);
   }
   uint64_t header = count == 0 ? 4 : 4 * ((uint64_t)count + 2);
   if (header > size) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "'%s': %s: the packed strings' offsets (%llu bytes) do not fit in %llu bytes",
-                     path, label, (unsigned long long)header, (unsigned long long)size);
+                     "'%s': %s: the packed strings' offsets (%llu bytes) do not fit in %llu %s",
+                     path, label, (unsigned long long)header, (unsigned long long)size,
+                     tool_plural(size, "byte", "bytes"));
   }
   uint64_t region = size - header;
   const unsigned char *offsets = data + 4;

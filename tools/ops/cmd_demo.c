@@ -102,8 +102,9 @@ static int run_case(const demo_case *c) {
   }
   if (rc == 0) {
     int ok = round_trip_ok(c, &res, (const unsigned char *)input, outputs, item);
-    printf("  round trip: %s the %zu outputs along axis %zu %s\n",
-           res.info.axis_removed ? "stacking" : "concatenating", n, res.info.axis,
+    printf("  round trip: %s the %zu %s along axis %zu %s\n",
+           res.info.axis_removed ? "stacking" : "concatenating", n,
+           tool_plural(n, "output", "outputs"), res.info.axis,
            ok ? "gives the input back" : "does NOT give the input back");
     if (!ok) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "demo: the round trip of %s failed", c->title);

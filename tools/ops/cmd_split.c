@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "dtype_note.h"
 #include "help.h"
 #include "io.h"
 #include "npy.h"
@@ -226,6 +227,16 @@ static int packed_output_bytes(const op_options *o, split_input *in, const split
   return 0;
 }
 
+/* A --dtype refused by the file: when its name is also a NumPy code that means another type
+ * ("i8" on int64 data), the message says so. */
+static void note_numpy_name(const char *name, const char *descr, tool_error *err) {
+  char note[160];
+  if (dtype_numpy_note(name, descr, note, sizeof note)) {
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, "; %s", note);
+  }
+}
+
 /* The checks that precede any output: the input file (66) and its data and the op's rules (65). */
 static int prepare(const op_options *o, split_input *in, split_result *res) {
   uint64_t file_size = 0;
@@ -236,6 +247,9 @@ static int prepare(const op_options *o, split_input *in, split_result *res) {
   }
   if (rc == 0 && in->packed == NULL) {
     rc = npy_descr_to_dtype(in->h.descr, o->has_dtype ? &o->dtype : NULL, o->input, &in->dt, &err);
+    if (rc != 0 && o->has_dtype) {
+      note_numpy_name(o->dtype_text, in->h.descr, &err);
+    }
     if (rc == 0) {
       rc =
           npy_check_data_size(&in->h, in->dt.item_size, file_size, o->input, &in->data_bytes, &err);
@@ -245,6 +259,9 @@ static int prepare(const op_options *o, split_input *in, split_result *res) {
   } else if (rc == 0) {
     packed_input *pk = in->packed;
     rc = packed_check_input(pk, &in->h, file_size, o->input, &err);
+    if (rc == CLI_EXIT_DATA && strcmp(in->h.descr, "|u1") != 0) {
+      note_numpy_name(o->dtype_text, in->h.descr, &err);
+    }
     in->data_bytes = pk->data_bytes;
     in->shape = pk->shape;
     in->rank = pk->rank;
@@ -304,15 +321,14 @@ int cmd_split_file(int argc, char **argv, int first) {
   if (rc == 0) {
     rc = prepare(&o, &in, &res);
   }
-  if (rc == 0 && o.prefix == NULL) {
-    prefix = out_default_prefix(o.input, ".npy");
+  if (rc == 0) {
+    prefix = out_resolve_prefix(o.prefix, o.input, ".npy");
     if (prefix == NULL) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
   }
   if (rc == 0) {
-    rc = out_set_init(&set, o.prefix != NULL ? o.prefix : prefix, res.info.num_outputs, o.force,
-                      o.sync);
+    rc = out_set_init(&set, prefix, res.info.num_outputs, o.force, o.sync);
   }
   if (rc == 0) {
     rc = write_outputs(&o, &in, &res, &set);

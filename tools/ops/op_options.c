@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "cli_util.h"
+#include "dtype_note.h"
 #include "packed_input.h"
 
 static const op_command commands[] = {
@@ -113,12 +114,14 @@ static int parse_dtype(op_options *o, const char *text) {
     o->dtype.width = width;
     return 0;
   }
+  char note[160];
+  int numpy = dtype_numpy_note(text, NULL, note, sizeof note);
   return cli_error(CLI_EXIT_USAGE,
-                   "--dtype: unknown type name '%s' (the names are boolean, i8, i16, i32, i64, "
-                   "u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128, f8e4m3, f8e5m2, "
+                   "--dtype: unknown type name '%s'%s%s (the names are boolean, i8, i16, i32, "
+                   "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128, f8e4m3, f8e5m2, "
                    "f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, S<n>, U<n>, and the packed u1, u2, "
                    "u4, i4, nf4, f4e2m1, int4, uint4, int2, uint2, float4e2m1)",
-                   text);
+                   text, numpy ? ": " : "", note);
 }
 
 /* "?" (a value that is unknown) is meaningful only for infer, where the library's partial
@@ -301,9 +304,14 @@ static int check_combination(op_options *o) {
   }
   /* On a file, --shape is the logical shape of packed data, whose .npy holds only bytes. */
   if (packed_dtype(o->dtype.dtype) && o->shape_text == NULL) {
-    return missing(o, "--shape",
-                   " with a packed --dtype (the file holds the packed bytes; --shape gives the "
-                   "logical shape)");
+    /* u1, u2, u4 and i4 are NumPy codes too: say which one is meant here. */
+    char note[160], why[320];
+    int numpy = dtype_numpy_note(o->dtype_text, NULL, note, sizeof note);
+    snprintf(why, sizeof why,
+             " with a packed --dtype (the file holds the packed bytes; --shape gives the logical "
+             "shape)%s%s",
+             numpy ? "; " : "", note);
+    return missing(o, "--shape", why);
   }
   if (!packed_dtype(o->dtype.dtype) && o->shape_text != NULL) {
     return cli_error(CLI_EXIT_USAGE,

@@ -91,9 +91,12 @@ int packed_check_input(packed_input *p, const npy_header *h, uint64_t file_size,
   uint64_t need = ((uint64_t)total_bits + 7) / 8;
   if (need != file_bytes) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "'%s' holds %" PRIu64 " bytes, but --shape %s of %s takes %" PRIu64
-                     " bytes (ceil(%" PRId64 " elements x %" PRId64 " bits / 8))",
-                     path, file_bytes, p->shape_text, p->type_name, need, elements, p->bits);
+                     "'%s' holds %" PRIu64 " %s, but --shape %s of %s takes %" PRIu64
+                     " %s (ceil(%" PRId64 " %s x %" PRId64 " %s / 8))",
+                     path, file_bytes, tool_plural(file_bytes, "byte", "bytes"), p->shape_text,
+                     p->type_name, need, tool_plural(need, "byte", "bytes"), elements,
+                     tool_plural((uint64_t)elements, "element", "elements"), p->bits,
+                     tool_plural((uint64_t)p->bits, "bit", "bits"));
   }
   p->data_bytes = need;
   return 0;

@@ -3,15 +3,16 @@
 #include <string.h>
 
 #include "ckpt_glob.h"
+#include "ckpt_report.h"
 #include "cli_util.h"
 #include "help.h"
 #include "json_out.h"
-#include "shape_format.h"
 #include "st_cli.h"
 #include "st_model.h"
 
 /* st check: the model is valid (loading it checked every rule). */
-static int report_check(const st_model *m, const char *model_path, int json, int quiet) {
+static int report_check(const st_model *m, const char *model_path, size_t warnings, int json,
+                        int quiet) {
   size_t files = m->ckpt.file_count;
   if (json) {
     json_out j;
@@ -21,13 +22,22 @@ static int report_check(const st_model *m, const char *model_path, int json, int
     json_out_uint(&j, "files", files);
     json_out_uint(&j, "tensors", m->ckpt.tensor_count);
     json_out_uint(&j, "bytes", ckpt_model_bytes(&m->ckpt));
+    json_out_uint(&j, "warnings", warnings);
     json_out_end_object(&j);
     return json_out_finish(&j);
   }
   if (!quiet) {
-    printf("%s: ok: %zu file%s, %zu tensors, %llu bytes of data\n", model_path, files,
-           files == 1 ? "" : "s", m->ckpt.tensor_count,
-           (unsigned long long)ckpt_model_bytes(&m->ckpt));
+    uint64_t bytes = ckpt_model_bytes(&m->ckpt);
+    printf("%s: ok: %zu %s, %zu %s, %llu %s of data", model_path, files,
+           tool_plural(files, "file", "files"), m->ckpt.tensor_count,
+           tool_plural(m->ckpt.tensor_count, "tensor", "tensors"), (unsigned long long)bytes,
+           tool_plural(bytes, "byte", "bytes"));
+    if (warnings > 0) {
+      printf("; %zu %s from the canonical form accepted (the warnings above; --strict refuses "
+             "them)",
+             warnings, tool_plural(warnings, "departure", "departures"));
+    }
+    putchar('\n');
   }
   return 0;
 }
@@ -35,45 +45,22 @@ static int report_check(const st_model *m, const char *model_path, int json, int
 /* st ls: the tensors (matching `glob`, when given), sorted by name. */
 static int list_tensors(const st_model *m, const char *model_path, const char *glob, int json,
                         int quiet) {
+  if (!ckpt_any_matches(&m->ckpt, glob)) {
+    return cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'%s", model_path, glob,
+                     ckpt_glob_note(glob));
+  }
+  if (!json) {
+    ckpt_list_tensors(&m->ckpt, glob, NULL, quiet, 0);
+    return 0;
+  }
   json_out j;
-  if (json) {
-    json_out_begin(&j, stdout);
-    json_out_object(&j, NULL);
-    json_out_array(&j, "tensors");
-  }
-  size_t shown = 0;
-  for (size_t i = 0; i < m->ckpt.tensor_count; i++) {
-    const ckpt_tensor *t = m->ckpt.by_name[i];
-    if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
-      continue;
-    }
-    shown++;
-    const char *file = m->ckpt.files[t->file].name;
-    if (json) {
-      json_out_object(&j, NULL);
-      json_out_string(&j, "name", t->name);
-      json_out_string(&j, "dtype", t->dtype->name);
-      json_out_dims(&j, "shape", t->shape, (size_t)t->ndim);
-      json_out_uint(&j, "bytes", t->bytes);
-      json_out_string(&j, "file", file);
-      json_out_end_object(&j);
-    } else if (!quiet) {
-      st_print_text(t->name);
-      printf("\t%s\t", t->dtype->name);
-      shape_print(stdout, t->shape, (size_t)t->ndim);
-      printf("\t%llu\t%s\n", (unsigned long long)t->bytes, file);
-    }
-  }
-  int rc = 0;
-  if (json) {
-    json_out_end_array(&j);
-    json_out_end_object(&j);
-    rc = json_out_finish(&j);
-  }
-  if (rc == 0 && glob != NULL && shown == 0) {
-    rc = cli_error(CLI_EXIT_DATA, "st ls: no tensor of '%s' matches '%s'", model_path, glob);
-  }
-  return rc;
+  json_out_begin(&j, stdout);
+  json_out_object(&j, NULL);
+  json_out_array(&j, "tensors");
+  ckpt_list_tensors(&m->ckpt, glob, &j, quiet, 0);
+  json_out_end_array(&j);
+  json_out_end_object(&j);
+  return json_out_finish(&j);
 }
 
 int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
@@ -81,6 +68,7 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
   cli_parser p;
   cli_parser_init(&p, argc, argv, first, name);
   int json = 0, quiet = 0;
+  st_leniency lenient = {0, 0, 0};
   const char *model_path = NULL, *glob = NULL;
   for (;;) {
     int id;
@@ -106,8 +94,11 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
       quiet = 1;
     } else if (id == OPT_GLOB && !is_check) {
       glob = value;
+    } else if (id == OPT_STRICT && is_check) {
+      lenient.strict = 1;
     } else {
-      return cli_error(CLI_EXIT_USAGE, "%s: --glob belongs to 'st ls'", name);
+      return cli_error(CLI_EXIT_USAGE, "%s: %s belongs to 'st %s'", name,
+                       id == OPT_GLOB ? "--glob" : "--strict", id == OPT_GLOB ? "ls" : "check");
     }
   }
   if (model_path == NULL) {
@@ -118,23 +109,14 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
   }
   st_model m;
   tool_error err;
-  int rc = st_model_load(model_path, &m, &err);
+  int rc = st_model_load_with(model_path, &lenient, &m, &err);
   if (rc != 0) {
+    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
     st_report(&err);
-    if (is_check && json) {
-      json_out j;
-      json_out_begin(&j, stdout);
-      json_out_object(&j, NULL);
-      json_out_bool(&j, "ok", 0);
-      json_out_int(&j, "status", rc);
-      json_out_string(&j, "error", err.message);
-      json_out_end_object(&j);
-      json_out_finish(&j);
-    }
     st_model_free(&m);
     return st_finish_stdout(rc);
   }
-  rc = is_check ? report_check(&m, model_path, json, quiet)
+  rc = is_check ? report_check(&m, model_path, lenient.accepted, json, quiet)
                 : list_tensors(&m, model_path, glob, json, quiet);
   st_model_free(&m);
   return st_finish_stdout(rc);

@@ -1,252 +1,33 @@
-/* cleave st split: fused tensors replaced by their parts. */
-#include <errno.h>
+/* cleave st split: fused tensors replaced by their parts. The rules, on the command line or in
+ * rules files, are the checkpoint layer's (ckpt_rules.h), as for gguf split. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "ckpt_glob.h"
 #include "ckpt_planner.h"
+#include "ckpt_rules.h"
 #include "cli_util.h"
 #include "help.h"
 #include "st_cli.h"
 #include "st_write.h"
 
-typedef struct rule_set {
-  ckpt_split_rule *rules;
-  size_t count, cap;
-  char **owned; /* strings to free */
-  size_t owned_count, owned_cap;
-} rule_set;
-
-static char *keep(rule_set *s, char *text) {
-  if (text == NULL) {
-    return NULL;
-  }
-  if (s->owned_count == s->owned_cap) {
-    size_t cap = s->owned_cap ? s->owned_cap * 2 : 16;
-    char **p = realloc(s->owned, cap * sizeof *p);
-    if (p == NULL) {
-      free(text);
-      return NULL;
-    }
-    s->owned = p;
-    s->owned_cap = cap;
-  }
-  s->owned[s->owned_count++] = text;
-  return text;
-}
-
-static void rule_set_free(rule_set *s) {
-  for (size_t i = 0; i < s->count; i++) {
-    free(s->rules[i].names);
-    free(s->rules[i].cut.lengths);
-  }
-  for (size_t i = 0; i < s->owned_count; i++) {
-    free(s->owned[i]);
-  }
-  free(s->rules);
-  free(s->owned);
-}
-
-/* Applies one rule option to the current (last) rule. */
-static int rule_option(rule_set *s, int id, const char *value, const char *where) {
-  if (id == OPT_TENSOR) {
-    if (s->count == s->cap) {
-      size_t cap = s->cap ? s->cap * 2 : 8;
-      ckpt_split_rule *p = realloc(s->rules, cap * sizeof *p);
-      if (p == NULL) {
-        return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-      }
-      s->rules = p;
-      s->cap = cap;
-    }
-    ckpt_split_rule *r = &s->rules[s->count++];
-    memset(r, 0, sizeof *r);
-    r->glob = value;
-    r->cut.axis = INT64_MIN;
-    char origin[600];
-    snprintf(origin, sizeof origin, "%s (--tensor '%.400s')", where, value);
-    r->origin = keep(s, strdup(origin));
-    if (r->origin == NULL) {
-      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-    }
-    if (ckpt_glob_stars(value) > CKPT_MAX_CAPTURES) {
-      return cli_error(CLI_EXIT_USAGE, "%s: at most %d '*' in a glob", r->origin,
-                       CKPT_MAX_CAPTURES);
-    }
+/* The checkpoint layer's name of one of st split's rule options, or 0 for another option. */
+static int rule_kind(int id) {
+  switch (id) {
+  case OPT_TENSOR:
+    return CKPT_RULE_TENSOR;
+  case OPT_VIEW:
+    return CKPT_RULE_VIEW;
+  case OPT_AXIS:
+    return CKPT_RULE_AXIS;
+  case OPT_NUM:
+    return CKPT_RULE_NUM;
+  case OPT_LENGTHS:
+    return CKPT_RULE_LENGTHS;
+  case OPT_INTO:
+    return CKPT_RULE_INTO;
+  default:
     return 0;
   }
-  if (s->count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "st split: %s: a rule starts with --tensor GLOB", where);
-  }
-  ckpt_split_rule *r = &s->rules[s->count - 1];
-  if (id == OPT_VIEW) {
-    if (ckpt_parse_view(value, &r->cut) != 0) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: --view '%s' is not a shape like 8,18,-1 (non-negative sizes, at "
-                       "most one -1)",
-                       r->origin, value);
-    }
-  } else if (id == OPT_AXIS) {
-    if (cli_parse_int64(value, "-a/--axis", &r->cut.axis) != 0) {
-      return CLI_EXIT_USAGE;
-    }
-  } else if (id == OPT_NUM) {
-    /* The value's rules (>= 1, dividing the axis) are OpenVINO Split-1's, checked by the
-     * library on each matched tensor. */
-    if (cli_parse_int64(value, "-n/--num-splits", &r->cut.parts) != 0) {
-      return CLI_EXIT_USAGE;
-    }
-    r->cut.has_parts = 1;
-  } else if (id == OPT_LENGTHS) {
-    /* The values' rules (>= -1, one -1 at most, summing to the axis) are VariadicSplit-1's,
-     * checked by the library on each matched tensor, which also resolves the -1. */
-    int unknown = 0;
-    free(r->cut.lengths);
-    r->cut.lengths = NULL;
-    if (cli_parse_int64_list(value, "-l/--lengths", &r->cut.lengths, &r->cut.length_count,
-                             &unknown) != 0) {
-      return CLI_EXIT_USAGE;
-    }
-    if (unknown) {
-      return cli_error(CLI_EXIT_USAGE, "%s: -l '%s': lengths must be known", r->origin, value);
-    }
-  } else if (id == OPT_INTO) {
-    free(r->names);
-    r->names = NULL;
-    r->name_count = 0;
-    char *copy = keep(s, strdup(value));
-    size_t n = 1;
-    for (const char *c = value; *c; c++) {
-      n += *c == ',';
-    }
-    r->names = calloc(n + 1, sizeof *r->names);
-    if (copy == NULL || r->names == NULL) {
-      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-    }
-    for (char *tok = copy;;) {
-      char *comma = strchr(tok, ',');
-      if (comma != NULL) {
-        *comma = '\0';
-      }
-      if (*tok == '\0') {
-        return cli_error(CLI_EXIT_USAGE, "%s: --into '%s' holds an empty name", r->origin, value);
-      }
-      if (ckpt_glob_stars(tok) != ckpt_glob_stars(r->glob)) {
-        return cli_error(CLI_EXIT_USAGE,
-                         "%s: --into name '%s' has %d '*' but the glob has %d: each '*' of a "
-                         "name takes the text the glob's '*' matched",
-                         r->origin, tok, ckpt_glob_stars(tok), ckpt_glob_stars(r->glob));
-      }
-      r->names[r->name_count++] = tok;
-      if (comma == NULL) {
-        break;
-      }
-      tok = comma + 1;
-    }
-  }
-  return 0;
-}
-
-static int rule_complete(const ckpt_split_rule *r) {
-  if (r->cut.axis == INT64_MIN) {
-    return cli_error(CLI_EXIT_USAGE, "%s: -a/--axis is missing", r->origin);
-  }
-  if (r->cut.has_parts == (r->cut.lengths != NULL)) {
-    return cli_error(CLI_EXIT_USAGE, "%s: give exactly one of -n N and -l LENGTHS", r->origin);
-  }
-  if (r->names == NULL) {
-    return cli_error(CLI_EXIT_USAGE, "%s: --into NAME,NAME,... is missing", r->origin);
-  }
-  /* A count the operator refuses (-n 0) is left to the library, whose message says why. */
-  size_t parts = !r->cut.has_parts  ? (size_t)r->cut.length_count
-                 : r->cut.parts > 0 ? (size_t)r->cut.parts
-                                    : r->name_count;
-  if (parts != r->name_count) {
-    return cli_error(CLI_EXIT_USAGE, "%s: %zu parts but %zu names in --into", r->origin, parts,
-                     r->name_count);
-  }
-  return 0;
-}
-
-/* A rules file: one rule per line ("--tensor GLOB -a 0 -l 3,1,1 --into A,B,C"), '#' comments.
- * Tokens are separated by spaces or tabs; no quoting. */
-static int read_rules(rule_set *s, const char *path) {
-  FILE *f = fopen(path, "r");
-  if (f == NULL) {
-    return cli_error(CLI_EXIT_NOINPUT, "cannot open the rules file '%s': %s", path,
-                     strerror(errno));
-  }
-  char line[8192];
-  int rc = 0;
-  for (int lineno = 1; rc == 0 && fgets(line, sizeof line, f) != NULL; lineno++) {
-    size_t n = strlen(line);
-    if (n == sizeof line - 1 && line[n - 1] != '\n') {
-      rc = cli_error(CLI_EXIT_USAGE, "%s:%d: the line is longer than %zu bytes", path, lineno,
-                     sizeof line - 2);
-      break;
-    }
-    char *copy = keep(s, strdup(line));
-    if (copy == NULL) {
-      rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-      break;
-    }
-    char *tokens[64];
-    int count = 0;
-    for (char *tok = strtok(copy, " \t\r\n"); tok != NULL; tok = strtok(NULL, " \t\r\n")) {
-      if (tok[0] == '#') {
-        break;
-      }
-      if (count == 63) {
-        rc = cli_error(CLI_EXIT_USAGE, "%s:%d: too many words", path, lineno);
-        break;
-      }
-      tokens[count++] = tok;
-    }
-    if (rc != 0 || count == 0) {
-      continue;
-    }
-    tokens[count] = NULL;
-    char where[512];
-    snprintf(where, sizeof where, "%s:%d", path, lineno);
-    if (strcmp(tokens[0], "--tensor") != 0) {
-      rc = cli_error(CLI_EXIT_USAGE, "%s: a rule starts with --tensor GLOB", where);
-      break;
-    }
-    cli_parser p;
-    cli_parser_init(&p, count, tokens, 0, "st split --rules");
-    size_t before = s->count;
-    for (;;) {
-      int id;
-      const char *value;
-      int kind = cli_parser_next(&p, st_write_options, st_write_option_count, &id, &value);
-      if (kind == CLI_NEXT_END) {
-        break;
-      }
-      if (kind == CLI_NEXT_ERROR) {
-        rc = CLI_EXIT_USAGE;
-        break;
-      }
-      if (kind == CLI_NEXT_POSITIONAL || (id != OPT_TENSOR && id != OPT_VIEW && id != OPT_AXIS &&
-                                          id != OPT_NUM && id != OPT_LENGTHS && id != OPT_INTO)) {
-        rc = cli_error(CLI_EXIT_USAGE,
-                       "%s: only --tensor, --view, -a, -n, -l and --into "
-                       "belong in a rules file",
-                       where);
-        break;
-      }
-      if (id == OPT_TENSOR && s->count > before) {
-        rc = cli_error(CLI_EXIT_USAGE, "%s: one rule per line", where);
-        break;
-      }
-      rc = rule_option(s, id, value, where);
-      if (rc != 0) {
-        break;
-      }
-    }
-  }
-  fclose(f);
-  return rc;
 }
 
 int cmd_st_split(int argc, char **argv, int first) {
@@ -254,7 +35,9 @@ int cmd_st_split(int argc, char **argv, int first) {
   cli_parser_init(&p, argc, argv, first, "st split");
   write_opts o = {0};
   o.progress = 1;
-  rule_set s = {0};
+  ckpt_rule_set s;
+  memset(&s, 0, sizeof s);
+  s.command = "st split";
   uint64_t max_size = 0;
   int rc = 0;
   for (;;) {
@@ -275,20 +58,18 @@ int cmd_st_split(int argc, char **argv, int first) {
       }
       o.model = value;
     } else if (id == OPT_HELP) {
-      rule_set_free(&s);
+      ckpt_rule_set_free(&s);
       help_print("st split", stdout);
       return 0;
     } else if (st_parse_write_common(id, value, &o)) {
     } else if (id == OPT_RULES) {
-      rc = read_rules(&s, value);
+      rc = ckpt_rules_read(&s, value);
     } else if (id == OPT_MAX_SHARD_SIZE) {
       rc = st_parse_max_shard_size(value, "st split", &max_size);
-    } else if (id == OPT_REPLICATE || id == OPT_UNMATCHED) {
-      rc = cli_error(CLI_EXIT_USAGE, "st split: --replicate and --unmatched belong to 'st shard'");
+    } else if (rule_kind(id) != 0) {
+      rc = ckpt_rule_command_line(&s, rule_kind(id), value);
     } else {
-      char where[64];
-      snprintf(where, sizeof where, "rule %zu", s.count + (id == OPT_TENSOR));
-      rc = rule_option(&s, id, value, where);
+      rc = cli_error(CLI_EXIT_USAGE, "st split: --replicate and --unmatched belong to 'st shard'");
     }
     if (rc != 0) {
       break;
@@ -304,7 +85,7 @@ int cmd_st_split(int argc, char **argv, int first) {
     rc = cli_error(CLI_EXIT_USAGE, "st split: no rule (--tensor GLOB ... or --rules FILE)");
   }
   for (size_t i = 0; i < s.count && rc == 0; i++) {
-    rc = rule_complete(&s.rules[i]);
+    rc = ckpt_rule_complete(&s, &s.rules[i]);
   }
   st_model m = {0};
   ckpt_plan plan = {0};
@@ -325,6 +106,6 @@ int cmd_st_split(int argc, char **argv, int first) {
   }
   ckpt_plan_free(&plan);
   st_model_free(&m);
-  rule_set_free(&s);
+  ckpt_rule_set_free(&s);
   return rc;
 }

@@ -12,10 +12,8 @@
 #include "st_cli.h"
 
 const cli_option st_common_options[] = {
-    {"help", 'h', 0, OPT_HELP},
-    {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},
-    {"glob", 0, 1, OPT_GLOB},
+    {"help", 'h', 0, OPT_HELP}, {"json", 0, 0, OPT_JSON},     {"quiet", 'q', 0, OPT_QUIET},
+    {"glob", 0, 1, OPT_GLOB},   {"strict", 0, 0, OPT_STRICT},
 };
 
 const cli_option st_write_options[] = {
@@ -196,7 +194,9 @@ static int report(const report_ctx *r, int detailed) {
       }
       json_out_end_object(&j);
     } else {
-      printf("%s\t%zu tensors\t%llu bytes\n", path, f->tensor_count, size);
+      printf("%s\t%zu %s\t%llu %s\n", path, f->tensor_count,
+             tool_plural(f->tensor_count, "tensor", "tensors"), size,
+             tool_plural(size, "byte", "bytes"));
       if (detailed) {
         report_tensors(r, f, NULL);
       }

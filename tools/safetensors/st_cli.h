@@ -39,6 +39,7 @@ enum {
   OPT_REPLICATE,
   OPT_UNMATCHED,
   OPT_MAX_SHARD_SIZE,
+  OPT_STRICT,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */

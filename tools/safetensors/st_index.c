@@ -2,11 +2,14 @@
 #include "st_index.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "io.h"
 #include "st_read.h"
 
 void st_index_free(st_index *ix) {
@@ -29,26 +32,66 @@ static int name_cmp(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The document itself: its size, then JSON without duplicate keys. */
-static int load_json(const char *path, st_index *ix, tool_error *err) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
+/* The document itself: its size, then JSON without duplicate keys. The text is kept in `*text`
+ * (malloc'd) to find where values are, which jansson does not say. */
+static int load_json(const char *path, st_index *ix, char **text, size_t *size, tool_error *err) {
+  *text = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
   }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path);
+  }
   if (st.st_size > (off_t)ST_MAX_HEADER) {
+    close(fd);
     return tool_fail(err, CLI_EXIT_DATA, "%s: the index holds %lld bytes (at most %u)", path,
                      (long long)st.st_size, ST_MAX_HEADER);
   }
+  *size = (size_t)st.st_size;
+  *text = malloc(*size + 1);
+  int rc = *text == NULL ? tool_oom(err, "reading the index") : 0;
+  if (rc == 0) {
+    rc = io_read_full(fd, path, *text, *size, 0, CLI_EXIT_IOERR, err);
+  }
+  close(fd);
+  if (rc != 0) {
+    return rc;
+  }
   json_error_t jerr;
-  ix->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+  ix->root = json_loadb(*text, *size, JSON_REJECT_DUPLICATES, &jerr);
   if (ix->root == NULL) {
-    FILE *probe = fopen(path, "rb");
-    if (probe == NULL) {
-      return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
-    }
-    fclose(probe);
     return tool_fail(err, CLI_EXIT_DATA, "%s: byte %d: invalid index JSON: %s", path, jerr.position,
                      jerr.text);
+  }
+  return 0;
+}
+
+/* The byte offset of the key "total_size" whose value is `value` (0 when not found). */
+static uint64_t find_total_size(const char *text, size_t size, int64_t value) {
+  static const char key[] = "\"total_size\"";
+  for (const char *at = text; (at = memmem(at, size - (size_t)(at - text), key, sizeof key - 1));
+       at++) {
+    const char *c = at + sizeof key - 1, *end = text + size;
+    while (c < end && (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r')) {
+      c++;
+    }
+    if (c < end && *c == ':') {
+      c++;
+      while (c < end && (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r')) {
+        c++;
+      }
+      char *stop = NULL;
+      char number[24];
+      size_t n = (size_t)(end - c) < sizeof number - 1 ? (size_t)(end - c) : sizeof number - 1;
+      memcpy(number, c, n);
+      number[n] = '\0';
+      if (strtoll(number, &stop, 10) == value && stop != number) {
+        return (uint64_t)(at - text);
+      }
+    }
   }
   return 0;
 }
@@ -111,10 +154,16 @@ static int read_shards(const char *path, st_index *ix, tool_error *err) {
 
 int st_index_read(const char *path, st_index *ix, tool_error *err) {
   memset(ix, 0, sizeof *ix);
-  int rc = load_json(path, ix, err);
+  char *text = NULL;
+  size_t size = 0;
+  int rc = load_json(path, ix, &text, &size, err);
   if (rc == 0) {
     rc = read_schema(path, ix, err);
   }
+  if (rc == 0 && ix->total_size >= 0) {
+    ix->total_size_at = find_total_size(text, size, ix->total_size);
+  }
+  free(text);
   if (rc == 0) {
     rc = read_shards(path, ix, err);
   }

@@ -19,8 +19,10 @@ typedef struct st_index {
   json_t *root;
   json_t *weight_map;
   json_t *metadata;
-  /** metadata.total_size, or -1 when absent. */
+  /** metadata.total_size, or -1 when absent, and the byte offset of its key in the file (for
+   * messages). */
   int64_t total_size;
+  uint64_t total_size_at;
   /** The distinct shard file names the weight_map lists, sorted (strings borrowed from root). */
   size_t shard_count;
   const char **shards;

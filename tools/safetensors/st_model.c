@@ -43,7 +43,7 @@ static int set_dir(ckpt_model *m, const char *path, tool_error *err) {
 
 /* The files of `m`, read from m->dir: each tensor learns its file's index. */
 static int read_files(ckpt_model *m, const char *const *names, size_t count, const char *index,
-                      tool_error *err) {
+                      st_leniency *lenient, tool_error *err) {
   m->files = calloc(count + 1, sizeof *m->files);
   if (m->files == NULL) {
     return tool_oom(err, "loading the model");
@@ -54,7 +54,7 @@ static int read_files(ckpt_model *m, const char *const *names, size_t count, con
     if (path == NULL) {
       return tool_oom(err, "loading the model");
     }
-    int rc = st_read_file(path, &m->files[i], err);
+    int rc = st_read_file_with(path, lenient, &m->files[i], err);
     free(path);
     if (rc == CLI_EXIT_NOINPUT && index != NULL) {
       /* A shard the index lists but the folder lacks makes the model invalid. */
@@ -80,11 +80,11 @@ static int list_sidecars(ckpt_model *m, tool_error *err) {
   return rc == CLI_EXIT_NOINPUT ? 0 : rc;
 }
 
-static int load_single(st_model *m, const char *path, tool_error *err) {
+static int load_single(st_model *m, const char *path, st_leniency *lenient, tool_error *err) {
   const char *slash = strrchr(path, '/');
   const char *name = slash != NULL ? slash + 1 : path;
   int rc = set_dir(&m->ckpt, path, err);
-  return rc != 0 ? rc : read_files(&m->ckpt, &name, 1, NULL, err);
+  return rc != 0 ? rc : read_files(&m->ckpt, &name, 1, NULL, lenient, err);
 }
 
 /* Every tensor of a shard is listed, and listed in that shard; no tensor is in two shards. */
@@ -113,8 +113,10 @@ static int check_listed(const ckpt_model *m, const st_index *ix, const char *pat
   return 0;
 }
 
-/* Each tensor the index lists exists; total_size, when given, is right. */
-static int check_index(const ckpt_model *m, const st_index *ix, const char *path, tool_error *err) {
+/* Each tensor the index lists exists; total_size, when given, is right (a wrong one misleads no
+ * reader of the data: a departure; outputs get the right one). */
+static int check_index(const ckpt_model *m, const st_index *ix, const char *path,
+                       st_leniency *lenient, tool_error *err) {
   const char *key;
   json_t *value;
   json_object_foreach(ix->weight_map, key, value) {
@@ -124,15 +126,18 @@ static int check_index(const ckpt_model *m, const st_index *ix, const char *path
                        key, json_string_value(value));
     }
   }
-  if (ix->total_size >= 0 && (uint64_t)ix->total_size != ckpt_model_bytes(m)) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "%s: metadata.total_size is %lld but the shards' tensors hold %llu bytes",
-                     path, (long long)ix->total_size, (unsigned long long)ckpt_model_bytes(m));
+  uint64_t bytes = ckpt_model_bytes(m);
+  if (ix->total_size >= 0 && (uint64_t)ix->total_size != bytes) {
+    return st_depart(lenient, err,
+                     "%s: byte %llu: metadata.total_size is %lld but the shards' tensors hold %llu "
+                     "%s (an output index gets the right total)",
+                     path, (unsigned long long)ix->total_size_at, (long long)ix->total_size,
+                     (unsigned long long)bytes, tool_plural(bytes, "byte", "bytes"));
   }
   return 0;
 }
 
-static int load_index(st_model *m, const char *path, tool_error *err) {
+static int load_index(st_model *m, const char *path, st_leniency *lenient, tool_error *err) {
   ckpt_model *c = &m->ckpt;
   const char *slash = strrchr(path, '/');
   int rc = set_dir(c, path, err);
@@ -149,13 +154,13 @@ static int load_index(st_model *m, const char *path, tool_error *err) {
     rc = st_index_read(path, &ix, err);
   }
   if (rc == 0) {
-    rc = read_files(c, ix.shards, ix.shard_count, path, err);
+    rc = read_files(c, ix.shards, ix.shard_count, path, lenient, err);
   }
   if (rc == 0) {
     rc = check_listed(c, &ix, path, err);
   }
   if (rc == 0) {
-    rc = check_index(c, &ix, path, err);
+    rc = check_index(c, &ix, path, lenient, err);
   }
   if (rc == 0 && ix.metadata != NULL) {
     m->index_metadata = json_deep_copy(ix.metadata);
@@ -197,7 +202,7 @@ static int scan_folder(const char *path, char **index, char **file, int *indexes
              : 0;
 }
 
-static int load_folder(st_model *m, const char *path, tool_error *err) {
+static int load_folder(st_model *m, const char *path, st_leniency *lenient, tool_error *err) {
   char *index = NULL, *file = NULL;
   int indexes = 0, files = 0;
   int rc = scan_folder(path, &index, &file, &indexes, &files, err);
@@ -219,9 +224,9 @@ static int load_folder(st_model *m, const char *path, tool_error *err) {
     if (target == NULL) {
       rc = tool_oom(err, "loading the model");
     } else if (indexes == 1) {
-      rc = load_index(m, target, err);
+      rc = load_index(m, target, lenient, err);
     } else {
-      rc = load_single(m, target, err);
+      rc = load_single(m, target, lenient, err);
       rc = rc != 0 ? rc : list_sidecars(&m->ckpt, err);
     }
   } else if (files == 0) {
@@ -239,16 +244,20 @@ static int load_folder(st_model *m, const char *path, tool_error *err) {
 }
 
 int st_model_load(const char *path, st_model *m, tool_error *err) {
+  return st_model_load_with(path, NULL, m, err);
+}
+
+int st_model_load_with(const char *path, st_leniency *lenient, st_model *m, tool_error *err) {
   memset(m, 0, sizeof *m);
   struct stat st;
   if (stat(path, &st) != 0) {
     return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
   }
   if (S_ISDIR(st.st_mode)) {
-    return load_folder(m, path, err);
+    return load_folder(m, path, lenient, err);
   }
   if (ends_with(path, ".json")) {
-    return load_index(m, path, err);
+    return load_index(m, path, lenient, err);
   }
-  return load_single(m, path, err);
+  return load_single(m, path, lenient, err);
 }

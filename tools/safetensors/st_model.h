@@ -1,7 +1,8 @@
 /*
  * Loading a safetensors model into the checkpoint layer's ckpt_model: one .safetensors file, or
  * the shards listed by a *.safetensors.index.json, or a folder holding either. Loading reads
- * every header (never the data) and checks the index against the shards.
+ * every header (never the data) and checks the index against the shards; what departs from the
+ * canonical form without harming the data is a warning, or an error in strict mode.
  */
 #ifndef CLEAVE_ST_MODEL_H
 #define CLEAVE_ST_MODEL_H
@@ -10,6 +11,7 @@
 
 #include "ckpt_model.h"
 #include "error.h"
+#include "st_lenient.h"
 
 /** A safetensors model: the format-neutral model, and what only this format has. */
 typedef struct st_model {
@@ -27,6 +29,13 @@ typedef struct st_model {
  * Free `m` with st_model_free in either case.
  */
 int st_model_load(const char *path, st_model *m, tool_error *err);
+
+/**
+ * st_model_load with the departures from the canonical form (st_lenient.h) treated as `lenient`
+ * says: NULL or a lenient one warns on stderr and counts them, a strict one refuses the first
+ * (CLI_EXIT_DATA). st_model_load warns.
+ */
+int st_model_load_with(const char *path, st_leniency *lenient, st_model *m, tool_error *err);
 
 /** Releases the model and zeroes it (safe on a zeroed or partly loaded one). */
 void st_model_free(st_model *m);

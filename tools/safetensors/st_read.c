@@ -1,5 +1,5 @@
-/* The strict safetensors file reader: the framing, sizes and tiling, on top of the header's JSON
- * parser (st_json.c). */
+/* The safetensors file reader: the framing, sizes and tiling, on top of the header's JSON parser
+ * (st_json.c); departures from the canonical form reported through st_lenient.h. */
 #include "st_read.h"
 
 #include <errno.h>
@@ -24,14 +24,15 @@ static int check_sizes(const char *path, const ckpt_file *f, tool_error *err) {
     if (size == CKPT_SIZE_OVERFLOW) {
       snprintf(what, sizeof what, "the size of the shape overflows");
     } else if (size != CKPT_SIZE_OK) {
-      snprintf(what, sizeof what, "%llu elements of %s (%u bits) do not fill whole bytes",
-               (unsigned long long)elements, t->dtype->name, (unsigned)t->dtype->block_bits);
+      snprintf(what, sizeof what, "%llu %s of %s (%u bits) %s not fill whole bytes",
+               (unsigned long long)elements, tool_plural(elements, "element", "elements"),
+               t->dtype->name, (unsigned)t->dtype->block_bits, elements == 1 ? "does" : "do");
     } else if (t->bytes == bytes) {
       continue;
     } else {
-      snprintf(what, sizeof what, "data_offsets [%llu,%llu] hold %llu bytes, but %s %s needs %llu",
+      snprintf(what, sizeof what, "data_offsets [%llu,%llu] hold %llu %s, but %s %s needs %llu",
                (unsigned long long)t->offset, (unsigned long long)(t->offset + t->bytes),
-               (unsigned long long)t->bytes, t->dtype->name,
+               (unsigned long long)t->bytes, tool_plural(t->bytes, "byte", "bytes"), t->dtype->name,
                shape_format(t->shape, (size_t)t->ndim, text, sizeof text),
                (unsigned long long)bytes);
     }
@@ -77,24 +78,29 @@ static int check_tiling(const char *path, ckpt_file *f, uint64_t header_size, ui
   if (at != data_size) {
     return tool_fail(err, CLI_EXIT_DATA,
                      "%s: byte %llu: the tensors' data ends at data offset %llu but the data "
-                     "section holds %llu bytes (%s)",
+                     "section holds %llu %s (%s)",
                      path, (unsigned long long)(8 + header_size + at), (unsigned long long)at,
-                     (unsigned long long)data_size,
+                     (unsigned long long)data_size, tool_plural(data_size, "byte", "bytes"),
                      at < data_size ? "trailing bytes" : "the file is truncated");
   }
   return 0;
 }
 
 int st_parse_header(const char *path, const char *text, size_t size, uint64_t data_size,
-                    ckpt_file *out, tool_error *err) {
+                    st_leniency *lenient, ckpt_file *out, tool_error *err) {
   memset(out, 0, sizeof *out);
   out->data_start = 8 + (uint64_t)size;
-  int rc = st_json_header(path, text, size, out, err);
+  st_header_notes notes;
+  int rc = st_json_header(path, text, size, out, &notes, err);
   if (rc == 0) {
     rc = check_sizes(path, out, err);
   }
   if (rc == 0) {
     rc = check_tiling(path, out, size, data_size, err);
+  }
+  /* Departures are reported only for a file whose data is intact: a faulty file gets one error. */
+  if (rc == 0) {
+    rc = st_json_report_notes(path, &notes, lenient, err);
   }
   return rc;
 }
@@ -106,8 +112,8 @@ static int read_header_size(int fd, const char *path, uint64_t file_size, uint64
   unsigned char len[8];
   if (file_size < 8) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "%s: byte 0: the file holds %llu bytes, fewer than the 8 of the header size",
-                     path, (unsigned long long)file_size);
+                     "%s: byte 0: the file holds %llu %s, fewer than the 8 of the header size",
+                     path, (unsigned long long)file_size, tool_plural(file_size, "byte", "bytes"));
   }
   int rc = io_read_full(fd, path, len, 8, 0, CLI_EXIT_IOERR, err);
   if (rc != 0) {
@@ -124,9 +130,10 @@ static int read_header_size(int fd, const char *path, uint64_t file_size, uint64
   }
   if (*n > file_size - 8) {
     return tool_fail(err, CLI_EXIT_DATA,
-                     "%s: byte 0: the header size %llu is larger than the %llu bytes after it "
+                     "%s: byte 0: the header size %llu is larger than the %llu %s after it "
                      "(truncated file or lying size)",
-                     path, (unsigned long long)*n, (unsigned long long)(file_size - 8));
+                     path, (unsigned long long)*n, (unsigned long long)(file_size - 8),
+                     tool_plural(file_size - 8, "byte", "bytes"));
   }
   return 0;
 }
@@ -140,6 +147,10 @@ static int name_file(ckpt_file *out, const char *path, tool_error *err) {
 }
 
 int st_read_file(const char *path, ckpt_file *out, tool_error *err) {
+  return st_read_file_with(path, NULL, out, err);
+}
+
+int st_read_file_with(const char *path, st_leniency *lenient, ckpt_file *out, tool_error *err) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -165,7 +176,7 @@ int st_read_file(const char *path, ckpt_file *out, tool_error *err) {
   }
   close(fd);
   if (rc == 0) {
-    rc = st_parse_header(path, text, (size_t)n, file_size - 8 - n, out, err);
+    rc = st_parse_header(path, text, (size_t)n, file_size - 8 - n, lenient, out, err);
   }
   free(text);
   if (rc == 0) {

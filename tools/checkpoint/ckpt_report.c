@@ -1,0 +1,185 @@
+/* Running a plan: the dry run's plan, or the outputs written, in text or JSON. */
+#include "ckpt_report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ckpt_glob.h"
+#include "ckpt_write.h"
+#include "cli_util.h"
+#include "json_out.h"
+#include "shape_format.h"
+
+void ckpt_print_text(const char *text) {
+  for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+    if (*c == '\\') {
+      fputs("\\\\", stdout);
+    } else if (*c < 0x20 || *c == 0x7f) {
+      printf("\\x%02x", *c);
+    } else {
+      putchar(*c);
+    }
+  }
+}
+
+int ckpt_any_matches(const ckpt_model *m, const char *glob) {
+  if (glob == NULL) {
+    return 1;
+  }
+  for (size_t i = 0; i < m->tensor_count; i++) {
+    if (ckpt_glob_match(glob, m->by_name[i]->name, NULL)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void ckpt_list_tensors(const ckpt_model *m, const char *glob, json_out *j, int quiet,
+                       int with_offset) {
+  for (size_t i = 0; i < m->tensor_count; i++) {
+    const ckpt_tensor *t = m->by_name[i];
+    if (glob != NULL && !ckpt_glob_match(glob, t->name, NULL)) {
+      continue;
+    }
+    const char *file = m->files[t->file].name;
+    if (j != NULL) {
+      json_out_object(j, NULL);
+      json_out_string(j, "name", t->name);
+      json_out_string(j, "dtype", t->dtype->name);
+      json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
+      json_out_uint(j, "bytes", t->bytes);
+      if (with_offset) {
+        json_out_uint(j, "offset", t->offset);
+      }
+      json_out_string(j, "file", file);
+      json_out_end_object(j);
+    } else if (!quiet) {
+      ckpt_print_text(t->name);
+      printf("\t%s\t", t->dtype->name);
+      shape_print(stdout, t->shape, (size_t)t->ndim);
+      printf("\t%llu\t%s\n", (unsigned long long)t->bytes, file);
+    }
+  }
+}
+
+int ckpt_finish_stdout(int rc) {
+  if (fflush(stdout) != 0 && rc == 0) {
+    rc = cli_error(CLI_EXIT_IOERR, "cannot write the report: %s", strerror(errno));
+  }
+  return rc;
+}
+
+typedef struct report_ctx {
+  const ckpt_plan *plan;
+  const ckpt_model *m;
+  const ckpt_run_options *o;
+  const char *cmd;
+} report_ctx;
+
+static void output_path(const ckpt_run_options *o, const char *name, char *buf, size_t size) {
+  size_t n = strlen(o->outdir);
+  snprintf(buf, size, "%s%s%s", o->outdir, n > 0 && o->outdir[n - 1] == '/' ? "" : "/", name);
+}
+
+static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
+  for (size_t k = 0; k < f->tensor_count; k++) {
+    const ckpt_out_tensor *t = &f->tensors[k];
+    const char *source_file = r->m->files[t->source->file].name;
+    if (j != NULL) {
+      json_out_object(j, NULL);
+      json_out_string(j, "name", t->name);
+      json_out_string(j, "dtype", t->dtype->name);
+      json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
+      json_out_uint(j, "bytes", t->bytes);
+      json_out_string(j, "source", t->source->name);
+      json_out_string(j, "source_file", source_file);
+      json_out_end_object(j);
+    } else {
+      fputs("  ", stdout);
+      ckpt_print_text(t->name);
+      printf("\t%s\t", t->dtype->name);
+      shape_print(stdout, t->shape, (size_t)t->ndim);
+      printf("\t%llu\t<- ", (unsigned long long)t->bytes);
+      ckpt_print_text(t->source->name);
+      printf(" (%s)\n", source_file);
+    }
+  }
+}
+
+static int report(const report_ctx *r, int detailed) {
+  const ckpt_run_options *o = r->o;
+  if (o->quiet && !o->json) {
+    return 0;
+  }
+  json_out j;
+  if (o->json) {
+    json_out_begin(&j, stdout);
+    json_out_object(&j, NULL);
+    json_out_string(&j, "command", r->cmd);
+    json_out_bool(&j, "dry_run", o->dry_run);
+    json_out_array(&j, "outputs");
+  }
+  char path[4096];
+  for (size_t i = 0; i < r->plan->file_count; i++) {
+    const ckpt_out_file *f = &r->plan->files[i];
+    unsigned long long size = ckpt_out_file_size(f);
+    output_path(o, f->name, path, sizeof path);
+    if (o->json) {
+      json_out_object(&j, NULL);
+      json_out_string(&j, "path", path);
+      json_out_uint(&j, "tensors", f->tensor_count);
+      json_out_uint(&j, "bytes", size);
+      if (detailed) {
+        json_out_array(&j, "plan");
+        report_tensors(r, f, &j);
+        json_out_end_array(&j);
+      }
+      json_out_end_object(&j);
+    } else {
+      printf("%s\t%zu %s\t%llu %s\n", path, f->tensor_count,
+             tool_plural(f->tensor_count, "tensor", "tensors"), size,
+             tool_plural(size, "byte", "bytes"));
+      if (detailed) {
+        report_tensors(r, f, NULL);
+      }
+    }
+  }
+  if (r->plan->index_name != NULL) {
+    output_path(o, r->plan->index_name, path, sizeof path);
+    if (o->json) {
+      json_out_object(&j, NULL);
+      json_out_string(&j, "path", path);
+      json_out_string(&j, "kind", "index");
+      json_out_end_object(&j);
+    } else {
+      printf("%s\tindex\n", path);
+    }
+  }
+  if (o->json) {
+    json_out_end_array(&j);
+    json_out_end_object(&j);
+    return json_out_finish(&j);
+  }
+  return 0;
+}
+
+/* The report goes out before the commit: a closed stdout fails the run with nothing written. */
+static int report_before_commit(void *ctx) {
+  int rc = report(ctx, 0);
+  if (rc == 0 && fflush(stdout) != 0) {
+    rc = cli_error(CLI_EXIT_IOERR, "cannot write the report: %s", strerror(errno));
+  }
+  return rc;
+}
+
+int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_options *o,
+                  const char *cmd) {
+  report_ctx r = {plan, m, o, cmd};
+  if (o->dry_run) {
+    return ckpt_finish_stdout(report(&r, 1));
+  }
+  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2)};
+  return ckpt_write_plan(plan, m, &w, report_before_commit, &r);
+}

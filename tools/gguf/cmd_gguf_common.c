@@ -1,0 +1,138 @@
+/* What the `cleave gguf` commands share: option tables, loading, and running a plan. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "gguf_cli.h"
+
+const cli_option gguf_inspect_options[] = {
+    {"help", 'h', 0, GOPT_HELP}, {"json", 0, 0, GOPT_JSON},         {"quiet", 'q', 0, GOPT_QUIET},
+    {"glob", 0, 1, GOPT_GLOB},   {"metadata", 0, 0, GOPT_METADATA},
+};
+const size_t gguf_inspect_option_count =
+    sizeof gguf_inspect_options / sizeof gguf_inspect_options[0];
+
+const cli_option gguf_write_options[] = {
+    {"help", 'h', 0, GOPT_HELP},
+    {"json", 0, 0, GOPT_JSON},
+    {"quiet", 'q', 0, GOPT_QUIET},
+    {"output", 'o', 1, GOPT_OUTPUT},
+    {"force", 'f', 0, GOPT_FORCE},
+    {"sync", 0, 0, GOPT_SYNC},
+    {"dry-run", 0, 0, GOPT_DRY_RUN},
+    {"no-progress", 0, 0, GOPT_NO_PROGRESS},
+    {"max-shard-size", 0, 1, GOPT_MAX_SIZE},
+    {"rules", 0, 1, GOPT_RULES},
+    {"replicate", 0, 1, GOPT_REPLICATE},
+    {"unmatched", 0, 1, GOPT_UNMATCHED},
+    {"tensor", 0, 1, CKPT_RULE_TENSOR},
+    {"view", 0, 1, CKPT_RULE_VIEW},
+    {"axis", 'a', 1, CKPT_RULE_AXIS},
+    {"num-splits", 'n', 1, CKPT_RULE_NUM},
+    {"lengths", 'l', 1, CKPT_RULE_LENGTHS},
+    {"into", 0, 1, CKPT_RULE_INTO},
+};
+const size_t gguf_write_option_count = sizeof gguf_write_options / sizeof gguf_write_options[0];
+
+/* SIZE: a positive integer with an optional unit: B; K, M, G, T (powers of 1000, as gguf-split
+ * reads M and G), with or without a B; KiB, MiB, GiB, TiB (powers of 1024). Letters in any case. */
+static int parse_size(const char *text, uint64_t *bytes) {
+  uint64_t n = 0;
+  const char *p = text;
+  for (; isdigit((unsigned char)*p); p++) {
+    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (uint64_t)(*p - '0'), &n)) {
+      return -1;
+    }
+  }
+  if (p == text || n == 0) {
+    return -1;
+  }
+  static const char prefixes[] = "kmgt";
+  uint64_t scale = 1;
+  if (*p != '\0' && strchr(prefixes, tolower((unsigned char)*p)) != NULL) {
+    int power = (int)(strchr(prefixes, tolower((unsigned char)*p)) - prefixes) + 1;
+    int binary = tolower((unsigned char)p[1]) == 'i';
+    p += 1 + binary;
+    for (int i = 0; i < power; i++) {
+      scale *= binary ? 1024 : 1000;
+    }
+    if (binary && tolower((unsigned char)*p) != 'b') {
+      return -1;
+    }
+  }
+  if (tolower((unsigned char)*p) == 'b') {
+    p++;
+  }
+  if (*p != '\0' || __builtin_mul_overflow(n, scale, bytes)) {
+    return -1;
+  }
+  return 0;
+}
+
+int gguf_parse_write_option(int id, const char *value, gguf_write_opts *o, int *rc) {
+  *rc = 0;
+  switch (id) {
+  case GOPT_OUTPUT:
+    o->run.outdir = value;
+    return 1;
+  case GOPT_FORCE:
+    o->run.force = 1;
+    return 1;
+  case GOPT_SYNC:
+    o->run.sync = 1;
+    return 1;
+  case GOPT_DRY_RUN:
+    o->run.dry_run = 1;
+    return 1;
+  case GOPT_JSON:
+    o->run.json = 1;
+    return 1;
+  case GOPT_QUIET:
+    o->run.quiet = 1;
+    return 1;
+  case GOPT_NO_PROGRESS:
+    o->run.progress = 0;
+    return 1;
+  case GOPT_MAX_SIZE:
+    if (parse_size(value, &o->max_size) != 0) {
+      *rc = cli_error(CLI_EXIT_USAGE,
+                      "--max-shard-size '%s' is not a size like 4G, 500MB or 2GiB (a positive "
+                      "number of bytes)",
+                      value);
+    }
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+int gguf_report(tool_error *err) {
+  tool_scrub(err);
+  return tool_report(err);
+}
+
+int gguf_load(const char *path, gguf_model *m) {
+  tool_error err;
+  int rc = gguf_model_load(path, m, &err);
+  return rc != 0 ? gguf_report(&err) : 0;
+}
+
+int gguf_run(const gguf_model *m, ckpt_plan *plan, const gguf_write_opts *o,
+             const gguf_output_options *out, const char *cmd) {
+  gguf_outputs store;
+  memset(&store, 0, sizeof store);
+  tool_error err;
+  int rc = gguf_finish_plan(m, plan, out, &store, &err);
+  if (rc != 0) {
+    tool_prefix(&err, "%s", cmd);
+    gguf_report(&err);
+  } else {
+    /* Manifests (OUTDIR/cleave-manifest.json, docs/cli.md) join here when the checkpoint layer
+     * has them: the plan holds every output tensor's spans, which is what a manifest lists, and
+     * the manifest is one more output of the all-or-nothing set that ckpt_run_plan writes. */
+    rc = ckpt_run_plan(plan, &m->ckpt, &o->run, cmd);
+  }
+  gguf_outputs_free(&store);
+  return rc;
+}
