@@ -1,101 +1,157 @@
 #!/usr/bin/env bash
-# Benchmarks `cleave st shard` and `cleave st split` on a generated Llama-like BF16 checkpoint
-# with fused Phi-3-style tensors, against `cp` of the same file and against the NumPy script
-# users write today (bench/st_numpy_baseline.py), all in the same run; and `st ls` / `st check`
-# of a header of 200,000 tensors. Reports medians, ratios and peak RSS (GNU time).
+# Benchmarks the writing `cleave st` commands on a generated Llama-like BF16 checkpoint with
+# fused Phi-3-style tensors, each against `cp -r` of the same input folder on the same disk, in
+# interleaved runs: split and shard -n 4 against cp -r of the model's folder, merge and reshard
+# (4 -> 2, 4 -> 8) of the four ranks against cp -r of the ranks' folder. Optionally (-N) also
+# the NumPy script users write today (bench/st_numpy_baseline.py), and `st ls` / `st check` of a
+# header of 200,000 tensors. Reports medians, ratios and peak RSS (GNU time).
 #
-# usage: bench/st_bench.sh [-c CLEAVE] [-d DIR] [-m MIB] [-r RUNS]
+# usage: bench/st_bench.sh [-c CLEAVE] [-d DIR] [-m MIB] [-r RUNS] [-C] [-P] [-N] [-H]
 #   -c  the cleave executable (default: build/tools/cleave)
 #   -d  where to put the files (default: /tmp); they are deleted at the end
-#   -m  checkpoint size in MiB (default: 4096)
-#   -r  runs per command (default: 3); the medians are reported
+#   -m  checkpoint size in MiB (default: 2300)
+#   -r  runs of each command (default: 5); medians are reported
+#   -C  cold: drop the page cache (root) before every command, so that every input is read
+#       from the disk; default: warm, every input read once before and kept in the page cache
+#   -P  plain: do not touch memory before each command (see below)
+#   -N  also time the NumPy baselines (slow, and they need memory for a whole output file)
+#   -H  also time st ls / st check of a header of 200,000 tensors
 #
-# The input is in the page cache (read once before), the outputs go to the same file system,
-# and `sync` runs before every measurement so that no run pays for another's write-back. The
-# cleave and NumPy shard outputs are compared byte for byte once (they must be identical).
+# Every command's outputs go to the input's file system and are deleted after it, with `sync`
+# (not timed) before each command so that none pays for another's write-back. The commands of a
+# run go in a random order, each run a new one. Before each command (unless -P), as much memory
+# as the checkpoint holds, plus 1 GiB, is touched and freed: a virtual machine whose guest hands
+# free memory back to its host (virtio-balloon free page reporting, about 2 s after it is freed)
+# makes the first write into such memory fault in the host, and without this each command's
+# time depends on which memory it happened to get (the same copy measured 0.7 to 4.6 s). Before measuring, the script checks that the
+# commands are right: cleave's shards equal the NumPy script's byte for byte, the merge of the
+# shards is the model, and reshard 4 -> 2 equals shard -n 2 of the model.
 set -euo pipefail
 
 cleave=build/tools/cleave
 dir=/tmp
-mib=4096
-runs=3
-while getopts "c:d:m:r:h" opt; do
+mib=2300
+runs=5
+cold=0
+touch=1
+numpy=0
+headers=0
+while getopts "c:d:m:r:CPNHh" opt; do
   case $opt in
     c) cleave=$OPTARG ;;
     d) dir=$OPTARG ;;
     m) mib=$OPTARG ;;
     r) runs=$OPTARG ;;
-    *) sed -n '2,16p' "$0"; exit 64 ;;
+    C) cold=1 ;;
+    P) touch=0 ;;
+    N) numpy=1 ;;
+    H) headers=1 ;;
+    *) sed -n '2,30p' "$0"; exit 64 ;;
   esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
 py=/usr/bin/python3
+cleave=$(realpath "$cleave")
 [ -x "$cleave" ] || { echo "st_bench.sh: $cleave is not executable (use -c)" >&2; exit 66; }
 [ -x /usr/bin/time ] || { echo "st_bench.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 69; }
+if [ "$cold" = 1 ] && ! { sync && echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then
+  echo "st_bench.sh: -C needs to write /proc/sys/vm/drop_caches (root)" >&2
+  exit 77
+fi
 
 work=$(mktemp -d "$dir/cleave-st-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
-model=$work/model.safetensors
+cd "$work"
+mkdir model
+model=model/model.safetensors
 info=$("$py" "$here/st_make_checkpoint.py" "$model" "$mib")
 h=$(echo "$info" | sed -n 's/.*H=\([0-9]*\).*/\1/p')
-cat "$model" > /dev/null
 
-shard_args=(st shard "$model" -n 4 -q --no-progress
-  --view "*.qkv_proj.weight=3,-1,$h" --axis "*.qkv_proj.weight=1"
+rules=(--view "*.qkv_proj.weight=3,-1,$h" --axis "*.qkv_proj.weight=1"
   --view "*.gate_up_proj.weight=2,-1,$h" --axis "*.gate_up_proj.weight=1"
   --axis "*.o_proj.weight=1" --axis "*.down_proj.weight=1"
   --axis "*embed_tokens*=0" --axis "lm_head.weight=0")
-split_args=(st split "$model" -q --no-progress
+quiet=(-q --no-progress)
+split_args=(st split "$model" "${quiet[@]}"
   --tensor "*.qkv_proj.weight" -a 0 -n 3 --into "*.q_proj.weight,*.k_proj.weight,*.v_proj.weight"
   --tensor "*.gate_up_proj.weight" -a 0 -n 2 --into "*.gate_proj.weight,*.up_proj.weight")
 
-# measure FILE COMMAND...: appends "seconds peak_rss_kib" to FILE, removes what was written.
-measure() {
-  local file=$1
-  shift
-  sync
-  /usr/bin/time -f '%e %M' -o "$work/time" "$@"
-  cat "$work/time" >> "$file"
-  rm -rf "$work/out" "$work/copy.safetensors"
+# The command line of each command, by name, into `cmdline`: each writes `out`.
+command_of() {
+  case $1 in
+    cp_model) cmdline=(cp -r model out) ;;
+    cp_ranks) cmdline=(cp -r tp4 out) ;;
+    split) cmdline=("$cleave" "${split_args[@]}" -o out) ;;
+    shard) cmdline=("$cleave" st shard "$model" -n 4 "${quiet[@]}" "${rules[@]}" -o out) ;;
+    merge) cmdline=("$cleave" st merge tp4 "${quiet[@]}" "${rules[@]}" -o out) ;;
+    reshard2) cmdline=("$cleave" st reshard tp4 -n 2 "${quiet[@]}" "${rules[@]}" -o out) ;;
+    reshard8) cmdline=("$cleave" st reshard tp4 -n 8 "${quiet[@]}" "${rules[@]}" -o out) ;;
+    np_shard) cmdline=("$py" "$here/st_numpy_baseline.py" shard "$model" out 4) ;;
+    np_split) cmdline=("$py" "$here/st_numpy_baseline.py" split "$model" out) ;;
+  esac
 }
-median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-col() { cut -d' ' -f"$2" "$work/$1.txt"; }
 
-# Correctness first: cleave's shards equal the NumPy script's byte for byte.
-"$cleave" "${shard_args[@]}" -o "$work/check-cleave"
-"$py" "$here/st_numpy_baseline.py" shard "$model" "$work/check-numpy" 4
-for r in 0 1 2 3; do
-  cmp "$work/check-cleave/rank$r.safetensors" "$work/check-numpy/rank$r.safetensors"
-done
-rm -rf "$work/check-cleave" "$work/check-numpy"
+# Correctness first.
+"$cleave" st shard "$model" -n 4 "${quiet[@]}" "${rules[@]}" -o tp4
+"$cleave" st merge tp4 "${quiet[@]}" "${rules[@]}" -o check-merge
+cmp "$model" check-merge/model.safetensors
+"$cleave" st reshard tp4 -n 2 "${quiet[@]}" "${rules[@]}" -o check-reshard
+"$cleave" st shard "$model" -n 2 "${quiet[@]}" "${rules[@]}" -o check-shard
+for r in 0 1; do cmp check-reshard/rank$r.safetensors check-shard/rank$r.safetensors; done
+if [ "$numpy" = 1 ]; then
+  "$py" "$here/st_numpy_baseline.py" shard "$model" check-numpy 4
+  for r in 0 1 2 3; do cmp tp4/rank$r.safetensors check-numpy/rank$r.safetensors; done
+fi
+rm -rf check-*
 
-echo "checkpoint: $info ($mib MiB requested); $runs runs each; $(nproc) cores"
-echo "cleave: $("$cleave" --version); file system: $(df -T "$work" | awk 'NR==2 {print $2}')"
-for name in cp shard np_shard split np_split; do : > "$work/$name.txt"; done
+names=(cp_model split shard cp_ranks merge reshard2 reshard8)
+[ "$numpy" = 1 ] && names+=(np_shard np_split)
+for name in "${names[@]}"; do : > "$name.txt"; done
+[ "$cold" = 1 ] || cat "$model" tp4/* > /dev/null
+echo "checkpoint: $info ($mib MiB requested); $runs runs; $(nproc) cores; page cache:" \
+  "$([ "$cold" = 1 ] && echo "dropped before each command" || echo "inputs warm");" \
+  "$([ "$touch" = 1 ] && echo "memory touched before each command" || echo "memory as it is")"
+echo "cleave: $("$cleave" --version); file system: $(df -T . | awk 'NR==2 {print $2}')"
 for run in $(seq "$runs"); do
-  measure "$work/cp.txt" cp "$model" "$work/copy.safetensors"
-  measure "$work/shard.txt" "$cleave" "${shard_args[@]}" -o "$work/out"
-  measure "$work/np_shard.txt" "$py" "$here/st_numpy_baseline.py" shard "$model" "$work/out" 4
-  measure "$work/split.txt" "$cleave" "${split_args[@]}" -o "$work/out"
-  measure "$work/np_split.txt" "$py" "$here/st_numpy_baseline.py" split "$model" "$work/out"
-done
-cp_s=$(col cp 1 | median)
-for pair in "shard np_shard" "split np_split"; do
-  set -- $pair
-  cl_s=$(col "$1" 1 | median)
-  np_s=$(col "$2" 1 | median)
-  cl_rss=$(col "$1" 2 | sort -n | tail -1)
-  np_rss=$(col "$2" 2 | sort -n | tail -1)
-  printf '%-6s cp %6.2f s  cleave %6.2f s (%.2fx cp)  NumPy %6.2f s (cleave %.2fx faster)  peak RSS cleave %.1f MiB, NumPy %.1f MiB\n' \
-    "$1" "$cp_s" "$cl_s" "$(awk -v a="$cl_s" -v b="$cp_s" 'BEGIN {print a / b}')" "$np_s" \
-    "$(awk -v a="$np_s" -v b="$cl_s" 'BEGIN {print a / b}')" \
-    "$(awk -v k="$cl_rss" 'BEGIN {print k / 1024}')" "$(awk -v k="$np_rss" 'BEGIN {print k / 1024}')"
-  echo "  runs (s): cp $(col cp 1 | tr '\n' ' ')| cleave $(col "$1" 1 | tr '\n' ' ')| NumPy $(col "$2" 1 | tr '\n' ' ')"
+  for name in $(printf '%s\n' "${names[@]}" | shuf); do
+    sync
+    [ "$cold" = 1 ] && echo 3 > /proc/sys/vm/drop_caches
+    [ "$touch" = 1 ] && "$py" -c "b = bytearray($mib + 1024 << 20); b[::4096] = b'x' * len(range(0, len(b), 4096))"
+    command_of "$name"
+    /usr/bin/time -f '%e %M %U %S' -o time.txt "${cmdline[@]}"
+    read -r wall rss user system < time.txt
+    echo "$wall $rss $run $(awk -v u="$user" -v s="$system" 'BEGIN {print u + s}')" >> "$name.txt"
+    rm -rf out
+  done
 done
 
+median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+col() { cut -d' ' -f"$2" "$1.txt"; }
+# The command's time over its baseline's in the same run, one line per run.
+ratios() { join -1 3 -2 3 <(sort -k3 "$1.txt") <(sort -k3 "$2.txt") | awk '{print $2 / $5}'; }
+printf '%-9s %-9s %9s %9s %10s %9s %9s %7s %9s\n' command baseline median base x_medians \
+  median_x cpu cpu_base cpu_x peak_RSS
+for pair in "split cp_model" "shard cp_model" "merge cp_ranks" "reshard2 cp_ranks" \
+  "reshard8 cp_ranks" "np_shard cp_model" "np_split cp_model"; do
+  set -- $pair
+  [ -s "$1.txt" ] || continue
+  t=$(col "$1" 1 | median)
+  b=$(col "$2" 1 | median)
+  c=$(col "$1" 4 | median)
+  cb=$(col "$2" 4 | median)
+  printf '%-9s %-9s %8.2fs %8.2fs %9.2fx %8.2fx %8.2fs %8.2fs %6.2fx %5.1f MiB\n' "$1" "$2" "$t" \
+    "$b" "$(awk -v a="$t" -v b="$b" 'BEGIN {print a / b}')" "$(ratios "$1" "$2" | median)" "$c" \
+    "$cb" "$(awk -v a="$c" -v b="$cb" 'BEGIN {print a / b}')" \
+    "$(awk -v k="$(col "$1" 2 | sort -n | tail -1)" 'BEGIN {print k / 1024}')"
+done
+for name in "${names[@]}"; do
+  echo "  runs (s) $name: $(sort -k3n "$name.txt" | cut -d' ' -f1 | tr '\n' ' ')"
+done
+
+[ "$headers" = 1 ] || exit 0
 # A header of 200,000 tensors (one byte each): ls and check read the header only.
-"$py" - "$work/many.safetensors" <<'PY'
+"$py" - many.safetensors <<'PY'
 import json, struct, sys
 n = 200_000
 head = {f"model.layers.{i // 8}.block.{i % 8}.weight": {"dtype": "U8", "shape": [1],
@@ -107,10 +163,10 @@ with open(sys.argv[1], "wb") as f:
 print(f"200,000-tensor header: {len(text)} bytes")
 PY
 for cmd in ls check; do
-  : > "$work/$cmd.txt"
+  : > "$cmd.txt"
   for run in $(seq "$runs"); do
-    /usr/bin/time -f '%e %M' -o "$work/time" "$cleave" st "$cmd" "$work/many.safetensors" > /dev/null
-    cat "$work/time" >> "$work/$cmd.txt"
+    /usr/bin/time -f '%e %M' -o time.txt "$cleave" st "$cmd" many.safetensors > /dev/null
+    echo "$(cat time.txt) $run" >> "$cmd.txt"
   done
   printf 'st %-5s of 200,000 tensors: %.2f s (median; runs %s), peak RSS %.1f MiB\n' "$cmd" \
     "$(col "$cmd" 1 | median)" "$(col "$cmd" 1 | tr '\n' ' ')" \

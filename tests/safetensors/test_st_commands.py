@@ -409,7 +409,7 @@ def test_readme(work):
             line = line.split("  #")[0].strip()
             if line.startswith("cleave st "):
                 commands.append(shlex.split(line)[1:])
-    check(len(commands) == 5, f"README: {len(commands)} st commands found")
+    check(len(commands) == 7, f"README: {len(commands)} st commands found")
     phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
     llama = phi3_expected(phi3, kv=HEADS)
     for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):
@@ -425,6 +425,15 @@ def test_readme(work):
         check(np.array_equal(part["model.layers.1.self_attn.o_proj.weight"],
                              np.split(llama["model.layers.1.self_attn.o_proj.weight"], 4, axis=1)[rank]),
               f"README: tp4 rank {rank}")
+    # merge gives the model back (one file: it is far below 5GB); reshard gives two ranks.
+    with open(os.path.join(work, "llama", "model.safetensors"), "rb") as a, \
+            open(os.path.join(work, "llama-again", "model.safetensors"), "rb") as b:
+        check(a.read() == b.read(), "README: the merge of tp4 is the model")
+    for rank in range(2):
+        _, part = arrays_of(os.path.join(work, "tp2", f"rank{rank}.safetensors"))
+        check(np.array_equal(part["model.layers.0.mlp.down_proj.weight"],
+                             np.split(llama["model.layers.0.mlp.down_proj.weight"], 2, axis=1)[rank]),
+              f"README: tp2 rank {rank}")
 
 
 def main():

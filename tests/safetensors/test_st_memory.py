@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Bounded memory: `st shard -n 4` and `st split` of a 256 MiB checkpoint run with cleave's
-address space capped at 32 MiB, on the kernel-copy path (axis-0 parts, replicated tensors) and
-the gathering path (inner-axis parts). The input is sparse (zeros but for markers at the first
+"""Bounded memory: `st shard -n 4`, `st split`, `st merge` of the four ranks and `st reshard`
+of them to 2 and to 8, on a 256 MiB checkpoint, run with cleave's address space capped at
+32 MiB: the contiguous ranges (axis-0 parts, replicated tensors), the gathered columns
+(inner-axis parts) and the joined ones. The input is sparse (zeros but for markers at the first
 and last 16 bytes of each tensor); the outputs are checked by header (the independent reader's
-rules, on the header alone), size, and where NumPy's slicing puts the markers.
+rules, on the header alone), size, and where NumPy's slicing puts the markers; the merge must
+be the input byte for byte, and each reshard what a shard of the input gives.
 
 AddressSanitizer builds reserve terabytes of address space: the test checks nothing there."""
+import filecmp
 import json
 import os
 import resource
@@ -96,6 +99,34 @@ def expect_part(label, path, name, full, axis, count, index, dtype, shape):
     check(np.array_equal(np.asarray(got), want.reshape(-1)), f"{label}: {name} part {index}")
 
 
+def capped(work, args):
+    return subprocess.run([u.CLEAVE] + args + ["-q"], cwd=work, capture_output=True, text=True,
+                          preexec_fn=limit)
+
+
+def merge_and_reshard(work):
+    """The four ranks of tp/ merged (the input again) and resharded, in 32 MiB."""
+    rules = ["--axis", "w.rows=0", "--axis", "w.cols=1"]
+    r = capped(work, ["st", "merge", "tp", "-o", "merged"] + rules)
+    if check(r.returncode == 0, f"merge in 32 MiB: {r.returncode} {r.stderr}"):
+        check(filecmp.cmp(os.path.join(work, "big.safetensors"),
+                          os.path.join(work, "merged", "model.safetensors"), shallow=False),
+              "merge in 32 MiB is not the input")
+    subprocess.run(["rm", "-rf", os.path.join(work, "merged")])
+    for n in (2, 8):
+        r = capped(work, ["st", "reshard", "tp", "-o", f"re{n}", "-n", str(n)] + rules)
+        ok = check(r.returncode == 0, f"reshard -n {n} in 32 MiB: {r.returncode} {r.stderr}")
+        r = capped(work, ["st", "shard", "big.safetensors", "-o", f"sh{n}", "-n", str(n)] + rules)
+        if ok and check(r.returncode == 0, f"shard -n {n}: {r.stderr}"):
+            for rank in range(n):
+                name = f"rank{rank}.safetensors"
+                check(filecmp.cmp(os.path.join(work, f"re{n}", name),
+                                  os.path.join(work, f"sh{n}", name), shallow=False),
+                      f"reshard -n {n} in 32 MiB: {name} differs from shard -n {n}")
+        subprocess.run(["rm", "-rf", os.path.join(work, f"re{n}"), os.path.join(work, f"sh{n}")])
+    subprocess.run(["rm", "-rf", os.path.join(work, "tp")])
+
+
 def main():
     if sanitized():
         print("SKIPPED: bounded memory: AddressSanitizer builds cannot run under an address-space "
@@ -115,7 +146,7 @@ def main():
             head, start = header_of(path)
             check(np.array_equal(np.asarray(part_bytes(path, "norm", head, start)), full["norm"]),
                   f"shard: replicated norm on rank {rank}")
-        subprocess.run(["rm", "-rf", os.path.join(work, "tp")])
+        merge_and_reshard(work)
     r = subprocess.run([u.CLEAVE, "st", "split", "big.safetensors", "-o", "split", "-q",
                         "--tensor", "w.cols", "-a", "1", "-l", "1000,-1", "--into", "a,b"],
                        cwd=work, capture_output=True, text=True, preexec_fn=limit)

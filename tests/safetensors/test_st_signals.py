@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Signals and failing writes during `cleave st shard`: every output or none, no temporary file
+"""Signals and failing writes during `cleave st shard` (and `st merge`, `st reshard`): every
+output or none, no temporary file
 left, an OUTDIR the run created removed again, existing files unchanged; after kill -9 (no
 clean-up possible) only temporaries of the killed process, which a new run leaves alone.
 
@@ -155,11 +156,42 @@ def sigkill(work):
         check(np.array_equal(u.as_array(got["w"]), want), f"run after SIGKILL: rank {rank}")
 
 
+def merge_interrupted(work):
+    """merge and reshard of ranks interrupted while writing, or failing a write: nothing left."""
+    rows = 1 << 15
+    model(work, rows)
+    r = subprocess.run([u.CLEAVE] + shard_args("tp"), cwd=work, capture_output=True, text=True)
+    check(r.returncode == 0, f"shard for merge: {r.stderr}")
+    for verb, extra in (("merge", []), ("reshard", ["-n", "2"])):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            before = u.snapshot(work)
+            args = ["st", verb, "tp", "-o", "out", "-q", "--axis", "w=1"] + extra
+            proc, caught = start_and_wait(work, "out", args)
+            if caught:
+                proc.send_signal(sig)
+            proc.wait(timeout=120)
+            if check(caught and proc.returncode == -sig, f"{verb} {sig.name}: not interrupted "
+                     f"({proc.returncode})"):
+                check(u.snapshot(work) == before, f"{verb} {sig.name}: files left or changed")
+            subprocess.run(["rm", "-rf", os.path.join(work, "out")])
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 16, 1 << 16))
+
+    before = u.snapshot(work)
+    r = subprocess.run([u.CLEAVE, "st", "merge", "tp", "-o", "full", "--axis", "w=1"], cwd=work,
+                       capture_output=True, text=True, preexec_fn=limit)
+    check(r.returncode == 74 and "full/model.safetensors" in r.stderr,
+          f"merge with a file-size limit: {r.returncode} {r.stderr}")
+    check(u.snapshot(work) == before, "merge with a file-size limit: files left behind")
+
+
 def main():
     root = clitest.workdir("st_signals")
     os.chmod(root, 0o755)
     for name, fn in [("signals", signals_while_writing), ("ignored", ignored_signal),
-                     ("write", failing_write), ("sigkill", sigkill)]:
+                     ("write", failing_write), ("sigkill", sigkill),
+                     ("merge", merge_interrupted)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         os.chmod(work, 0o777)

@@ -36,7 +36,7 @@ static int tiles_rows(const ckpt_span *const *spans, size_t n, uint64_t bytes) {
   return rows >= 2 && at == stride && rows * stride == bytes;
 }
 
-/* Each span by itself: one row in one call, or row by row. */
+/* Each span by itself, in one call or row by row (spans that do not tile the output rows). */
 static int span_by_span(ckpt_copier *c, ckpt_member *m, const ckpt_span *spans, size_t n,
                         uint64_t start) {
   for (size_t i = 0; i < n; i++) {
@@ -44,6 +44,27 @@ static int span_by_span(ckpt_copier *c, ckpt_member *m, const ckpt_span *spans, 
     for (uint64_t r = 0; r < s->rows && s->take > 0; r++) {
       int rc = ckpt_copy_at(c, m, s->src_file, s->src_row + r * s->src_stride + s->src_col, s->take,
                             start + s->dst_offset + r * s->dst_stride);
+      if (rc != 0) {
+        return rc;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Spans that tile the output rows, rows too long for a block: row by row, each row's pieces in
+ * output order, so that the output is written front to back (through its window). */
+static int row_by_row(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *spans, size_t n,
+                      uint64_t start) {
+  uint64_t rows = spans[0]->rows, stride = spans[0]->dst_stride;
+  for (uint64_t r = 0; r < rows; r++) {
+    for (size_t i = 0; i < n; i++) {
+      const ckpt_span *s = spans[i];
+      if (s->take == 0) {
+        continue;
+      }
+      int rc = ckpt_copy_at(c, m, s->src_file, s->src_row + r * s->src_stride + s->src_col, s->take,
+                            start + r * stride + s->dst_offset);
       if (rc != 0) {
         return rc;
       }
@@ -63,15 +84,15 @@ static int by_blocks(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *spa
       const ckpt_span *s = spans[i];
       uint64_t src_row = source_row(s);
       uint64_t skip = s->src_stride == s->take ? s->src_col : 0;
-      int rc = ckpt_read_at(c, s->src_file, c->chunk, k * (size_t)src_row,
-                            s->src_row + skip + r0 * s->src_stride);
+      uint64_t from = s->src_row + skip + r0 * s->src_stride;
+      unsigned char *in = ckpt_read_buffer(c, from);
+      int rc = ckpt_read_at(c, s->src_file, in, k * (size_t)src_row, from);
       if (rc != 0) {
         return rc;
       }
       uint64_t col = s->src_stride == s->take ? 0 : s->src_col;
       for (size_t r = 0; r < k; r++) {
-        memcpy(c->staging + r * stride + s->dst_offset, c->chunk + r * src_row + col,
-               (size_t)s->take);
+        memcpy(c->staging + r * stride + s->dst_offset, in + r * src_row + col, (size_t)s->take);
       }
     }
     int rc = ckpt_write_at(c, m, c->staging, k * (size_t)stride, start + r0 * stride);
@@ -106,7 +127,7 @@ int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
     uint64_t stride = sorted[0]->dst_stride;
     widest = stride > widest ? stride : widest;
     /* Rows longer than half a buffer are large enough to be copied one by one. */
-    rc = widest > c->chunk_bytes / 2 ? span_by_span(c, m, spans, n, start)
+    rc = widest > c->chunk_bytes / 2 ? row_by_row(c, m, sorted, n, start)
                                      : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
   } else {
     rc = span_by_span(c, m, spans, n, start);

@@ -19,7 +19,12 @@
 #include "outputs.h"
 #include "progress.h"
 
-/** One run of the writer: the plan, its inputs (open), two buffers of chunk_bytes. */
+/** Reads go to the chunk at the source's offset modulo this (ckpt_read_buffer): the kernel's
+ * copy into it is then aligned on both sides (ckpt_copier.c says why). */
+#define CKPT_READ_ALIGN 64
+
+/** One run of the writer: the plan, its inputs (open), two buffers of chunk_bytes (the chunk
+ * CKPT_READ_ALIGN bytes longer). */
 typedef struct ckpt_copier {
   const ckpt_plan *plan;
   const ckpt_model *model;
@@ -31,35 +36,75 @@ typedef struct ckpt_copier {
   progress *progress;
 } ckpt_copier;
 
+struct ckpt_member;
+
+/**
+ * A sequence of writes into one output file through a window of `span` bytes (a power of two):
+ * bytes written one after another gather in `wbuf` (the destination range [wstart, wstart +
+ * wlen)) and are passed on when they reach a multiple of `span`; a write elsewhere passes on
+ * what is pending first. So the file is written in writes that end on window boundaries
+ * (ckpt_copier.c says why). A file written in several places at once (the parts of a cut) has
+ * a stream per place.
+ */
+typedef struct ckpt_stream {
+  struct ckpt_member *m;
+  unsigned char *wbuf;
+  uint64_t span, wstart;
+  size_t wlen;
+} ckpt_stream;
+
 /** An output file being written; `written` counts its bytes, checked against the plan at the
- * end. */
+ * end; `out` is its stream. */
 typedef struct ckpt_member {
   size_t file;
   int fd;
   uint64_t written;
   const char *path;
   char path_buf[OUT_PATH_BUF];
+  ckpt_stream out;
 } ckpt_member;
 
-/** Writes `size` bytes of `buf` at offset `at` of member m. Returns 0 or prints the error and
- * returns CLI_EXIT_IOERR. */
+/** Makes `s` a stream into member m with a window of `span` bytes. Returns 0, or prints the
+ * error and returns CLI_EXIT_SOFTWARE (out of memory). Release with ckpt_stream_free. */
+int ckpt_stream_init(ckpt_stream *s, ckpt_member *m, uint64_t span);
+
+/** Releases the window of `s` (what is pending is lost: flush first). */
+void ckpt_stream_free(ckpt_stream *s);
+
+/** Writes `size` bytes of `buf` at offset `at` of the stream's file. Returns 0 or prints the
+ * error and returns CLI_EXIT_IOERR. */
+int ckpt_stream_write(ckpt_copier *c, ckpt_stream *s, const void *buf, size_t size, uint64_t at);
+
+/** Writes the stream's pending bytes. Returns 0 or prints the error and returns
+ * CLI_EXIT_IOERR. */
+int ckpt_stream_flush(ckpt_stream *s);
+
+/** Copies `size` bytes at offset `from` of input file `src` to offset `at` of the stream's file:
+ * inside the kernel when the offsets agree modulo 64 KiB, else read into the chunk and written
+ * through the stream. Returns 0 or prints the error and returns CLI_EXIT_IOERR. */
+int ckpt_stream_copy(ckpt_copier *c, ckpt_stream *s, size_t src, uint64_t from, uint64_t size,
+                     uint64_t at);
+
+/** ckpt_stream_write and ckpt_stream_copy on member m's stream. */
 int ckpt_write_at(ckpt_copier *c, ckpt_member *m, const void *buf, size_t size, uint64_t at);
+int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint64_t size,
+                 uint64_t at);
 
 /** Reads `size` bytes at offset `from` of input file `src` into `buf`. Returns 0 or prints the
  * error and returns CLI_EXIT_IOERR (a failed read, or the input shrank since it was read). */
 int ckpt_read_at(ckpt_copier *c, size_t src, void *buf, size_t size, uint64_t from);
 
-/** Copies `size` bytes at offset `from` of input file `src` to offset `at` of member m (inside
- * the kernel when it can). Returns 0 or prints the error and returns CLI_EXIT_IOERR. */
-int ckpt_copy_at(ckpt_copier *c, ckpt_member *m, size_t src, uint64_t from, uint64_t size,
-                 uint64_t at);
+/** Where a read of up to chunk_bytes from offset `from` goes: the chunk, at `from` modulo
+ * CKPT_READ_ALIGN. */
+unsigned char *ckpt_read_buffer(const ckpt_copier *c, uint64_t from);
 
 /** The file offset where tensor `t` of member m's file starts. */
 uint64_t ckpt_tensor_start(const ckpt_copier *c, const ckpt_member *m, const ckpt_out_tensor *t);
 
-/** One output tensor of a gather: its one span, in member m, written from offset `at` on. */
+/** One output tensor of a gather: its one span, written through stream `s` from offset `at`
+ * on. */
 typedef struct ckpt_dest {
-  ckpt_member *m;
+  ckpt_stream *s;
   const ckpt_out_tensor *tensor;
   const ckpt_span *span;
   uint64_t at;

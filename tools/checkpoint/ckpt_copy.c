@@ -11,6 +11,17 @@
 #include "cli_util.h"
 #include "stream.h"
 
+/* The window of each of `count` files written together (ckpt_copier.h): 256 KiB, less when
+ * many files are written together (16 MiB of windows at most) or the chunk is smaller (tests),
+ * a power of two of at least 64 bytes. */
+static uint64_t window_span(size_t chunk_bytes, size_t count) {
+  uint64_t span = (uint64_t)256 << 10;
+  while (span > 64 && (span > chunk_bytes || span * count > ((uint64_t)16 << 20))) {
+    span /= 2;
+  }
+  return span;
+}
+
 /* A tensor whose one span is a column of its source's rows, packed: a part of a cut. */
 static int gathered(const ckpt_out_file *f, const ckpt_out_tensor *t) {
   const ckpt_span *s = ckpt_out_spans(f, t);
@@ -29,9 +40,30 @@ static int copy_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t)
 }
 
 static ckpt_dest dest_of(const ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
-  ckpt_dest d = {m, t, ckpt_out_spans(&c->plan->files[m->file], t), 0};
+  ckpt_dest d = {&m->out, t, ckpt_out_spans(&c->plan->files[m->file], t), 0};
   d.at = ckpt_tensor_start(c, m, t);
   return d;
+}
+
+static int by_source(const void *a, const void *b) {
+  const ckpt_span *x = ((const ckpt_dest *)a)->span, *y = ((const ckpt_dest *)b)->span;
+  if (x->src_file != y->src_file) {
+    return x->src_file < y->src_file ? -1 : 1;
+  }
+  return x->src_row < y->src_row ? -1 : x->src_row > y->src_row;
+}
+
+/* The gathered parts of one position of a lockstep group, gathered together per source: a shard
+ * cuts one tensor for every file, a reshard may take each file's part from another rank. */
+static int gather_by_source(ckpt_copier *c, ckpt_dest *dests, size_t n) {
+  qsort(dests, n, sizeof *dests, by_source);
+  int rc = 0;
+  for (size_t i = 0, j; i < n && rc == 0; i = j) {
+    for (j = i + 1; j < n && by_source(&dests[i], &dests[j]) == 0; j++) {
+    }
+    rc = ckpt_gather(c, dests + i, j - i);
+  }
+  return rc;
 }
 
 /* Writes the data of a lockstep group of files (shard's ranks): position j is the same source
@@ -60,9 +92,7 @@ static int copy_lockstep(ckpt_copier *c, ckpt_member *members, size_t count) {
         rc = copy_tensor(c, &members[i], t);
       }
     }
-    if (rc == 0 && n > 0) {
-      rc = ckpt_gather(c, dests, n);
-    }
+    rc = rc == 0 ? gather_by_source(c, dests, n) : rc;
   }
   free(dests);
   return rc;
@@ -71,6 +101,30 @@ static int copy_lockstep(ckpt_copier *c, ckpt_member *members, size_t count) {
 static int by_group(const void *a, const void *b) {
   uint64_t x = (*(const ckpt_span *const *)a)->group, y = (*(const ckpt_span *const *)b)->group;
   return x < y ? -1 : x > y;
+}
+
+/* The parts of a cut that are all in member m's file, each written through a stream of its own
+ * (they are written side by side, block by block). */
+static int gather_in_one_file(ckpt_copier *c, ckpt_member *m, ckpt_dest *dests, size_t n) {
+  if (n == 1) {
+    return ckpt_gather(c, dests, 1);
+  }
+  ckpt_stream *streams = calloc(n, sizeof *streams);
+  int rc = streams == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs") : 0;
+  uint64_t span = window_span(c->chunk_bytes, n);
+  size_t made = 0;
+  for (; made < n && rc == 0; made++) {
+    rc = ckpt_stream_init(&streams[made], m, span);
+    dests[made].s = &streams[made];
+  }
+  rc = rc == 0 ? ckpt_gather(c, dests, n) : rc;
+  for (size_t i = 0; i < made; i++) {
+    int flushed = ckpt_stream_flush(&streams[i]);
+    rc = rc == 0 ? flushed : rc;
+    ckpt_stream_free(&streams[i]);
+  }
+  free(streams);
+  return rc;
 }
 
 /* Writes the data of one file: its tensors in file order; the parts of a cut all at once, when
@@ -132,7 +186,7 @@ static int copy_single(ckpt_copier *c, ckpt_member *m) {
       dests[n++] = dest_of(c, m, &f->tensors[owner]);
       done[owner] = 1;
     }
-    rc = ckpt_gather(c, dests, n);
+    rc = gather_in_one_file(c, m, dests, n);
   }
   free(tensor_of);
   free(cuts);
@@ -155,6 +209,10 @@ static uint64_t bytes_written(const ckpt_out_file *f, uint64_t *tensors) {
 static int finish_member(ckpt_copier *c, ckpt_member *m) {
   const ckpt_out_file *f = &c->plan->files[m->file];
   uint64_t tensors = 0, want = bytes_written(f, &tensors);
+  int rc = ckpt_stream_flush(&m->out);
+  if (rc != 0) {
+    return rc;
+  }
   if (m->written != want) {
     return cli_error(CLI_EXIT_SOFTWARE, "internal error: output '%s' got %llu bytes, not %llu",
                      m->path, (unsigned long long)m->written, (unsigned long long)want);
@@ -172,11 +230,16 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the outputs");
   }
   size_t opened = 0;
+  uint64_t span = window_span(c->chunk_bytes, count);
   int rc = 0;
   for (size_t i = 0; i < count && rc == 0; i++) {
     const ckpt_out_file *f = &c->plan->files[first + i];
     ckpt_member *m = &members[i];
     m->file = first + i;
+    rc = ckpt_stream_init(&m->out, m, span);
+    if (rc != 0) {
+      break;
+    }
     m->path = out_set_final(c->out, first + i, m->path_buf, sizeof m->path_buf);
     rc = out_set_open(c->out, first + i, &m->fd);
     if (rc != 0) {
@@ -196,6 +259,9 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     if (rc == 0) {
       rc = close_rc;
     }
+  }
+  for (size_t i = 0; i < count; i++) {
+    ckpt_stream_free(&members[i].out);
   }
   free(members);
   return rc;
@@ -223,7 +289,10 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   c.out = out;
   c.progress = report;
   c.chunk_bytes = stream_chunk_bytes();
-  c.chunk = malloc(c.chunk_bytes);
+  void *chunk = NULL;
+  /* Reads land at their offset modulo CKPT_READ_ALIGN from an aligned start. */
+  c.chunk =
+      posix_memalign(&chunk, CKPT_READ_ALIGN, c.chunk_bytes + CKPT_READ_ALIGN) == 0 ? chunk : NULL;
   c.staging = malloc(c.chunk_bytes);
   c.in_fds = calloc(model->file_count + 1, sizeof *c.in_fds);
   c.io = (io_copier){1, c.chunk, c.chunk_bytes, report};

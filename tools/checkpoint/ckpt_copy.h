@@ -2,14 +2,16 @@
  * The streaming writer: moves the data of a plan into the output files, in bounded memory.
  *
  * Each output file is written in one pass: the prefix the format rendered, then its tensors in
- * file order, every write at the offset the plan gave it. A span that is a contiguous range of
- * its input (a whole tensor, a part of axis 0) is copied inside the kernel (copy_file_range, or
- * read and write when the file systems refuse). The parts of one cut (columns of the same input
- * rows) are gathered from blocks of whole rows read once for all of them: every part of a split
- * (all in one file), and, for a lockstep plan (shard), the part of every rank, whose files are
- * written together in groups of up to STREAM_GROUP_SIZE open files. A tensor assembled from
- * several spans is built in blocks of output rows. Memory is two buffers of CLEAVE_CHUNK_BYTES
- * (default 1 MiB) and the plans, whatever the model's size.
+ * file order, every write at the offset the plan gave it, through a window that passes on
+ * writes ending on window boundaries (ckpt_copier.h). A span that is a contiguous range of its
+ * input (a whole tensor, a part of axis 0) is copied inside the kernel when its offsets agree
+ * modulo 64 KiB, else read and written. The parts of one cut (columns of the same input rows)
+ * are gathered from blocks of whole rows read once for all of them: every part of a split (all
+ * in one file), and, for a lockstep plan (shard, reshard), the part of every rank, whose files
+ * are written together in groups of up to STREAM_GROUP_SIZE open files. A tensor assembled
+ * from several spans is built in blocks of output rows. Memory is two buffers of
+ * CLEAVE_CHUNK_BYTES (default 1 MiB), the windows (at most 16 MiB) and the plans, whatever the
+ * model's size.
  */
 #ifndef CLEAVE_CKPT_COPY_H
 #define CLEAVE_CKPT_COPY_H

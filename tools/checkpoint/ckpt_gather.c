@@ -78,8 +78,8 @@ static int gather_long_rows(ckpt_copier *c, ckpt_dest *dests, size_t count) {
       if (s->take == 0) {
         continue;
       }
-      int rc = ckpt_copy_at(c, dests[i].m, s->src_file, s->src_row + r * s->src_stride + s->src_col,
-                            s->take, dests[i].at);
+      int rc = ckpt_stream_copy(c, dests[i].s, s->src_file,
+                                s->src_row + r * s->src_stride + s->src_col, s->take, dests[i].at);
       if (rc != 0) {
         return rc;
       }
@@ -131,19 +131,21 @@ static int gather_blocks(ckpt_copier *c, ckpt_dest *dests, size_t count, uint64_
   }
   for (uint64_t r0 = 0; r0 < lead->rows && rc == 0; r0 += per) {
     size_t k = lead->rows - r0 < per ? (size_t)(lead->rows - r0) : per;
-    rc = ckpt_read_at(c, lead->src_file, c->chunk, k * (size_t)row, lead->src_row + r0 * row);
+    uint64_t from = lead->src_row + r0 * row;
+    unsigned char *in = ckpt_read_buffer(c, from);
+    rc = ckpt_read_at(c, lead->src_file, in, k * (size_t)row, from);
     /* Output s's k rows land at k times its column offset: the blocks back to back. */
     for (size_t s = 0; s < n; s++) {
       outs[s] = c->staging + k * (size_t)cols[s];
     }
     cleave_error err;
-    if (rc == 0 && cleave_plan_run(k == per ? full : tail, c->chunk, outs, &err) != CLEAVE_OK) {
+    if (rc == 0 && cleave_plan_run(k == per ? full : tail, in, outs, &err) != CLEAVE_OK) {
       rc = cli_library_error(&err, "internal error: gathering a block of rows");
     }
     for (size_t i = 0; i < count && rc == 0; i++) {
       size_t take = (size_t)dests[i].span->take;
       if (take > 0) {
-        rc = ckpt_write_at(c, dests[i].m, outs[part_of[i]], k * take, dests[i].at);
+        rc = ckpt_stream_write(c, dests[i].s, outs[part_of[i]], k * take, dests[i].at);
         dests[i].at += k * take;
       }
     }

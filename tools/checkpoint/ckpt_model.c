@@ -40,9 +40,11 @@ void ckpt_model_free(ckpt_model *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* By name, and tensors of one name by file (the ranks of a model of ranks in rank order). */
 static int by_name(const void *a, const void *b) {
   const ckpt_tensor *const *x = a, *const *y = b;
-  return strcmp((*x)->name, (*y)->name);
+  int c = strcmp((*x)->name, (*y)->name);
+  return c != 0 ? c : (*x)->file < (*y)->file ? -1 : (*x)->file > (*y)->file;
 }
 
 int ckpt_model_sort(ckpt_model *m, tool_error *err) {

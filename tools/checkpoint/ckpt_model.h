@@ -69,10 +69,11 @@ typedef struct ckpt_model {
   /** The index's path and file name, or NULL for a model of one file without an index. */
   char *index_path;
   char *index_name;
-  /** The files, sorted by name. */
+  /** The files, sorted by name; in a model of ranks (merge, reshard), file R is rank R. */
   size_t file_count;
   ckpt_file *files;
-  /** Every tensor of every file, sorted by name (pointers into the files' arrays). */
+  /** Every tensor of every file, sorted by name and tensors of one name by file (pointers into
+   * the files' arrays). */
   size_t tensor_count;
   const ckpt_tensor **by_name;
   /** The other regular files of the model's folder (config.json, tokenizer files...), sorted,

@@ -107,25 +107,107 @@ int ckpt_plan_files(ckpt_plan *plan, size_t count, tool_error *err) {
   return 0;
 }
 
+void ckpt_out_file_free(ckpt_out_file *f) {
+  for (size_t k = 0; k < f->tensor_count; k++) {
+    free(f->tensors[k].name);
+    free(f->tensors[k].shape);
+  }
+  free(f->tensors);
+  free(f->spans);
+  free(f->name);
+  free(f->prefix);
+  memset(f, 0, sizeof *f);
+}
+
 void ckpt_plan_free(ckpt_plan *plan) {
   for (size_t i = 0; i < plan->file_count; i++) {
-    ckpt_out_file *f = &plan->files[i];
-    for (size_t k = 0; k < f->tensor_count; k++) {
-      free(f->tensors[k].name);
-      free(f->tensors[k].shape);
-    }
-    free(f->tensors);
-    free(f->spans);
-    free(f->name);
-    free(f->prefix);
+    ckpt_out_file_free(&plan->files[i]);
   }
   free(plan->files);
   free(plan->index_text);
   free(plan->index_name);
   free(plan->shared_meta);
+  free(plan->checks);
   memset(plan, 0, sizeof *plan);
 }
 
+int ckpt_plan_add_check(ckpt_plan *plan, const ckpt_tensor *tensor, const ckpt_tensor *copy,
+                        tool_error *err) {
+  if (reserve((void **)&plan->checks, &plan->check_cap, plan->check_count + 1,
+              sizeof *plan->checks) != 0) {
+    return tool_oom(err, "planning the comparisons");
+  }
+  plan->checks[plan->check_count++] = (ckpt_check){tensor, copy};
+  return 0;
+}
+
+static int same_value(const ckpt_meta *a, const ckpt_meta *b) {
+  return a->kind == b->kind && a->value_size == b->value_size &&
+         memcmp(a->value, b->value, a->value_size) == 0;
+}
+
+/* A metadata entry and the file it is in, for the union. */
+typedef struct meta_entry {
+  const ckpt_meta *meta;
+  size_t file;
+} meta_entry;
+
+static int meta_order(const void *a, const void *b) {
+  const meta_entry *x = a, *y = b;
+  int c = strcmp(x->meta->key, y->meta->key);
+  return c != 0 ? c : x->file < y->file ? -1 : x->file > y->file;
+}
+
+int ckpt_plan_union_meta(ckpt_plan *plan, const ckpt_model *m, const char *metadata_name,
+                         const char *what, tool_error *err) {
+  size_t n = 0;
+  int has = 0;
+  for (size_t i = 0; i < m->file_count; i++) {
+    n += m->files[i].meta_count;
+    has |= m->files[i].has_meta;
+  }
+  meta_entry *all = calloc(n + 1, sizeof *all);
+  ckpt_meta *out = calloc(n + 1, sizeof *out);
+  if (all == NULL || out == NULL) {
+    free(all);
+    free(out);
+    return tool_oom(err, "merging the metadata");
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < m->file_count; i++) {
+    for (size_t j = 0; j < m->files[i].meta_count; j++) {
+      all[k++] = (meta_entry){&m->files[i].meta[j], i};
+    }
+  }
+  /* Sorted by key, then file: each key's entries side by side, the first file's first. */
+  qsort(all, n, sizeof *all, meta_order);
+  size_t count = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    if (count > 0 && strcmp(out[count - 1].key, all[i].meta->key) == 0) {
+      if (!same_value(&out[count - 1], all[i].meta)) {
+        rc = tool_fail(err, CLI_EXIT_DATA, "%s '%.200s' differs between the %s ('%.100s' in '%s')",
+                       metadata_name, all[i].meta->key, what, all[i].meta->value,
+                       m->files[all[i].file].name);
+      }
+      continue;
+    }
+    out[count++] = *all[i].meta;
+  }
+  free(all);
+  if (rc != 0) {
+    free(out);
+    return rc;
+  }
+  free(plan->shared_meta);
+  plan->shared_meta = out;
+  for (size_t i = 0; i < plan->file_count; i++) {
+    plan->files[i].meta = out;
+    plan->files[i].meta_count = count;
+    plan->files[i].has_meta = has;
+  }
+  return 0;
+}
 typedef struct name_entry {
   const char *name;
   const char *source;

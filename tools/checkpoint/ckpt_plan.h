@@ -77,6 +77,14 @@ typedef struct ckpt_out_file {
   uint64_t data_size;
 } ckpt_out_file;
 
+/** A tensor that exists in every rank and must be the same in each (merge and reshard write it
+ * once per output, from one rank): `copy` is compared byte for byte with `tensor` before anything
+ * is written. */
+typedef struct ckpt_check {
+  const ckpt_tensor *tensor;
+  const ckpt_tensor *copy;
+} ckpt_check;
+
 /** The plan. */
 typedef struct ckpt_plan {
   size_t file_count;
@@ -88,8 +96,14 @@ typedef struct ckpt_plan {
   /** The index to write after the files (NULL: none), and its file name. */
   char *index_text;
   char *index_name;
-  /** Metadata the files borrow and the plan owns (shard's merged metadata), or NULL. */
+  /** Metadata the files borrow and the plan owns (the union of the inputs' metadata), or
+   * NULL. */
   ckpt_meta *shared_meta;
+  /** The copies to compare before writing (ckpt_verify.h), and whether the inputs are ranks
+   * (input file R is rank R: messages name the rank). */
+  size_t check_count, check_cap;
+  ckpt_check *checks;
+  int ranked;
 } ckpt_plan;
 
 /**
@@ -123,8 +137,25 @@ uint64_t ckpt_out_file_size(const ckpt_out_file *f);
  */
 int ckpt_plan_check_names(const ckpt_plan *plan, tool_error *err);
 
+/** Adds the check that `copy` equals `tensor`. Returns 0 or CLI_EXIT_SOFTWARE (out of memory). */
+int ckpt_plan_add_check(ckpt_plan *plan, const ckpt_tensor *tensor, const ckpt_tensor *copy,
+                        tool_error *err);
+
+/**
+ * Gives every file of `plan` the union of the metadata of the files of `m`, sorted by key (the
+ * plan owns it as shared_meta; a file has a metadata section when one input has). A key with two
+ * values is CLI_EXIT_DATA: "<format's metadata name> 'KEY' differs between the <what> ('VALUE' in
+ * 'FILE')". Returns 0, that, or CLI_EXIT_SOFTWARE.
+ */
+int ckpt_plan_union_meta(ckpt_plan *plan, const ckpt_model *m, const char *metadata_name,
+                         const char *what, tool_error *err);
+
 /** Gives `plan` `count` empty output files. Returns 0 or CLI_EXIT_SOFTWARE (out of memory). */
 int ckpt_plan_files(ckpt_plan *plan, size_t count, tool_error *err);
+
+/** Releases what output file `f` holds (its tensors, spans, name and prefix; not the metadata
+ * it borrows) and zeroes it. */
+void ckpt_out_file_free(ckpt_out_file *f);
 
 /** Releases the plan and zeroes it (safe on a zeroed or partly built plan). */
 void ckpt_plan_free(ckpt_plan *plan);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_by_size.h"
 #include "ckpt_glob.h"
 #include "ckpt_planner.h"
 
@@ -54,24 +55,12 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
   return rc;
 }
 
-int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_split_rule *rules,
-                    size_t rule_count, ckpt_plan *plan, tool_error *err) {
-  memset(plan, 0, sizeof *plan);
-  int rc = ckpt_plan_files(plan, m->file_count, err);
-  for (size_t i = 0; i < m->file_count && rc == 0; i++) {
-    ckpt_out_file *out = &plan->files[i];
-    out->name = strdup(m->files[i].name);
-    out->meta = m->files[i].meta;
-    out->meta_count = m->files[i].meta_count;
-    out->has_meta = m->files[i].has_meta;
-    if (out->name == NULL) {
-      rc = tool_oom(err, "planning the split");
-    }
-  }
+/* Every tensor, by name: its parts when a rule cuts it, else itself, into files[t->file], or
+ * into files[0] when `one_file`. */
+static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_t rule_count,
+                        ckpt_out_file *files, int one_file, tool_error *err) {
   size_t *hits = calloc(rule_count + 1, sizeof *hits);
-  if (rc == 0 && hits == NULL) {
-    rc = tool_oom(err, "planning the split");
-  }
+  int rc = hits == NULL ? tool_oom(err, "planning the split") : 0;
   for (size_t k = 0; k < m->tensor_count && rc == 0; k++) {
     const ckpt_tensor *t = m->by_name[k];
     const ckpt_split_rule *rule = NULL;
@@ -80,7 +69,7 @@ int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_s
     if (rc != 0) {
       break;
     }
-    ckpt_out_file *out = &plan->files[t->file];
+    ckpt_out_file *out = &files[one_file ? 0 : t->file];
     if (rule != NULL) {
       rc = add_parts(m, rule, &match, t, (uint64_t)k + 1, out, err);
       continue;
@@ -98,16 +87,62 @@ int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_s
     }
   }
   free(hits);
-  if (rc == 0) {
-    rc = ckpt_plan_check_names(plan, err);
-  }
+  return rc;
+}
+
+/* The names checked, every file laid out, and the index rendered when there is one. */
+static int finish(const ckpt_format *format, ckpt_plan *plan, tool_error *err) {
+  int rc = ckpt_plan_check_names(plan, err);
   for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
     rc = format->layout(format->ctx, &plan->files[i], err);
   }
-  if (rc == 0 && m->index_name != NULL && format->index != NULL) {
-    plan->index_name = strdup(m->index_name);
-    rc = plan->index_name == NULL ? tool_oom(err, "planning the index")
-                                  : format->index(format->ctx, plan, err);
+  if (rc == 0 && plan->index_name != NULL && format->index != NULL) {
+    rc = format->index(format->ctx, plan, err);
   }
   return rc;
+}
+
+int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_split_rule *rules,
+                    size_t rule_count, ckpt_plan *plan, tool_error *err) {
+  memset(plan, 0, sizeof *plan);
+  int rc = ckpt_plan_files(plan, m->file_count, err);
+  for (size_t i = 0; i < m->file_count && rc == 0; i++) {
+    ckpt_out_file *out = &plan->files[i];
+    out->name = strdup(m->files[i].name);
+    out->meta = m->files[i].meta;
+    out->meta_count = m->files[i].meta_count;
+    out->has_meta = m->files[i].has_meta;
+    if (out->name == NULL) {
+      rc = tool_oom(err, "planning the split");
+    }
+  }
+  if (rc == 0) {
+    rc = plan_tensors(m, rules, rule_count, plan->files, 0, err);
+  }
+  if (rc == 0 && m->index_name != NULL && format->index != NULL) {
+    plan->index_name = strdup(m->index_name);
+    rc = plan->index_name == NULL ? tool_oom(err, "planning the index") : 0;
+  }
+  return rc == 0 ? finish(format, plan, err) : rc;
+}
+
+int ckpt_plan_split_sized(const ckpt_model *m, const ckpt_format *format,
+                          const ckpt_split_rule *rules, size_t rule_count, uint64_t max_shard_size,
+                          ckpt_plan *plan, tool_error *err) {
+  if (max_shard_size == 0) {
+    return ckpt_plan_split(m, format, rules, rule_count, plan, err);
+  }
+  memset(plan, 0, sizeof *plan);
+  ckpt_out_file all;
+  memset(&all, 0, sizeof all);
+  int rc = plan_tensors(m, rules, rule_count, &all, 1, err);
+  if (rc == 0) {
+    rc = ckpt_plan_by_size(plan, &all, max_shard_size, "model", format->suffix,
+                           format->index != NULL ? ".index.json" : NULL, err);
+  }
+  ckpt_out_file_free(&all);
+  if (rc == 0) {
+    rc = ckpt_plan_union_meta(plan, m, format->metadata_name, "shards", err);
+  }
+  return rc == 0 ? finish(format, plan, err) : rc;
 }

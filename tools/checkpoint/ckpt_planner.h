@@ -32,6 +32,15 @@ typedef struct ckpt_split_rule {
 int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_split_rule *rules,
                     size_t rule_count, ckpt_plan *plan, tool_error *err);
 
+/**
+ * ckpt_plan_split, with the outputs laid out in files of at most `max_shard_size` bytes of
+ * tensors as ckpt_plan_by_size lays them out (0: as the input's files are), with the union of
+ * the input files' metadata (a key with two values is CLI_EXIT_DATA).
+ */
+int ckpt_plan_split_sized(const ckpt_model *m, const ckpt_format *format,
+                          const ckpt_split_rule *rules, size_t rule_count, uint64_t max_shard_size,
+                          ckpt_plan *plan, tool_error *err);
+
 /** A shard rule: the tensors matching `glob` are cut along `axis` (of `view`'s shape when
  * view.has_view). */
 typedef struct ckpt_shard_rule {
@@ -55,6 +64,30 @@ typedef struct ckpt_shard_spec {
 } ckpt_shard_spec;
 
 /**
+ * How the rules of `spec` take the tensor `name`: the first --axis rule it matches (NULL: it is
+ * replicated) and the first --view rule (NULL: none), each counted in `hits` (ckpt_rules_count
+ * entries: the --axis rules, the --view rules, then the --replicate globs, which count only
+ * tensors no --axis rule takes). Returns 0, or CLI_EXIT_DATA when no rule takes the tensor under
+ * spec->unmatched_error.
+ */
+int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
+                   const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err);
+
+/** The number of rules of `spec`: the size of the `hits` array of ckpt_rules_for. */
+size_t ckpt_rules_count(const ckpt_shard_spec *spec);
+
+/** CLI_EXIT_DATA naming the first rule that matched no tensor ("--axis: no tensor matches
+ * 'x'"), or 0. */
+int ckpt_rules_unmatched(const ckpt_shard_spec *spec, const size_t *hits, tool_error *err);
+
+/** The cut of an --axis rule (after its --view rule, when not NULL) into `parts` equal parts. */
+ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view, int64_t parts);
+
+/** Gives `plan` `ranks` empty files named "rank<R>" + the format's suffix. Returns 0 or
+ * CLI_EXIT_SOFTWARE. */
+int ckpt_plan_rank_files(ckpt_plan *plan, size_t ranks, const ckpt_format *format, tool_error *err);
+
+/**
  * Plans a shard: files "rank<R>" + the format's suffix, each holding part R of every cut tensor
  * and a copy of every other, with the metadata of all input files merged (a key with two values
  * is an error). The plan is lockstep. Returns 0 or, with the message in `err`, CLI_EXIT_DATA (a
@@ -64,5 +97,29 @@ typedef struct ckpt_shard_spec {
  */
 int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_shard_spec *spec,
                     ckpt_plan *plan, tool_error *err);
+
+/**
+ * Plans a merge, the inverse of a shard with the same rules: `ranks` is a model of ranks (file R
+ * is rank R, ckpt_model.h). Each tensor must be in every rank. One the --axis rules take is
+ * concatenated from its parts in rank order along AXIS (of the --view shape, when one applies;
+ * ckpt_concat.h); any other must have the same dtype and shape in every rank, is written once
+ * from rank 0, and its copies in the other ranks are compared with it before anything is written
+ * (plan->checks). The outputs are laid out by ckpt_plan_by_size (`max_shard_size` 0: one file),
+ * with the union of the ranks' metadata. spec->ranks is not used. Returns 0 or, with the message
+ * in `err`, CLI_EXIT_DATA (a tensor missing from a rank, parts that cannot be joined, a
+ * replicated tensor whose dtype or shape differs, a rule that matches nothing, metadata that
+ * differs), an error of the format, CLI_EXIT_SOFTWARE. Free the plan in either case.
+ */
+int ckpt_plan_merge(const ckpt_model *ranks, const ckpt_format *format, const ckpt_shard_spec *spec,
+                    uint64_t max_shard_size, ckpt_plan *plan, tool_error *err);
+
+/**
+ * Plans a reshard of a model of ranks into spec->ranks ranks: exactly the plan of a shard of what
+ * ckpt_plan_merge would write (same rules, same names, shapes and metadata), with every output
+ * range read from the input ranges that hold it, never from a merged tensor. Lockstep. Returns
+ * as ckpt_plan_merge, and the errors of the cut (ckpt_plan_shard) on the merged tensors.
+ */
+int ckpt_plan_reshard(const ckpt_model *ranks, const ckpt_format *format,
+                      const ckpt_shard_spec *spec, ckpt_plan *plan, tool_error *err);
 
 #endif /* CLEAVE_CKPT_PLANNER_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ckpt_copy.h"
+#include "ckpt_verify.h"
 #include "cli_util.h"
 #include "io.h"
 #include "outputs.h"
@@ -59,9 +60,15 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
 
 int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_write_options *o,
                     ckpt_before_commit before_commit, void *ctx) {
+  /* The ranks' copies first: an input that breaks a rule (65) is reported before an output
+   * that exists (73), and with nothing created. */
+  int rc = ckpt_verify_plan(plan, model);
+  if (rc != 0) {
+    return rc;
+  }
   out_set out;
   memset(&out, 0, sizeof out);
-  int rc = prepare(plan, model, o, &out);
+  rc = prepare(plan, model, o, &out);
   if (rc == 0) {
     rc = out_set_create(&out);
   }

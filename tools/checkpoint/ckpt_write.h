@@ -25,10 +25,11 @@ typedef int (*ckpt_before_commit)(void *ctx);
 
 /**
  * Writes `plan` (laid out by its format, reading the files of `model`) into o->outdir, calling
- * `before_commit(ctx)` (may be NULL) before the commit. Returns 0, or prints the error and
- * returns an exit status: CLI_EXIT_CANTCREAT (an output exists without force, or cannot be
- * created), CLI_EXIT_NOINPUT, CLI_EXIT_IOERR, CLI_EXIT_SOFTWARE, or what before_commit returned.
- * On failure nothing is left behind.
+ * `before_commit(ctx)` (may be NULL) before the commit. The plan's checks are compared first
+ * (ckpt_verify.h). Returns 0, or prints the error and returns an exit status: CLI_EXIT_DATA (a
+ * copy differs), CLI_EXIT_CANTCREAT (an output exists without force, or cannot be created),
+ * CLI_EXIT_NOINPUT, CLI_EXIT_IOERR, CLI_EXIT_SOFTWARE, or what before_commit returned. On
+ * failure nothing is left behind.
  */
 int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_write_options *o,
                     ckpt_before_commit before_commit, void *ctx);

@@ -190,16 +190,23 @@ static const char ir_run_help[] =
 static const char st_help[] =
     "usage: cleave st ls MODEL [--glob PAT] [--json] [-q]\n"
     "       cleave st check MODEL [--strict] [--json] [-q]\n"
-    "       cleave st split MODEL -o OUTDIR RULE... [--rules FILE] [--dry-run] [-f] [--sync]\n"
+    "       cleave st split MODEL -o OUTDIR RULE... [--rules FILE] [--max-shard-size SIZE]\n"
+    "                       [--dry-run] [-f] [--sync]\n"
     "       cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
     "                       [--replicate GLOB] [--unmatched replicate|error] [--dry-run] [-f]\n"
+    "       cleave st merge RANK... -o OUTDIR --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "                       [--replicate GLOB] [--max-shard-size SIZE] [--dry-run] [-f]\n"
+    "       cleave st reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS...\n"
+    "                       [--view GLOB=SHAPE] [--replicate GLOB] [--dry-run] [-f]\n"
     "\n"
     "Checkpoint surgery on safetensors files. MODEL is a .safetensors file, a\n"
-    "*.safetensors.index.json with its shards, or a folder holding either. Every header is read\n"
-    "and checked first (no data is read by ls, check or --dry-run); split and shard write each\n"
-    "output file in one pass, in memory that does not grow with the model, to temporary files in\n"
-    "OUTDIR renamed into place only when all are complete (the index last). Outputs are laid\n"
-    "out like the reference writer's (tensors by dtype, then name; header padded with spaces).\n"
+    "*.safetensors.index.json with its shards, or a folder holding either; RANK... the files\n"
+    "of a tensor-parallel checkpoint in rank order, or one folder of rank<R>.safetensors.\n"
+    "Every header is read and checked first (no data is read by ls, check or --dry-run); the\n"
+    "writing commands write each output file in one pass, in memory that does not grow with the\n"
+    "model, to temporary files in OUTDIR renamed into place only when all are complete (the\n"
+    "index last). Outputs are laid out like the reference writer's (tensors by dtype, then\n"
+    "name; header padded with spaces).\n"
     "\n"
     "Run 'cleave st SUBCOMMAND --help' for each subcommand; the format rules cleave enforces are\n"
     "in 'man cleave' (stricter than the reference reader: duplicate keys, non-integer numbers,\n"
@@ -280,6 +287,11 @@ static const char st_split_help[] =
     "  --into NAMES      the parts' names; each '*' takes what the GLOB's '*' captured\n"
     "  --rules FILE      more rules, one per line, written as on the command line: quotes\n"
     "                    and backslashes work as in the shell, '#' starts a comment\n"
+    "  --max-shard-size SIZE  lay the outputs out as Hugging Face's writer shards a model:\n"
+    "                    model-00001-of-0000N.safetensors of at most SIZE bytes of tensors\n"
+    "                    each (a larger tensor gets a file of its own) and\n"
+    "                    model.safetensors.index.json, or one model.safetensors when all fit;\n"
+    "                    SIZE as for st merge. Without it each part stays in its tensor's file\n"
     "\n"
     "Rules given on the command line are numbered from 1 in messages (\"rule 2\"), those of a\n"
     "file by FILE:LINE. A rule that matches nothing, a tensor two rules match, two outputs with\n"
@@ -319,6 +331,69 @@ static const char st_shard_help[] =
     "    --axis '*.o_proj.weight=1' --axis '*.gate_proj.weight=0' \\\n"
     "    --axis '*.up_proj.weight=0' --axis '*.down_proj.weight=1' --unmatched replicate\n";
 
+static const char st_merge_help[] =
+    "usage: cleave st merge RANK... -o OUTDIR --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "                       [--replicate GLOB] [--unmatched replicate|error]\n"
+    "                       [--max-shard-size SIZE]\n"
+    "\n"
+    "Joins the ranks of a tensor-parallel checkpoint into one model: the inverse of 'st shard'\n"
+    "with the same rules. RANK... is the rank files in rank order, or one folder holding\n"
+    "rank0.safetensors to rank<N-1>.safetensors (other files are ignored). Every tensor must be\n"
+    "in every rank. One that an --axis rule takes is concatenated from the ranks' parts in rank\n"
+    "order along AXIS (Concat-1: the parts' other dimensions must agree); any other must have\n"
+    "the same dtype, shape and bytes in every rank (the bytes are compared before anything is\n"
+    "written) and is written once. The metadata is the union of the ranks'.\n"
+    "\n"
+    "  --axis GLOB=AXIS         concatenate the tensors matching GLOB along AXIS (the first\n"
+    "                           matching --axis rule applies)\n"
+    "  --view GLOB=SHAPE        join the parts as views of SHAPE, the view of the merged tensor\n"
+    "                           (as st shard cut it): each part holds its share of AXIS; the\n"
+    "                           merged tensor is folded back to the parts' trailing dimensions\n"
+    "                           when they divide it\n"
+    "  --replicate GLOB         tensors every rank holds whole (compared, written once)\n"
+    "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
+    "                           matches (default: replicate)\n"
+    "  --max-shard-size SIZE    write model-00001-of-0000N.safetensors of at most SIZE bytes\n"
+    "                           of tensors each (a larger tensor gets a file of its own) and\n"
+    "                           model.safetensors.index.json, as Hugging Face's writer does\n"
+    "                           (tensors in natural name order: layers.2 before layers.10).\n"
+    "                           SIZE as Hugging Face reads it: 5GB, 1.5GB, 500MiB (KB MB GB\n"
+    "                           TB: powers of 1000; KiB MiB GiB TiB: of 1024; no unit: bytes).\n"
+    "                           Without it, or when all fit in one, one model.safetensors\n"
+    "\n"
+    "A tensor missing from a rank, parts that cannot be joined, a tensor no rule joins that\n"
+    "differs between the ranks, and a rule that matches no tensor are errors (status 65, naming\n"
+    "the tensor and the first rank at fault; nothing is written).\n"
+    "\n"
+    "Example (the inverse of the st shard example):\n"
+    "  cleave st merge tp4/ -o llama/ --axis '*.q_proj.weight=0' --axis '*.k_proj.weight=0'\n"
+    "    --axis '*.v_proj.weight=0' --axis '*.o_proj.weight=1' --axis '*.gate_proj.weight=0'\n"
+    "    --axis '*.up_proj.weight=0' --axis '*.down_proj.weight=1' --max-shard-size 5GB\n";
+
+static const char st_reshard_help[] =
+    "usage: cleave st reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS...\n"
+    "                         [--view GLOB=SHAPE] [--replicate GLOB]\n"
+    "                         [--unmatched replicate|error]\n"
+    "\n"
+    "Changes the number of ranks of a tensor-parallel checkpoint from N (RANK... as for st\n"
+    "merge) to RANKS, for any N and RANKS: OUTDIR/rank<R>.safetensors are byte for byte what\n"
+    "'st merge' then 'st shard -n RANKS' with the same rules write, in one pass that never\n"
+    "holds a whole tensor: each output byte range is read from the input ranges that hold it.\n"
+    "The rules and their errors are those of st merge (joining the parts) and st shard\n"
+    "(cutting them again: uneven is an error).\n"
+    "\n"
+    "  -n RANKS                 the number of output ranks (1 to 4096)\n"
+    "  --axis GLOB=AXIS         the tensors matching GLOB are split along AXIS across the ranks\n"
+    "  --view GLOB=SHAPE        ... seen as SHAPE, the view of the whole tensor\n"
+    "  --replicate GLOB         tensors every rank holds whole (compared, copied to each)\n"
+    "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
+    "                           matches (default: replicate)\n"
+    "\n"
+    "Example (tensor parallelism over 4 ranks to 2):\n"
+    "  cleave st reshard tp4/ -o tp2/ -n 2 --axis '*.q_proj.weight=0'\n"
+    "    --axis '*.k_proj.weight=0' --axis '*.v_proj.weight=0' --axis '*.o_proj.weight=1'\n"
+    "    --axis '*.gate_proj.weight=0' --axis '*.up_proj.weight=0' --axis '*.down_proj.weight=1'\n";
+
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
     return -1;
@@ -351,6 +426,8 @@ int help_print(const char *command, FILE *out) {
       {"st check", st_check_help, 0},
       {"st split", st_split_help, 2},
       {"st shard", st_shard_help, 2},
+      {"st merge", st_merge_help, 2},
+      {"st reshard", st_reshard_help, 2},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     if (strcmp(texts[i].name, command) == 0) {

@@ -1,4 +1,5 @@
-/* cleave st ls|check|split|shard: checkpoint surgery on safetensors files (dispatch). */
+/* cleave st ls|check|split|shard|merge|reshard: checkpoint surgery on safetensors files (dispatch).
+ */
 #include <string.h>
 
 #include "cli_util.h"
@@ -8,7 +9,8 @@
 int cmd_st(int argc, char **argv, int first) {
   if (first >= argc) {
     help_print("st", stderr);
-    return cli_error(CLI_EXIT_USAGE, "st: a subcommand is missing (ls, check, split, shard)");
+    return cli_error(CLI_EXIT_USAGE,
+                     "st: a subcommand is missing (ls, check, split, shard, merge, reshard)");
   }
   const char *sub = argv[first];
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
@@ -27,5 +29,9 @@ int cmd_st(int argc, char **argv, int first) {
   if (strcmp(sub, "shard") == 0) {
     return cmd_st_shard(argc, argv, first + 1);
   }
-  return cli_error(CLI_EXIT_USAGE, "st: unknown subcommand '%s' (ls, check, split, shard)", sub);
+  if (strcmp(sub, "merge") == 0 || strcmp(sub, "reshard") == 0) {
+    return cmd_st_merge(argc, argv, first + 1, sub[0] == 'r');
+  }
+  return cli_error(CLI_EXIT_USAGE,
+                   "st: unknown subcommand '%s' (ls, check, split, shard, merge, reshard)", sub);
 }

@@ -38,6 +38,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   ckpt_rule_set s;
   memset(&s, 0, sizeof s);
   s.command = "st split";
+  uint64_t max_size = 0;
   int rc = 0;
   for (;;) {
     int id;
@@ -63,6 +64,8 @@ int cmd_st_split(int argc, char **argv, int first) {
     } else if (st_parse_write_common(id, value, &o)) {
     } else if (id == OPT_RULES) {
       rc = ckpt_rules_read(&s, value);
+    } else if (id == OPT_MAX_SHARD_SIZE) {
+      rc = st_parse_max_shard_size(value, "st split", &max_size);
     } else if (rule_kind(id) != 0) {
       rc = ckpt_rule_command_line(&s, rule_kind(id), value);
     } else {
@@ -92,7 +95,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   if (rc == 0) {
     tool_error err;
     ckpt_format format = st_format(&m);
-    rc = ckpt_plan_split(&m.ckpt, &format, s.rules, s.count, &plan, &err);
+    rc = ckpt_plan_split_sized(&m.ckpt, &format, s.rules, s.count, max_size, &plan, &err);
     if (rc != 0) {
       tool_prefix(&err, "st split");
       st_report(&err);

@@ -1,7 +1,7 @@
 /*
  * The `cleave st` commands (cmd_st*.c): the entry point the CLI calls, the option identifiers
- * and tables they share, and the helpers of the writing commands (cmd_st_write.c): reports and
- * writing a plan.
+ * and tables they share, the helpers of the writing commands (cmd_st_write.c: reports and
+ * writing a plan) and the rules of the rank commands (cmd_st_rules.c).
  */
 #ifndef CLEAVE_ST_CLI_H
 #define CLEAVE_ST_CLI_H
@@ -10,11 +10,12 @@
 
 #include "args.h"
 #include "ckpt_plan.h"
+#include "ckpt_planner.h"
 #include "error.h"
 #include "st_model.h"
 
-/** cleave st ls|check|split|shard ...: `argv[first]` is the subcommand. Returns the process exit
- * status (docs/cli.md, "Errors and exit status"). */
+/** cleave st ls|check|split|shard|merge|reshard ...: `argv[first]` is the subcommand. Returns the
+ * process exit status (docs/cli.md, "Errors and exit status"). */
 int cmd_st(int argc, char **argv, int first);
 
 enum {
@@ -37,10 +38,11 @@ enum {
   OPT_RANKS,
   OPT_REPLICATE,
   OPT_UNMATCHED,
+  OPT_MAX_SHARD_SIZE,
   OPT_STRICT,
 };
 
-/** The options of st ls / st check, and of st split / st shard (and rules files). */
+/** The options of st ls / st check, and of the writing commands (and rules files). */
 extern const cli_option st_common_options[];
 extern const size_t st_common_option_count;
 extern const cli_option st_write_options[];
@@ -71,12 +73,39 @@ int st_load(const char *path, st_model *m);
 int st_parse_write_common(int id, const char *value, write_opts *o);
 
 /** Prints the plan (--dry-run), or writes it all-or-nothing into OUTDIR and reports what it
- * wrote. `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
+ * wrote, then warns about the safetensors files of OUTDIR it did not write (an earlier run's).
+ * `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
+
+/** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
+ * command line gives them (spec.ranks is the caller's). Free with st_rank_rules_free. */
+typedef struct st_rank_rules {
+  ckpt_shard_spec spec;
+  ckpt_shard_rule *axes, *views;
+  const char **replicate;
+} st_rank_rules;
+
+/** Makes room for the rules of a command line of `argc` words. Returns 0 or CLI_EXIT_SOFTWARE
+ * (reported). */
+int st_rank_rules_init(st_rank_rules *r, int argc);
+
+/** Applies option `id` with `value` when it is one of the rules' options and returns 1, with
+ * `*rc` 0 or CLI_EXIT_USAGE (reported, naming `cmd`); returns 0 for another option. */
+int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char *cmd, int *rc);
+
+/** Releases the rules (the globs they copied) and zeroes them. */
+void st_rank_rules_free(st_rank_rules *r);
+
+/** Parses -n RANKS (1 to 4096). Returns 0 or CLI_EXIT_USAGE (reported, naming `cmd`). */
+int st_parse_ranks(const char *value, const char *cmd, int64_t *ranks);
+
+/** Parses --max-shard-size SIZE (ckpt_parse_size). Returns 0 or CLI_EXIT_USAGE (reported). */
+int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes);
 
 /** The subcommands. */
 int cmd_st_inspect(int argc, char **argv, int first, int is_check);
 int cmd_st_split(int argc, char **argv, int first);
 int cmd_st_shard(int argc, char **argv, int first);
+int cmd_st_merge(int argc, char **argv, int first, int reshard);
 
 #endif /* CLEAVE_ST_CLI_H */

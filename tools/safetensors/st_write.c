@@ -176,8 +176,40 @@ int st_layout(ckpt_out_file *file, tool_error *err) {
   return 0;
 }
 
+/* jansson's text (JSON_ENSURE_ASCII) made what Python's json.dumps writes, as Hugging Face's
+ * tools do: the hex digits of \u escapes in lower case, and DEL escaped too. Only strings hold
+ * backslashes or DEL. Returns a malloc'd copy with a final newline, or NULL. */
+static char *as_python_writes(const char *text) {
+  size_t n = strlen(text), dels = 0;
+  for (size_t i = 0; i < n; i++) {
+    dels += text[i] == 0x7f;
+  }
+  char *out = malloc(n + 5 * dels + 2), *o = out;
+  for (size_t i = 0; out != NULL && i < n; i++) {
+    if (text[i] == 0x7f) {
+      memcpy(o, "\\u007f", 6);
+      o += 6;
+    } else if (text[i] == '\\' && i + 1 < n) {
+      *o++ = text[i++];
+      *o++ = text[i];
+      int hex = text[i] == 'u' ? 4 : 0;
+      for (int k = 0; k < hex && i + 1 < n; k++) {
+        char c = text[++i];
+        *o++ = c >= 'A' && c <= 'F' ? (char)(c - 'A' + 'a') : c;
+      }
+    } else {
+      *o++ = text[i];
+    }
+  }
+  if (out != NULL) {
+    memcpy(o, "\n", 2);
+  }
+  return out;
+}
+
 /* The index of a sharded output (Hugging Face's layout): the input index's metadata with the
- * new total_size, and every tensor's file; indented by 2, keys sorted, a final newline. */
+ * new total_size, and every tensor's file; indented by 2, keys sorted, non-ASCII escaped, a final
+ * newline, as Python's json.dumps(index, indent=2, sort_keys=True) + "\n" writes it. */
 static int st_index_render(void *ctx, ckpt_plan *plan, tool_error *err) {
   const st_model *model = ctx;
   json_t *root = json_object();
@@ -200,20 +232,14 @@ static int st_index_render(void *ctx, ckpt_plan *plan, tool_error *err) {
     failed = json_object_set(root, "metadata", meta) != 0 ||
              json_object_set(root, "weight_map", map) != 0;
   }
-  char *text = failed ? NULL : json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+  char *text =
+      failed ? NULL : json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
   json_decref(meta);
   json_decref(map);
   json_decref(root);
-  size_t n = text != NULL ? strlen(text) : 0;
-  plan->index_text = text != NULL ? malloc(n + 2) : NULL;
-  if (plan->index_text == NULL) {
-    free(text);
-    return tool_oom(err, "rendering the index");
-  }
-  memcpy(plan->index_text, text, n);
-  memcpy(plan->index_text + n, "\n", 2);
+  plan->index_text = text != NULL ? as_python_writes(text) : NULL;
   free(text);
-  return 0;
+  return plan->index_text == NULL ? tool_oom(err, "rendering the index") : 0;
 }
 
 static int layout(void *ctx, ckpt_out_file *file, tool_error *err) {

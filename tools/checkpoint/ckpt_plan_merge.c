@@ -1,0 +1,216 @@
+/* Planning merge and reshard: each tensor's parts joined from the ranks, or, when no rule cuts
+ * it, compared across the ranks and written once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt_by_size.h"
+#include "ckpt_concat.h"
+#include "ckpt_planner.h"
+#include "shape_format.h"
+
+/* One run of merge or reshard. */
+typedef struct rank_run {
+  const ckpt_model *m;
+  const ckpt_shard_spec *spec;
+  ckpt_plan *plan;
+  /* merge: every output tensor, before they are laid out in files; reshard: NULL. */
+  ckpt_out_file *all;
+  /* The current tensor in each rank, and room for one span per rank. */
+  const ckpt_tensor **parts;
+  ckpt_span *spans;
+  size_t *hits;
+} rank_run;
+
+/* The tensors named like by_name[*k], one per rank, into run->parts; *k moves past them. The
+ * model lists them by name, then by file, and no file holds a name twice. */
+static int ranks_of(rank_run *run, size_t *k, tool_error *err) {
+  const ckpt_model *m = run->m;
+  size_t first = *k, end = first;
+  const char *name = m->by_name[first]->name;
+  while (end < m->tensor_count && strcmp(m->by_name[end]->name, name) == 0) {
+    end++;
+  }
+  *k = end;
+  size_t i = first;
+  for (size_t r = 0; r < m->file_count; r++) {
+    if (i < end && m->by_name[i]->file == r) {
+      run->parts[r] = m->by_name[i++];
+      continue;
+    }
+    const ckpt_tensor *holder = m->by_name[first];
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s' is in rank %zu ('%.300s') but missing from rank %zu "
+                     "('%.300s')",
+                     name, holder->file, m->files[holder->file].path, r, m->files[r].path);
+  }
+  return 0;
+}
+
+/* Adds output tensor `o` with its `count` spans to file `f`. */
+static int add(ckpt_out_file *f, const ckpt_out_tensor *o, const ckpt_span *spans, size_t count,
+               tool_error *err) {
+  return ckpt_out_file_add(f, o, spans, count) != 0 ? tool_oom(err, "planning the outputs") : 0;
+}
+
+/* A tensor no --axis rule takes: the same dtype, shape and (compared later) bytes in every rank,
+ * written once per output from rank 0. */
+static int replicated(rank_run *run, tool_error *err) {
+  const ckpt_model *m = run->m;
+  const ckpt_tensor *t0 = run->parts[0];
+  for (size_t r = 1; r < m->file_count; r++) {
+    const ckpt_tensor *t = run->parts[r];
+    int same =
+        t->dtype == t0->dtype && t->ndim == t0->ndim &&
+        (t->ndim == 0 || memcmp(t->shape, t0->shape, (size_t)t->ndim * sizeof *t->shape) == 0);
+    if (!same) {
+      char shape[SHAPE_TEXT_MAX], shape0[SHAPE_TEXT_MAX];
+      return tool_fail(
+          err, CLI_EXIT_DATA,
+          "rank %zu ('%.300s'): tensor '%.200s' is %s %.300s but %s %.300s in rank 0 "
+          "('%.300s'); a tensor no --axis rule takes must be the same in every rank",
+          r, m->files[r].path, t->name, t->dtype->name,
+          shape_format(t->shape, (size_t)t->ndim, shape, sizeof shape), t0->dtype->name,
+          shape_format(t0->shape, (size_t)t0->ndim, shape0, sizeof shape0), m->files[0].path);
+    }
+    int rc = ckpt_plan_add_check(run->plan, t0, t, err);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  ckpt_out_tensor o = ckpt_out_whole(t0);
+  ckpt_span span = ckpt_span_whole(t0);
+  if (run->all != NULL) {
+    return add(run->all, &o, &span, 1, err);
+  }
+  for (size_t i = 0; i < run->plan->file_count; i++) {
+    int rc = add(&run->plan->files[i], &o, &span, 1, err);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/* reshard: the merged tensor cut as shard would cut it, each part read from the ranks. */
+static int recut(rank_run *run, const ckpt_concat *c, const ckpt_shard_rule *axis,
+                 const ckpt_shard_rule *view, tool_error *err) {
+  ckpt_cut cut = ckpt_rules_cut(axis, view, run->spec->ranks);
+  char place[64];
+  snprintf(place, sizeof place, "the merge of %zu ranks", run->m->file_count);
+  ckpt_part *parts = NULL;
+  size_t count = 0;
+  int rc = ckpt_cut_tensor(&cut, &c->merged, place, &parts, &count, err);
+  for (size_t j = 0; j < count && rc == 0; j++) {
+    const ckpt_part *p = &parts[j];
+    if (p->rows != c->rows || p->row_bytes != c->row_bytes) {
+      rc = tool_fail(err, CLI_EXIT_SOFTWARE,
+                     "internal error: tensor '%.200s' is cut in rows other than it was joined in",
+                     c->merged.name);
+      break;
+    }
+    ckpt_out_tensor o = ckpt_out_whole(&c->merged);
+    o.source = run->parts[0];
+    o.ndim = p->ndim;
+    o.shape = (int64_t *)p->shape;
+    o.bytes = p->rows * p->take;
+    size_t n = ckpt_concat_spans(c, p->col, p->take, run->spans);
+    rc = add(&run->plan->files[j], &o, run->spans, n, err);
+  }
+  free(parts);
+  return rc;
+}
+
+/* A tensor an --axis rule takes: its parts joined along the axis (merge), or the joined tensor
+ * cut again (reshard). */
+static int joined(rank_run *run, const ckpt_shard_rule *axis, const ckpt_shard_rule *view,
+                  tool_error *err) {
+  ckpt_concat c;
+  int rc = ckpt_concat_prepare(run->m, run->parts, run->m->file_count,
+                               view != NULL ? &view->view : NULL, axis->axis, &c, err);
+  if (rc == 0 && run->all != NULL) {
+    ckpt_out_tensor o = ckpt_out_whole(&c.merged);
+    o.source = run->parts[0];
+    size_t n = ckpt_concat_spans(&c, 0, c.row_bytes, run->spans);
+    rc = add(run->all, &o, run->spans, n, err);
+  } else if (rc == 0) {
+    rc = recut(run, &c, axis, view, err);
+  }
+  ckpt_concat_free(&c);
+  return rc;
+}
+
+/* Every tensor of the ranks, by name, joined or replicated; then the rules that matched
+ * nothing. */
+static int each_tensor(rank_run *run, tool_error *err) {
+  size_t ranks = run->m->file_count;
+  run->parts = calloc(ranks + 1, sizeof *run->parts);
+  run->spans = calloc(ranks + 1, sizeof *run->spans);
+  run->hits = calloc(ckpt_rules_count(run->spec) + 1, sizeof *run->hits);
+  int rc = run->parts == NULL || run->spans == NULL || run->hits == NULL
+               ? tool_oom(err, "planning the ranks")
+               : 0;
+  for (size_t k = 0; k < run->m->tensor_count && rc == 0;) {
+    rc = ranks_of(run, &k, err);
+    const ckpt_shard_rule *axis = NULL, *view = NULL;
+    if (rc == 0) {
+      rc = ckpt_rules_for(run->spec, run->parts[0]->name, run->hits, &axis, &view, err);
+    }
+    if (rc == 0) {
+      rc = axis != NULL ? joined(run, axis, view, err) : replicated(run, err);
+    }
+  }
+  if (rc == 0) {
+    rc = ckpt_rules_unmatched(run->spec, run->hits, err);
+  }
+  free(run->parts);
+  free(run->spans);
+  free(run->hits);
+  return rc;
+}
+
+static int layout_all(ckpt_plan *plan, const ckpt_format *format, tool_error *err) {
+  int rc = 0;
+  for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
+    rc = format->layout(format->ctx, &plan->files[i], err);
+  }
+  if (rc == 0 && plan->index_name != NULL) {
+    rc = format->index(format->ctx, plan, err);
+  }
+  return rc;
+}
+
+int ckpt_plan_merge(const ckpt_model *ranks, const ckpt_format *format, const ckpt_shard_spec *spec,
+                    uint64_t max_shard_size, ckpt_plan *plan, tool_error *err) {
+  memset(plan, 0, sizeof *plan);
+  plan->ranked = 1;
+  ckpt_out_file all;
+  memset(&all, 0, sizeof all);
+  rank_run run = {ranks, spec, plan, &all, NULL, NULL, NULL};
+  int rc = each_tensor(&run, err);
+  if (rc == 0) {
+    rc = ckpt_plan_by_size(plan, &all, max_shard_size, "model", format->suffix,
+                           format->index != NULL ? ".index.json" : NULL, err);
+  }
+  ckpt_out_file_free(&all);
+  if (rc == 0) {
+    rc = ckpt_plan_union_meta(plan, ranks, format->metadata_name, "ranks", err);
+  }
+  return rc == 0 ? layout_all(plan, format, err) : rc;
+}
+
+int ckpt_plan_reshard(const ckpt_model *ranks, const ckpt_format *format,
+                      const ckpt_shard_spec *spec, ckpt_plan *plan, tool_error *err) {
+  memset(plan, 0, sizeof *plan);
+  plan->ranked = 1;
+  plan->lockstep = 1;
+  int rc = ckpt_plan_rank_files(plan, (size_t)spec->ranks, format, err);
+  if (rc == 0) {
+    rc = ckpt_plan_union_meta(plan, ranks, format->metadata_name, "ranks", err);
+  }
+  rank_run run = {ranks, spec, plan, NULL, NULL, NULL, NULL};
+  if (rc == 0) {
+    rc = each_tensor(&run, err);
+  }
+  return rc == 0 ? layout_all(plan, format, err) : rc;
+}

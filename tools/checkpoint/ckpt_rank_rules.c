@@ -1,0 +1,93 @@
+/* The rules of the rank commands (shard, merge, reshard): which tensors they cut or join, and
+ * the files of the ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt_glob.h"
+#include "ckpt_planner.h"
+
+/* The rule that `name` matches first, counted in `hits`, or NULL. */
+static const ckpt_shard_rule *first_match(const ckpt_shard_rule *rules, size_t count,
+                                          const char *name, size_t *hits) {
+  for (size_t i = 0; i < count; i++) {
+    if (ckpt_glob_match(rules[i].glob, name, NULL)) {
+      hits[i]++;
+      return &rules[i];
+    }
+  }
+  return NULL;
+}
+
+int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
+                   const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err) {
+  *axis = first_match(spec->axes, spec->axis_count, name, hits);
+  *view = first_match(spec->views, spec->view_count, name, hits + spec->axis_count);
+  if (*axis != NULL) {
+    return 0;
+  }
+  /* A --replicate rule counts only for the tensors no --axis rule takes. */
+  size_t *replicate_hits = hits + spec->axis_count + spec->view_count;
+  for (size_t i = 0; i < spec->replicate_count; i++) {
+    if (ckpt_glob_match(spec->replicate[i], name, NULL)) {
+      replicate_hits[i]++;
+      return 0;
+    }
+  }
+  if (spec->unmatched_error) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s' matches no --axis or --replicate rule (--unmatched error)",
+                     name);
+  }
+  return 0;
+}
+
+size_t ckpt_rules_count(const ckpt_shard_spec *spec) {
+  return spec->axis_count + spec->view_count + spec->replicate_count;
+}
+
+int ckpt_rules_unmatched(const ckpt_shard_spec *spec, const size_t *hits, tool_error *err) {
+  size_t axes = spec->axis_count, views = spec->view_count;
+  for (size_t i = 0; i < ckpt_rules_count(spec); i++) {
+    if (hits[i] != 0) {
+      continue;
+    }
+    const char *glob = i < axes           ? spec->axes[i].glob
+                       : i < axes + views ? spec->views[i - axes].glob
+                                          : spec->replicate[i - axes - views];
+    const char *kind = i < axes ? "--axis" : i < axes + views ? "--view" : "--replicate";
+    /* Numbered from 1 in each kind, as the command line gives them ("--axis rule 2"). */
+    size_t number = i < axes ? i + 1 : i < axes + views ? i - axes + 1 : i - axes - views + 1;
+    return tool_fail(err, CLI_EXIT_DATA, "%s rule %zu: no tensor matches '%.200s'%s", kind, number,
+                     glob, ckpt_glob_note(glob));
+  }
+  return 0;
+}
+
+ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view, int64_t parts) {
+  ckpt_cut cut;
+  if (view != NULL) {
+    cut = view->view;
+  } else {
+    memset(&cut, 0, sizeof cut);
+  }
+  cut.axis = axis->axis;
+  cut.has_parts = 1;
+  cut.parts = parts;
+  cut.lengths = NULL;
+  return cut;
+}
+
+int ckpt_plan_rank_files(ckpt_plan *plan, size_t ranks, const ckpt_format *format,
+                         tool_error *err) {
+  int rc = ckpt_plan_files(plan, ranks, err);
+  for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "rank%zu%s", i, format->suffix);
+    plan->files[i].name = strdup(name);
+    if (plan->files[i].name == NULL) {
+      rc = tool_oom(err, "planning the ranks");
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,109 @@
+/* The rules of the rank commands (st shard, merge, reshard) on the command line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt_by_size.h"
+#include "ckpt_cut.h"
+#include "cli_util.h"
+#include "st_cli.h"
+
+int st_rank_rules_init(st_rank_rules *r, int argc) {
+  memset(r, 0, sizeof *r);
+  size_t max = (size_t)argc + 1;
+  r->axes = calloc(max, sizeof *r->axes);
+  r->views = calloc(max, sizeof *r->views);
+  r->replicate = calloc(max, sizeof *r->replicate);
+  r->spec.axes = r->axes;
+  r->spec.views = r->views;
+  r->spec.replicate = r->replicate;
+  return r->axes == NULL || r->views == NULL || r->replicate == NULL
+             ? cli_error(CLI_EXIT_SOFTWARE, "out of memory")
+             : 0;
+}
+
+void st_rank_rules_free(st_rank_rules *r) {
+  for (size_t i = 0; i < r->spec.axis_count; i++) {
+    free((char *)r->axes[i].glob);
+  }
+  for (size_t i = 0; i < r->spec.view_count; i++) {
+    free((char *)r->views[i].glob);
+  }
+  free(r->axes);
+  free(r->views);
+  free(r->replicate);
+  memset(r, 0, sizeof *r);
+}
+
+/* Splits GLOB=VALUE at its last '=' (globs may hold '='; values never do). */
+static int glob_value(const char *text, const char *option, const char *cmd, char **glob,
+                      const char **value) {
+  const char *eq = strrchr(text, '=');
+  if (eq == NULL || eq == text || eq[1] == '\0') {
+    return cli_error(CLI_EXIT_USAGE, "%s: %s '%s' is not GLOB=VALUE", cmd, option, text);
+  }
+  *glob = strndup(text, (size_t)(eq - text));
+  *value = eq + 1;
+  return *glob == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+}
+
+int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char *cmd, int *rc) {
+  char *glob = NULL;
+  const char *v = NULL;
+  *rc = 0;
+  switch (id) {
+  case OPT_AXIS:
+    *rc = glob_value(value, "--axis", cmd, &glob, &v);
+    if (*rc == 0) {
+      ckpt_shard_rule *rule = &r->axes[r->spec.axis_count++];
+      rule->glob = glob;
+      if (cli_parse_int64(v, "--axis GLOB=AXIS", &rule->axis) != 0) {
+        *rc = CLI_EXIT_USAGE;
+      }
+    }
+    return 1;
+  case OPT_VIEW:
+    *rc = glob_value(value, "--view", cmd, &glob, &v);
+    if (*rc == 0) {
+      ckpt_shard_rule *rule = &r->views[r->spec.view_count++];
+      rule->glob = glob;
+      if (ckpt_parse_view(v, &rule->view) != 0) {
+        *rc = cli_error(CLI_EXIT_USAGE, "%s: --view '%s': '%s' is not a shape like 8,18,-1", cmd,
+                        value, v);
+      }
+    }
+    return 1;
+  case OPT_REPLICATE:
+    r->replicate[r->spec.replicate_count++] = value;
+    return 1;
+  case OPT_UNMATCHED:
+    if (strcmp(value, "replicate") == 0 || strcmp(value, "error") == 0) {
+      r->spec.unmatched_error = strcmp(value, "error") == 0;
+    } else {
+      *rc = cli_error(CLI_EXIT_USAGE, "%s: --unmatched is 'replicate' or 'error', not '%s'", cmd,
+                      value);
+    }
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+int st_parse_ranks(const char *value, const char *cmd, int64_t *ranks) {
+  if (cli_parse_int64(value, "-n/--num-splits", ranks) != 0) {
+    return CLI_EXIT_USAGE;
+  }
+  if (*ranks < 1 || *ranks > 4096) {
+    return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS must be from 1 to 4096, not %s", cmd, value);
+  }
+  return 0;
+}
+
+int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes) {
+  if (ckpt_parse_size(value, bytes) != 0) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --max-shard-size '%s' is not a size like 5GB, 500MiB or 1000000 (a "
+                     "number of at least 1 byte and KB, MB, GB, TB, KiB, MiB, GiB or TiB)",
+                     cmd, value);
+  }
+  return 0;
+}
