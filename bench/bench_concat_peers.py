@@ -8,7 +8,8 @@ a 64-byte aligned contiguous array, are joined back along the same axis:
   alloc  cleave.concat(parts, axis), np.concatenate(parts, axis), torch.cat(tparts, axis): a fresh
          output per call (allocation, copy and release all timed: timeit drops each result);
   out=   the same into a caller's 64-byte aligned array (cleave.concat(out=), ConcatPlan.run(out=),
-         np.concatenate(out=), torch.cat(out=)).
+         np.concatenate(out=), torch.cat(out=)), and the C library's own time for the same plan
+         run (ConcatPlan._c_seconds: a C loop inside the extension), the binding's floor.
 
 The variants of a case are interleaved sample by sample (timeit's own loop, so no wrapper call is
 counted), medians of --reps samples, ratios within the run; every output is checked against the
@@ -33,17 +34,20 @@ from bench_peers import CASES, aligned_empty, expected, fmt_time, pattern, same 
 import cleave  # noqa: E402
 
 
-def interleaved(variants, reps, calls, ns):
-    """Median seconds per call of each statement; each sample runs every statement in turn."""
-    timers = {name: timeit.Timer(stmt, globals=ns) for name, stmt in variants.items()}
-    times = {name: [] for name in variants}
+def interleaved(variants, c_loop, reps, calls, ns):
+    """Median seconds per call of each statement, and of c_loop(calls) (seconds per call); each
+    sample runs every one in turn."""
+    timers = {name: timeit.Timer(stmt, globals=ns).timeit for name, stmt in variants.items()}
+    timers = {name: (lambda t: lambda n: t(n) / n)(t) for name, t in timers.items()}
+    timers["C library"] = c_loop
+    times = {name: [] for name in timers}
     for t in timers.values():
-        t.timeit(1)
+        t(1)
     for r in range(reps):
         names = list(timers)
         names = names[r % len(names):] + names[:r % len(names)]  # rotate who goes first
         for name in names:
-            times[name].append(timers[name].timeit(calls) / calls)
+            times[name].append(timers[name](calls))
     return {name: statistics.median(v) for name, v in times.items()}
 
 
@@ -56,7 +60,7 @@ def run_case(letter, what, shape, axis, sizes, reps):
         parts.append(p)
     tparts = [torch.from_numpy(p) for p in parts]
     plan = cleave.ConcatPlan("concat", [p.shape for p in parts], np.float32, axis=axis)
-    outs = {k: aligned_empty(shape) for k in ("cl", "clp", "np")}
+    outs = {k: aligned_empty(shape) for k in ("cl", "clp", "np", "c")}
     tout = torch.from_numpy(aligned_empty(shape))
     ns = {"cleave": cleave, "np": np, "torch": torch, "parts": parts, "tparts": tparts,
           "axis": axis, "plan": plan, "cl": outs["cl"], "clp": outs["clp"], "nout": outs["np"],
@@ -71,7 +75,8 @@ def run_case(letter, what, shape, axis, sizes, reps):
         "torch.cat(out=)": "torch.cat(tparts, axis, out=tout)",
     }
     calls = 1 if x.nbytes >= (64 << 20) else 10 if x.nbytes >= (1 << 20) else 2000
-    med = interleaved(variants, reps, calls, ns)
+    # The C library's own time: the same plan run in a C loop inside the extension (GIL held).
+    med = interleaved(variants, lambda n: plan._c_seconds(parts, outs["c"], n), reps, calls, ns)
     for name, got in (("cleave", cleave.concat(parts, axis)), ("np", np.concatenate(parts, axis)),
                       ("torch", torch.cat(tparts, axis).numpy())):
         assert same(got, x), name
@@ -98,14 +103,14 @@ def main():
             res[letter] = run_case(letter, what, shape, axis, sizes, args.reps)
 
     print("\n| case | cleave | np.concatenate / cleave | torch.cat / cleave | cleave out= | "
-          "np out= / cleave | torch out= / cleave | ConcatPlan.run out= |")
-    print("|---|---|---|---|---|---|---|---|")
+          "np out= / cleave | torch out= / cleave | ConcatPlan.run out= | C library |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for letter, m in res.items():
         c, co = m["cleave.concat"], m["cleave.concat(out=)"]
         print(f"| ({letter}) | {fmt_time(c)} | {m['np.concatenate'] / c:.2f}x | "
               f"{m['torch.cat'] / c:.2f}x | {fmt_time(co)} | "
               f"{m['np.concatenate(out=)'] / co:.2f}x | {m['torch.cat(out=)'] / co:.2f}x | "
-              f"{fmt_time(m['ConcatPlan.run(out=)'])} |")
+              f"{fmt_time(m['ConcatPlan.run(out=)'])} | {fmt_time(m['C library'])} |")
 
 
 if __name__ == "__main__":
