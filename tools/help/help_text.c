@@ -97,13 +97,15 @@ static const char onnx_split_help[] =
 
 static const char infer_help[] =
     "usage: cleave infer OP [OP OPTIONS] --shape SHAPE [--dtype TYPE] [--json]\n"
+    "       cleave infer concat|concat-from-sequence [OP OPTIONS] --shape SHAPE... [--dtype TYPE]\n"
     "\n"
     "Shape inference only: prints the shape of each output of OP (split, variadic-split,\n"
-    "split-to-sequence or onnx-split) on data of SHAPE, one per line. OP takes the options of\n"
-    "its command (see 'cleave OP --help'), without the output options. Partial shapes and\n"
-    "unknown values give the tightest bounds over every valid input they allow; a\n"
-    "split-to-sequence whose element count varies prints 'COUNT x ELEMENT_SHAPE' instead.\n"
-    "An empty sequence prints nothing.\n"
+    "split-to-sequence or onnx-split) on data of SHAPE, one per line; for concat and\n"
+    "concat-from-sequence, one --shape per input, in order, and the one output's shape. OP\n"
+    "takes the options of its command (see 'cleave OP --help'), without the output options.\n"
+    "Partial shapes and unknown values give the tightest bounds over every valid input they\n"
+    "allow; a split-to-sequence whose element count varies prints 'COUNT x ELEMENT_SHAPE'\n"
+    "instead. An empty sequence prints nothing.\n"
     "\n"
     "      --shape SHAPE          the data shape, e.g. [6,12,10,24]; [] is a scalar. A dim may\n"
     "                             be N, ? or -1 (unknown), L..H or L.. (at least L); [...] is\n"
@@ -397,6 +399,15 @@ static const char st_reshard_help[] =
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
     return -1;
+  }
+  int join_options = 0;
+  const char *join = help_concat_text(command, &join_options);
+  if (join != NULL) {
+    fputs(join, out);
+    if (join_options) {
+      fputs(help_concat_options(), out);
+    }
+    return 0;
   }
   int gguf_options = 0;
   const char *gguf = help_gguf_text(command, &gguf_options);
