@@ -33,6 +33,17 @@ def nets():
         net.result("r%d" % i, o, [2], precision="STRING")
     net.result("ru", u, [3, 4], precision="U4")
     out["consts"] = net
+    # Concat layers: partial input shapes joined on the last axis, and inputs of two ranks (the
+    # rule broken).
+    net = Net()
+    x = net.parameter("x", "f32", "1..3,?", dims=[-1, -1])
+    y = net.parameter("y", "f32", "2,4")
+    c = net.concat("cat", [(x, [-1, -1]), (y, [2, 4])], -1, [2, -1])
+    z = net.parameter("z", "f32", "3")
+    d = net.concat("bad", [(c, [2, -1]), (z, [3])], 0, [4, 4])
+    net.result("rc", c, [2, -1])
+    net.result("rd", d, [4, 4])
+    out["concat"] = net
     return out
 
 

@@ -2,7 +2,7 @@
 """A signal in the middle of a run leaves no output and no temporary file, and no existing file
 changed; the process dies of the signal.
 
-Two moments are tested: while the data is being written (the test watches the temporary files
+Two moments are tested: while the data is being written (by split, and by concat) (the test watches the temporary files
 grow, then sends the signal), and after every temporary file is complete but before the commit
 (cleave is blocked writing its report to a pipe nobody reads).
 
@@ -39,13 +39,17 @@ def growing_temporary(work):
     return best if best > 128 else 0
 
 
-def during_write(work, sig):
+# Splitting along axis 1 moves 24-byte pieces: the slow path, a few hundred ms. Joining two
+# copies along axis 1 does the same the other way, into out_1.npy, which exists.
+SPLIT = ["split", "-a", "1", "-n", "2", "-f", "-q", "--no-progress", "-o", "out", "in.npy"]
+CONCAT = ["concat", "-a", "1", "-f", "-q", "--no-progress", "-o", "out_1.npy", "in.npy", "in.npy"]
+
+
+def during_write(work, sig, command):
     rows = 1 << 19
     for attempt in range(5):
         before = prepare(work, rows)
-        # Splitting along axis 1 moves 24-byte pieces: the slow path, a few hundred ms.
-        proc = subprocess.Popen([clitest.CLEAVE, "split", "-a", "1", "-n", "2", "-f", "-q",
-                                 "--no-progress", "-o", "out", "in.npy"], cwd=work,
+        proc = subprocess.Popen([clitest.CLEAVE] + command, cwd=work,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         caught = False
         deadline = time.monotonic() + 60
@@ -57,15 +61,17 @@ def during_write(work, sig):
         proc.wait()
         if caught and proc.returncode == -sig:
             check(clitest.snapshot(work) == before,
-                  f"{sig.name} while writing: files left or changed: "
+                  f"{command[0]}: {sig.name} while writing: files left or changed: "
                   f"{sorted(set(clitest.snapshot(work)) ^ set(before))}")
-            check(clitest.temporaries(work) == [], f"{sig.name} while writing: temporaries")
+            check(clitest.temporaries(work) == [],
+                  f"{command[0]}: {sig.name} while writing: temporaries")
             return
         # Finished before the signal arrived (a fast machine): try a larger input.
         for name in os.listdir(work):
             os.unlink(os.path.join(work, name))
         rows *= 4
-    check(False, f"{sig.name}: cleave always finished before it could be interrupted")
+    check(False, f"{command[0]}: {sig.name}: cleave always finished before it could be "
+          "interrupted")
 
 
 def before_commit(work, sig):
@@ -94,7 +100,8 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     sig = getattr(signal, "SIG" + sys.argv[1])
-    during_write(clitest.workdir(f"signal-{sys.argv[1]}-write"), sig)
+    during_write(clitest.workdir(f"signal-{sys.argv[1]}-write"), sig, SPLIT)
+    during_write(clitest.workdir(f"signal-{sys.argv[1]}-concat"), sig, CONCAT)
     before_commit(clitest.workdir(f"signal-{sys.argv[1]}-commit"), sig)
     clitest.finish()
 

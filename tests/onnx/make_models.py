@@ -4,7 +4,7 @@
 Usage: /usr/bin/python3 make_models.py OUT_DIR
 
 Needs Debian's python3-onnx and python3-numpy. Every expected output is computed here with NumPy
-slicing (never by cleave). Writes:
+slicing (never by cleave); concat_models.py adds the joining operators' cases. Writes:
   OUT_DIR/pass/<test>/    model.onnx + test_data_set_*/: cleave onnx-test must print PASS.
   OUT_DIR/expect/<test>/  the same layout plus expect.txt: models that must be rejected, and
                           malformed files. expect.txt holds `status N` (the exit status) and
@@ -701,6 +701,12 @@ def main():
     pass_cases(w)
     reject_cases(w)
     malformed_cases(w)
+    # The joining operators' cases use this module's helpers: run as a script, it must be the
+    # module they import (one Seq class for isinstance).
+    sys.modules.setdefault("make_models", sys.modules[__name__])
+    import concat_models
+    concat_models.pass_cases(w)
+    concat_models.reject_cases(w)
     print("wrote %d passing and %d failing test directories under %s"
           % (w.count["pass"], w.count["expect"], out))
 

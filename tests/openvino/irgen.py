@@ -152,6 +152,12 @@ class Net:
                                   (lengths, [lengths_count], lengths_precision)],
                           outputs=[(d, precision) for d in out_dims])
 
+    def concat(self, name, inputs, axis, out_dims, precision="FP32", version="opset1"):
+        """Concat-1: inputs [(src, dims)], the `axis` attribute (None: left out)."""
+        return self.layer("Concat", name, inputs=[(src, dims, precision) for src, dims in inputs],
+                          outputs=[(out_dims, precision)],
+                          data=None if axis is None else {"axis": axis}, version=version)[0]
+
     def result(self, name, src, dims, precision="FP32"):
         self.layer("Result", name, inputs=[(src, dims, precision)], outputs=[])
 

@@ -295,7 +295,7 @@ def test_failures(root):
     variants = [
         ("relu", good.replace('type="Result"', 'type="Relu"', 1), 65,
          ["'o.xml' line", 'layer 4 "r0" (Relu) cannot be run: ir-run runs Parameter, Const, '
-          "Split, VariadicSplit and Result layers only"]),
+          "Split, VariadicSplit, Concat and Result layers only"]),
         ("rule", good.replace('element_type="i64" shape="2" offset="8"',
                               'element_type="i64" shape="1" offset="8"')
          .replace('size="16"', 'size="8"').replace("<dim>2</dim>\n\t\t\t\t</port>\n\t\t\t</output>",

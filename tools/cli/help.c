@@ -10,7 +10,8 @@ static const char overview_head[] =
     "       cleave --help | --version\n"
     "\n"
     "Split tensors stored in NumPy .npy files with the exact semantics of the OpenVINO and ONNX\n"
-    "split operators. Output i is written to PREFIX_i.npy.\n"
+    "split operators (output i is written to PREFIX_i.npy), and join them back with their concat\n"
+    "operators (into the one file -o names).\n"
     "\n"
     "Commands:\n";
 
@@ -31,7 +32,7 @@ void cli_help_overview(const cli_command *table, size_t count, FILE *out) {
   fputs(overview_head, out);
   for (size_t i = 0; i < count; i++) {
     if (table[i].summary != NULL) {
-      fprintf(out, "  %-19s%s\n", table[i].synopsis, table[i].summary);
+      fprintf(out, "  %-22s%s\n", table[i].synopsis, table[i].summary);
     }
   }
   fputs(overview_tail, out);

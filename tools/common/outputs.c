@@ -173,6 +173,34 @@ static int same_file(const char *path, const struct stat *st) {
   return stat(path, &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino;
 }
 
+/* A named output of a folder or file set that exists: refused when it is a directory, and
+ * without --force, naming it "one of the inputs" when it is. */
+static int check_existing(const char *final, const char *const *inputs, size_t input_count,
+                          int force) {
+  struct stat st;
+  if (lstat(final, &st) != 0) {
+    return 0;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return cli_error(CLI_EXIT_CANTCREAT, "output '%s' exists and is a directory", final);
+  }
+  if (!force) {
+    struct stat target;
+    int input = 0;
+    if (stat(final, &target) == 0) {
+      for (size_t k = 0; k < input_count && !input; k++) {
+        input = same_file(inputs[k], &target);
+      }
+    }
+    return cli_error(CLI_EXIT_CANTCREAT, "output '%s' %s (use -f/--force to replace it%s)", final,
+                     input ? "is one of the inputs" : "exists",
+                     input ? "; the input is then replaced by a new file, never written in "
+                             "place"
+                           : "");
+  }
+  return 0;
+}
+
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
                         const char *const *inputs, size_t input_count, int force, int sync) {
   memset(set, 0, sizeof *set);
@@ -196,63 +224,49 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
       set->finals[i] = NULL;
       return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
-    struct stat st;
-    if (lstat(set->finals[i], &st) != 0) {
-      continue;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      return cli_error(CLI_EXIT_CANTCREAT, "output '%s' exists and is a directory", set->finals[i]);
-    }
-    if (!force) {
-      struct stat target;
-      int input = 0;
-      if (stat(set->finals[i], &target) == 0) {
-        for (size_t k = 0; k < input_count && !input; k++) {
-          input = same_file(inputs[k], &target);
-        }
-      }
-      return cli_error(CLI_EXIT_CANTCREAT, "output '%s' %s (use -f/--force to replace it%s)",
-                       set->finals[i], input ? "is one of the inputs" : "exists",
-                       input ? "; the input is then replaced by a new file, never written in "
-                               "place"
-                             : "");
+    int rc = check_existing(set->finals[i], inputs, input_count, force);
+    if (rc != 0) {
+      return rc;
     }
   }
   return 0;
 }
 
-char *out_default_prefix(const char *input, const char *suffix) {
-  size_t len = strlen(input);
-  size_t cut = strlen(suffix);
-  if (len > cut && strcmp(input + len - cut, suffix) == 0) {
-    len -= cut;
+int out_set_init_file(out_set *set, const char *path, const char *const *inputs, size_t input_count,
+                      int force, int sync) {
+  memset(set, 0, sizeof *set);
+  set->folder = 1;
+  set->file = 1;
+  set->count = 1;
+  set->force = force;
+  set->sync = sync;
+  size_t len = strlen(path);
+  if (len == 0 || path[len - 1] == '/') {
+    return cli_error(CLI_EXIT_CANTCREAT, "output '%s' names a directory, not a file", path);
   }
-  char *prefix = malloc(len + 1);
-  if (prefix != NULL) {
-    memcpy(prefix, input, len);
-    prefix[len] = '\0';
+  if (len + 96 > PATH_MAX) {
+    return cli_error(CLI_EXIT_CANTCREAT, "the output path '%s' is too long", path);
   }
-  return prefix;
-}
-
-char *out_resolve_prefix(const char *output, const char *input, const char *suffix) {
-  if (output == NULL) {
-    return out_default_prefix(input, suffix);
+  const char *slash = strrchr(path, '/');
+  size_t dir_len = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+  set->finals = calloc(2, sizeof *set->finals);
+  set->dir = malloc(dir_len + 2);
+  set->temp_head = malloc(len + 64);
+  set->temp_tail = calloc(1, 1);
+  if (set->finals == NULL || set->dir == NULL || set->temp_head == NULL || set->temp_tail == NULL ||
+      (set->finals[0] = strdup(path)) == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  size_t len = strlen(output);
-  int slash = len > 0 && output[len - 1] == '/';
-  struct stat st;
-  if (!slash && (stat(output, &st) != 0 || !S_ISDIR(st.st_mode))) {
-    return strdup(output);
+  if (dir_len == 0) {
+    strcpy(set->dir, ".");
+  } else {
+    memcpy(set->dir, path, dir_len);
+    set->dir[dir_len] = '\0';
   }
-  const char *base = strrchr(input, '/');
-  char *stem = out_default_prefix(base != NULL ? base + 1 : input, suffix);
-  char *prefix = NULL;
-  if (stem != NULL && asprintf(&prefix, "%s%s%s", output, slash ? "" : "/", stem) < 0) {
-    prefix = NULL;
-  }
-  free(stem);
-  return prefix;
+  /* "DIR/.NAME.cleave-tmp-PID-RANDOM-0", beside the output as a prefix set's temporaries. */
+  snprintf(set->temp_head, len + 64, "%.*s.%s.cleave-tmp-%ld-%08x-", (int)dir_len, path,
+           path + dir_len, (long)getpid(), (unsigned)random_tag());
+  return check_existing(path, inputs, input_count, force);
 }
 
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
@@ -266,6 +280,9 @@ void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
 /* Prefix sets: refuses existing outputs. Folder sets (checked by out_set_init_folder): creates
  * the folder when missing. */
 static int prepare(out_set *set) {
+  if (set->file) {
+    return 0; /* checked by out_set_init_file; its directory is never created */
+  }
   if (set->folder) {
     struct stat st;
     if (stat(set->dir, &st) != 0) {
@@ -320,9 +337,10 @@ int out_set_create(out_set *set) {
       char buf[PATH_BUF];
       const char *final = out_set_final(set, i, buf, sizeof buf);
       out_set_abort(set);
-      return cli_error(CLI_EXIT_CANTCREAT, "cannot create output '%s' (as '%s'): %s%s", final, path,
-                       strerror(e),
-                       e == ENOENT && !set->folder ? " (the output directory is not created)" : "");
+      return cli_error(
+          CLI_EXIT_CANTCREAT, "cannot create output '%s' (as '%s'): %s%s", final, path, strerror(e),
+          e == ENOENT && (!set->folder || set->file) ? " (the output directory is not created)"
+                                                     : "");
     }
     close(fd);
   }
@@ -521,8 +539,9 @@ int out_set_commit(out_set *set) {
   if (status == 0 && set->sync) {
     int dfd = open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0 || fsync(dfd) != 0) {
-      status = cli_error(CLI_EXIT_IOERR, "cannot sync the %s '%s': %s",
-                         set->folder ? "folder" : "directory", set->dir, strerror(errno));
+      status =
+          cli_error(CLI_EXIT_IOERR, "cannot sync the %s '%s': %s",
+                    set->folder && !set->file ? "folder" : "directory", set->dir, strerror(errno));
     }
     if (dfd >= 0) {
       close(dfd);

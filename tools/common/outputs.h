@@ -8,7 +8,10 @@
  *   (renamed in that order, so the caller puts an index last), its temporary is
  *   "OUTDIR/.cleave-tmp-PID-RANDOM-i". OUTDIR is created when missing, and removed again on
  *   failure when this run created it. An output that would replace one of the given input files
- *   is refused without --force; with it the input is replaced by a rename, never written in place.
+ *   is refused without --force; with it the input is replaced by a rename, never written in place;
+ * - one named file (`cleave concat -o OUT.npy`): the output is PATH itself, its temporary
+ *   "DIR/.NAME.cleave-tmp-PID-RANDOM-0" beside it; its directory must exist (it is not created),
+ *   and an output that is one of the inputs is treated as in a folder set.
  *
  * Each output is first written to its temporary file; only when every output is complete are they
  * renamed into place (with signals blocked, so that an interrupt cannot leave half of them
@@ -34,7 +37,8 @@ typedef struct out_set {
   size_t count;
   int force;
   int sync;
-  int folder;       /* made by out_set_init_folder */
+  int folder;       /* made by out_set_init_folder (or out_set_init_file) */
+  int file;         /* made by out_set_init_file: one named file */
   char *final_head; /* PREFIX "_" (prefix sets) */
   char **finals;    /* the final paths (folder sets) */
   char *temp_head;  /* temporary i: temp_head, i in decimal, temp_tail */
@@ -60,6 +64,16 @@ int out_set_init(out_set *set, const char *prefix, size_t count, int force, int 
  */
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
                         const char *const *inputs, size_t input_count, int force, int sync);
+
+/**
+ * Prepares one output, the file `path` (as given: its directory, "." when it has none, must
+ * exist). Refuses (prints an error, returns CLI_EXIT_CANTCREAT) a path ending in '/', an output
+ * that exists as a directory, and without `force` one that exists, naming it "one of the inputs"
+ * when it is the same file as one of the `input_count` paths `inputs`. Returns 0 or an exit
+ * status; call out_set_free in either case.
+ */
+int out_set_init_file(out_set *set, const char *path, const char *const *inputs, size_t input_count,
+                      int force, int sync);
 
 /**
  * The PREFIX of a run on `input` given `-o output` (NULL when -o was not given): `output` itself;

@@ -97,13 +97,15 @@ static const char onnx_split_help[] =
 
 static const char infer_help[] =
     "usage: cleave infer OP [OP OPTIONS] --shape SHAPE [--dtype TYPE] [--json]\n"
+    "       cleave infer concat|concat-from-sequence [OP OPTIONS] --shape SHAPE... [--dtype TYPE]\n"
     "\n"
     "Shape inference only: prints the shape of each output of OP (split, variadic-split,\n"
-    "split-to-sequence or onnx-split) on data of SHAPE, one per line. OP takes the options of\n"
-    "its command (see 'cleave OP --help'), without the output options. Partial shapes and\n"
-    "unknown values give the tightest bounds over every valid input they allow; a\n"
-    "split-to-sequence whose element count varies prints 'COUNT x ELEMENT_SHAPE' instead.\n"
-    "An empty sequence prints nothing.\n"
+    "split-to-sequence or onnx-split) on data of SHAPE, one per line; for concat and\n"
+    "concat-from-sequence, one --shape per input, in order, and the one output's shape. OP\n"
+    "takes the options of its command (see 'cleave OP --help'), without the output options.\n"
+    "Partial shapes and unknown values give the tightest bounds over every valid input they\n"
+    "allow; a split-to-sequence whose element count varies prints 'COUNT x ELEMENT_SHAPE'\n"
+    "instead. An empty sequence prints nothing.\n"
     "\n"
     "      --shape SHAPE          the data shape, e.g. [6,12,10,24]; [] is a scalar. A dim may\n"
     "                             be N, ? or -1 (unknown), L..H or L.. (at least L); [...] is\n"
@@ -140,11 +142,12 @@ static const char onnx_test_help[] =
 static const char ir_check_help[] =
     "usage: cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]\n"
     "\n"
-    "Reads an OpenVINO IR model (versions 10 and 11) and checks every Split and VariadicSplit\n"
-    "layer: the data input's shape as its producer declares it (a Parameter's shape, otherwise\n"
-    "the producing port's <dim>s), the axis and split_lengths from Const layers (unknown when\n"
-    "another layer computes them: the outputs are then checked against the hull of every\n"
-    "possible value), cleave's shape inference, and the layer's declared output <dim>s.\n"
+    "Reads an OpenVINO IR model (versions 10 and 11) and checks every Split, VariadicSplit and\n"
+    "Concat layer: the input shapes as their producers declare them (a Parameter's shape,\n"
+    "otherwise the producing port's <dim>s), the axis and split_lengths from Const layers\n"
+    "(unknown when another layer computes them: the outputs are then checked against the hull\n"
+    "of every possible value) or Concat's axis attribute, cleave's shape inference, and the\n"
+    "layer's declared output <dim>s.\n"
     "Other layers are only traversed. One line per layer, then a summary:\n"
     "  OK             the declared outputs are what the inputs imply (or less precise)\n"
     "  MISMATCH       a declared output (or the data input port) contradicts the inference\n"
@@ -163,8 +166,8 @@ static const char ir_check_help[] =
 static const char ir_run_help[] =
     "usage: cleave ir-run MODEL.xml --input NAME=FILE.npy ... [-o PREFIX] [OPTIONS]\n"
     "\n"
-    "Executes an OpenVINO IR graph made of Parameter, Const, Split, VariadicSplit and Result\n"
-    "layers (splits chained to any depth) with the library, and writes Result k (in document\n"
+    "Executes an OpenVINO IR graph made of Parameter, Const, Split, VariadicSplit, Concat and\n"
+    "Result layers (chained to any depth) with the library, and writes Result k (in document\n"
     "order) to PREFIX_k.npy. Any other layer type is refused before anything runs. Each\n"
     "Parameter takes a .npy file of its element type (C order) and of a shape its shape allows;\n"
     "packed sub-byte and string Parameters (static shape) take a 1-D uint8 .npy of their bytes.\n"
@@ -397,6 +400,15 @@ static const char st_reshard_help[] =
 int help_print(const char *command, FILE *out) {
   if (command == NULL) {
     return -1;
+  }
+  int join_options = 0;
+  const char *join = help_concat_text(command, &join_options);
+  if (join != NULL) {
+    fputs(join, out);
+    if (join_options) {
+      fputs(help_concat_options(), out);
+    }
+    return 0;
   }
   int gguf_options = 0;
   const char *gguf = help_gguf_text(command, &gguf_options);

@@ -91,7 +91,8 @@ int ox_check_operators(const ox_model *m, tool_error *err) {
       }
       return tool_fail(err, CLI_EXIT_FAIL,
                        "unsupported operator '%s%s%s' (%s); supported: Split, "
-                       "SplitToSequence, SequenceAt, SequenceLength, Constant",
+                       "SplitToSequence, Concat, ConcatFromSequence, SequenceConstruct, "
+                       "SequenceAt, SequenceLength, Constant",
                        domain, domain[0] != '\0' ? "::" : "", ox_str(node->op_type), where);
     }
   }

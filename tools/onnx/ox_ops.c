@@ -4,117 +4,14 @@
 #include "ox_ops.h"
 
 #include "ox_decode.h"
+#include "ox_node.h"
+#include "ox_ops_concat.h"
 #include "shape_format.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* AttributeProto.AttributeType values. */
-#define OX_ATTR_FLOAT 1
-#define OX_ATTR_INT 2
-#define OX_ATTR_STRING 3
-#define OX_ATTR_TENSOR 4
-#define OX_ATTR_FLOATS 6
-#define OX_ATTR_INTS 7
-#define OX_ATTR_STRINGS 8
-#define OX_ATTR_SPARSE_TENSOR 11
-
-static const char *ox_str(const char *s) {
-  return s != NULL ? s : "";
-}
-
-static const Onnx__AttributeProto *ox_attr(const ox_node_ctx *c, const char *name) {
-  for (size_t i = 0; i < c->node->n_attribute; i++) {
-    if (strcmp(ox_str(c->node->attribute[i]->name), name) == 0) {
-      return c->node->attribute[i];
-    }
-  }
-  return NULL;
-}
-
-/* Checks that every attribute of the node is one of `allowed` (NULL-terminated). */
-static int ox_check_attributes(const ox_node_ctx *c, const char *const *allowed, tool_error *err) {
-  for (size_t i = 0; i < c->node->n_attribute; i++) {
-    const char *name = ox_str(c->node->attribute[i]->name);
-    int known = 0;
-    for (size_t k = 0; allowed[k] != NULL; k++) {
-      known = known || strcmp(allowed[k], name) == 0;
-    }
-    if (!known) {
-      return tool_fail(err, CLI_EXIT_DATA,
-                       "malformed model: %s has an attribute '%s', which the "
-                       "operator does not define",
-                       c->label, name);
-    }
-  }
-  return CLI_EXIT_OK;
-}
-
-/* Checks the attribute's declared type, when it declares one. */
-static int ox_check_attr_type(const ox_node_ctx *c, const Onnx__AttributeProto *a, int type,
-                              const char *type_name, tool_error *err) {
-  if (a->has_type && (int)a->type != type) {
-    return tool_fail(err, CLI_EXIT_DATA, "malformed model: attribute '%s' of %s is not of type %s",
-                     ox_str(a->name), c->label, type_name);
-  }
-  return CLI_EXIT_OK;
-}
-
-/* Reads an INT attribute; `*present` says whether the node has it. */
-static int ox_attr_int(const ox_node_ctx *c, const char *name, int64_t *value, int *present,
-                       tool_error *err) {
-  const Onnx__AttributeProto *a = ox_attr(c, name);
-  *present = a != NULL;
-  if (a == NULL) {
-    return CLI_EXIT_OK;
-  }
-  int st = ox_check_attr_type(c, a, OX_ATTR_INT, "INT", err);
-  if (st == CLI_EXIT_OK && !a->has_i) {
-    st = tool_fail(err, CLI_EXIT_DATA, "malformed model: attribute '%s' of %s has no value", name,
-                   c->label);
-  }
-  *value = a->i;
-  return st;
-}
-
-/* Checks the node's input and output counts against the operator's. */
-static int ox_check_arity(const ox_node_ctx *c, size_t min_in, size_t max_in, size_t min_out,
-                          size_t max_out, tool_error *err) {
-  if (c->n_inputs < min_in || c->n_inputs > max_in) {
-    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu %s; it takes %zu to %zu",
-                     c->label, c->n_inputs, tool_plural(c->n_inputs, "input", "inputs"), min_in,
-                     max_in);
-  }
-  if (c->n_outputs < min_out || c->n_outputs > max_out) {
-    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has %zu %s; it gives %zu to %zu",
-                     c->label, c->n_outputs, tool_plural(c->n_outputs, "output", "outputs"),
-                     min_out, max_out);
-  }
-  return CLI_EXIT_OK;
-}
-
-/* Returns input i as a tensor in *t (NULL when the optional input is omitted). */
-static int ox_input_tensor(const ox_node_ctx *c, size_t i, const char *name, int required,
-                           const ox_tensor **t, tool_error *err) {
-  const ox_value *v = i < c->n_inputs ? c->inputs[i] : NULL;
-  *t = NULL;
-  if (v == NULL) {
-    if (required) {
-      return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has no input '%s'", c->label, name);
-    }
-    return CLI_EXIT_OK;
-  }
-  if (v->kind != OX_KIND_TENSOR) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "malformed model: input '%s' of %s is a sequence, not a "
-                     "tensor",
-                     name, c->label);
-  }
-  *t = &v->tensor;
-  return CLI_EXIT_OK;
-}
 
 /* The integer values held by a tensor, as cleave reads an axis or lengths from one. Non-integer
  * tensors are passed on too: cleave rejects their type with its own message. */
@@ -212,12 +109,6 @@ static int ox_execute(const ox_node_ctx *c, const cleave_op *op, const ox_tensor
   return st;
 }
 
-/* Whether node output i has a name (an empty name omits the output). */
-static int output_named(const ox_node_ctx *c, size_t i) {
-  const char *name = c->node->output[i];
-  return name != NULL && name[0] != '\0';
-}
-
 static int ox_run_split(const ox_node_ctx *c, tool_error *err) {
   static const char *const attrs_v1[] = {"axis", "split", NULL};
   static const char *const attrs_v13[] = {"axis", NULL};
@@ -311,7 +202,7 @@ static int ox_run_split(const ox_node_ctx *c, tool_error *err) {
   }
   /* Outputs with an empty name are omitted in every version: not produced. */
   for (size_t i = 0; i < n_outs; i++) {
-    if (st == CLI_EXIT_OK && i < c->n_outputs && output_named(c, i)) {
+    if (st == CLI_EXIT_OK && i < c->n_outputs && ox_output_named(c, i)) {
       c->outputs[i].kind = OX_KIND_TENSOR;
       c->outputs[i].tensor = outs[i];
     } else {
@@ -361,31 +252,6 @@ static int ox_run_split_to_sequence(const ox_node_ctx *c, tool_error *err) {
   }
   c->outputs[0].kind = OX_KIND_SEQUENCE;
   return ox_execute(c, &op, data, &c->outputs[0].items, &c->outputs[0].length, err);
-}
-
-static int ox_sequence_input(const ox_node_ctx *c, const ox_value **seq, tool_error *err) {
-  *seq = c->inputs[0];
-  if (*seq == NULL) {
-    return tool_fail(err, CLI_EXIT_DATA, "malformed model: %s has no input 'input_sequence'",
-                     c->label);
-  }
-  if ((*seq)->kind != OX_KIND_SEQUENCE) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "malformed model: input 'input_sequence' of %s is a "
-                     "tensor, not a sequence",
-                     c->label);
-  }
-  return CLI_EXIT_OK;
-}
-
-static int ox_check_sequence_version(const ox_node_ctx *c, tool_error *err) {
-  if (c->version == 0) {
-    return tool_fail(err, CLI_EXIT_FAIL,
-                     "%s: the operator needs opset 11 or later, the model imports "
-                     "opset %" PRId64,
-                     c->label, c->opset);
-  }
-  return CLI_EXIT_OK;
 }
 
 static int ox_run_sequence_at(const ox_node_ctx *c, tool_error *err) {
@@ -549,6 +415,7 @@ static const int ox_split_versions[] = {1, 2, 11, 13, 18, 0};
 static const int ox_split_to_sequence_versions[] = {11, 24, 0};
 static const int ox_sequence_versions[] = {11, 0};
 static const int ox_constant_versions[] = {1, 9, 11, 12, 13, 19, 21, 23, 24, 0};
+static const int ox_concat_versions[] = {1, 4, 11, 13, 0};
 
 static const ox_op ox_ops[] = {
     {"Split", ox_split_versions, ox_run_split},
@@ -556,6 +423,9 @@ static const ox_op ox_ops[] = {
     {"SequenceAt", ox_sequence_versions, ox_run_sequence_at},
     {"SequenceLength", ox_sequence_versions, ox_run_sequence_length},
     {"Constant", ox_constant_versions, ox_run_constant},
+    {"Concat", ox_concat_versions, ox_run_concat},
+    {"ConcatFromSequence", ox_sequence_versions, ox_run_concat_from_sequence},
+    {"SequenceConstruct", ox_sequence_versions, ox_run_sequence_construct},
 };
 
 const ox_op *ox_op_find(const char *domain, const char *op_type) {

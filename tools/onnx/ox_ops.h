@@ -1,6 +1,7 @@
 /* The operators the ONNX test runner executes: Split, SplitToSequence, SequenceAt,
- * SequenceLength and Constant (which feeds a Split its lengths). Split and SplitToSequence run
- * through cleave's public API. */
+ * SequenceLength and Constant (which feeds a Split its lengths) here, Concat, ConcatFromSequence
+ * and SequenceConstruct in ox_ops_concat.h. The splits and the joins run through cleave's public
+ * API. */
 #ifndef CLEAVE_OX_OPS_H
 #define CLEAVE_OX_OPS_H
 

@@ -1,5 +1,5 @@
-/* cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]: are the Split and VariadicSplit
- * layers of an OpenVINO IR consistent with what their inputs imply? */
+/* cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]: are the Split, VariadicSplit and
+ * Concat layers of an OpenVINO IR consistent with what their inputs imply? */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,8 +32,13 @@ static void print_text(const ir_check_row *r) {
   if (r->data != NULL) {
     printf(" data %s%s%s", r->data, r->type != NULL ? " " : "", r->type != NULL ? r->type : "");
   }
+  if (r->num_inputs > 0) {
+    printf(" inputs ");
+    print_list(r->inputs, r->num_inputs);
+    printf("%s%s", r->type != NULL ? " " : "", r->type != NULL ? r->type : "");
+  }
   if (r->axis != NULL) {
-    printf(", axis %s", r->axis);
+    printf("%saxis %s", r->data != NULL || r->num_inputs > 0 ? ", " : " ", r->axis);
   }
   if (r->lengths != NULL) {
     printf(", %s %s", strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths);
@@ -74,10 +79,18 @@ static void print_json(json_out *j, const ir_check_row *r) {
   json_out_string(j, "name", l->name);
   json_out_string(j, "type", l->type);
   /* Values that are static are numbers and arrays of integers; partial ones stay text. */
-  json_out_static_or_text(j, "data", r->data);
+  int concat = strcmp(l->type, "Concat") == 0;
+  if (concat) {
+    json_list(j, "inputs", r->inputs, r->num_inputs);
+  } else {
+    json_out_static_or_text(j, "data", r->data);
+  }
   json_out_string(j, "element_type", r->type);
   json_out_static_or_text(j, "axis", r->axis);
-  json_out_static_or_text(j, strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths", r->lengths);
+  if (!concat) {
+    json_out_static_or_text(j, strcmp(l->type, "Split") == 0 ? "num_splits" : "lengths",
+                            r->lengths);
+  }
   json_out_string(j, "unknown_from", r->source);
   json_out_bool(j, "hull", r->hull);
   json_list(j, "inferred", r->inferred, r->num_inferred);
@@ -193,7 +206,7 @@ int cmd_ir_check(int argc, char **argv, int first) {
       rc = json_out_finish(&j);
     } else {
       if (!quiet) {
-        printf("%s: IR v%d, %zu %s, %zu Split/VariadicSplit checked: %zu OK, %zu MISMATCH, "
+        printf("%s: IR v%d, %zu %s, %zu Split/VariadicSplit/Concat checked: %zu OK, %zu MISMATCH, "
                "%zu RULE BROKEN, %zu NOT CHECKABLE\n",
                model_path, m.version, m.num_layers, tool_plural(m.num_layers, "layer", "layers"),
                checked, counts[0], counts[1], counts[2], counts[3]);

@@ -1,5 +1,7 @@
 /* Checking one Split or VariadicSplit layer against cleave's partial-shape inference. */
 #include "ir_check.h"
+#include "ir_check_concat.h"
+#include "ir_check_shapes.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -25,7 +27,8 @@ const char *ir_verdict_name(ir_verdict verdict) {
 }
 
 int ir_is_split_layer(const ir_layer *l) {
-  return strcmp(l->type, "Split") == 0 || strcmp(l->type, "VariadicSplit") == 0;
+  return strcmp(l->type, "Split") == 0 || strcmp(l->type, "VariadicSplit") == 0 ||
+         strcmp(l->type, "Concat") == 0;
 }
 
 void ir_check_row_free(ir_check_row *row) {
@@ -34,6 +37,10 @@ void ir_check_row_free(ir_check_row *row) {
   free(row->axis);
   free(row->lengths);
   free(row->source);
+  for (size_t i = 0; i < row->num_inputs; i++) {
+    free(row->inputs[i]);
+  }
+  free(row->inputs);
   for (size_t i = 0; i < row->num_inferred; i++) {
     free(row->inferred[i]);
   }
@@ -44,40 +51,6 @@ void ir_check_row_free(ir_check_row *row) {
   free(row->declared);
   free(row->reason);
   memset(row, 0, sizeof *row);
-}
-
-/* A malloc'd printf; NULL when out of memory. */
-__attribute__((format(printf, 1, 2))) static char *text_printf(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  int n = vsnprintf(NULL, 0, format, args);
-  va_end(args);
-  if (n < 0) {
-    return NULL;
-  }
-  char *s = malloc((size_t)n + 1);
-  if (s != NULL) {
-    va_start(args, format);
-    vsnprintf(s, (size_t)n + 1, format, args);
-    va_end(args);
-  }
-  return s;
-}
-
-/* The canonical text of a partial shape (malloc'd), or NULL. */
-static char *shape_text(size_t rank, const cleave_dim *dims) {
-  cleave_partial_shape s = {rank, dims};
-  size_t length = 0;
-  cleave_status st = cleave_partial_shape_format(&s, NULL, 0, &length, NULL);
-  if (st != CLEAVE_OK && st != CLEAVE_ERROR_CAPACITY) {
-    return text_printf("(malformed shape)");
-  }
-  char *buf = malloc(length + 1);
-  if (buf != NULL && cleave_partial_shape_format(&s, buf, length + 1, NULL, NULL) != CLEAVE_OK) {
-    free(buf);
-    return NULL;
-  }
-  return buf;
 }
 
 static int is_integer(cleave_dtype d) {
@@ -171,22 +144,6 @@ static char *values_text(const cleave_values *v, int unknown) {
   return s;
 }
 
-/* Where an input comes from. */
-typedef struct source {
-  const ir_layer *layer;
-  const ir_port *port;
-} source;
-
-static source producer(const ir_model *m, const ir_port *input) {
-  source s = {NULL, NULL};
-  const ir_edge *e = ir_port_edge(m, input);
-  if (e != NULL) {
-    s.layer = &m->layers[e->from_index];
-    s.port = &s.layer->ports[e->from_port_index];
-  }
-  return s;
-}
-
 /* An axis or split_lengths input: its values when a Const gives them, else its type and count. */
 typedef struct values_input {
   cleave_values values;
@@ -198,7 +155,7 @@ typedef struct values_input {
 static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *input, const char *what,
                        values_input *out, tool_error *err) {
   memset(out, 0, sizeof *out);
-  source s = producer(m, input);
+  ir_source s = ir_producer(m, input);
   char label[400];
   ir_layer_label(s.layer, label, sizeof label);
   if (strcmp(s.layer->type, "Const") == 0) {
@@ -210,8 +167,8 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
     /* A string or huge Const is not read (ranks >= 2 are read: the library states the rule). */
     if (c.type.dtype == CLEAVE_STRING || c.size > IR_MAX_VALUES_BYTES) {
       out->not_known =
-          text_printf("%s comes from %s, a %s Const of %" PRIu64 " %s", what, label,
-                      ir_type_name(c.type), c.size, tool_plural(c.size, "byte", "bytes"));
+          ir_text_printf("%s comes from %s, a %s Const of %" PRIu64 " %s", what, label,
+                         ir_type_name(c.type), c.size, tool_plural(c.size, "byte", "bytes"));
       return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
     rc = ir_const_read(bin, &c, &out->owned, err);
@@ -229,17 +186,17 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
   cleave_type t = cleave_type_of(CLEAVE_I64);
   if (s.port->precision == NULL || ir_type_from_name(s.port->precision, &t) != IR_TYPE_KNOWN) {
     out->not_known =
-        text_printf("%s comes from port %" PRId64 " of %s, which declares no element type", what,
-                    s.port->id, label);
+        ir_text_printf("%s comes from port %" PRId64 " of %s, which declares no element type", what,
+                       s.port->id, label);
     return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
   }
   /* The product of the static dims, saturated at INT64_MAX (the library refuses such a count). */
   size_t count = 1;
   for (size_t i = 0; i < s.port->rank; i++) {
     if (s.port->dims[i].lo != s.port->dims[i].hi) {
-      out->not_known = text_printf("%s comes from port %" PRId64 " of %s, whose shape is not "
-                                   "static (the number of values is not known)",
-                                   what, s.port->id, label);
+      out->not_known = ir_text_printf("%s comes from port %" PRId64 " of %s, whose shape is not "
+                                      "static (the number of values is not known)",
+                                      what, s.port->id, label);
       return out->not_known == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
     }
     size_t d = (size_t)s.port->dims[i].lo; /* a static dim: in [0, INT64_MAX] */
@@ -252,92 +209,26 @@ static int read_values(const ir_model *m, const ir_bin *bin, const ir_port *inpu
   return 0;
 }
 
-/* compare_shapes' *bad_dim when the ranks differ. */
-#define RANKS_DIFFER SIZE_MAX
-
-/* 1 when every declared dim lies in the inferred interval; 0 when some pair is disjoint (its
- * index in *bad_dim) or the ranks differ (*bad_dim = RANKS_DIFFER); 2 when they overlap but the
- * declared interval is wider. */
-static int compare_shapes(size_t rank, const cleave_dim *inferred, const ir_port *declared,
-                          size_t *bad_dim) {
-  *bad_dim = RANKS_DIFFER;
-  if (rank == CLEAVE_RANK_DYNAMIC) {
-    return 1;
-  }
-  if (declared->rank != rank) {
-    return 0;
-  }
-  int wider = 0;
-  for (size_t i = 0; i < rank; i++) {
-    cleave_dim a = inferred[i], d = declared->dims[i];
-    uint64_t ahi = a.hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)a.hi;
-    uint64_t dhi = d.hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)d.hi;
-    if ((uint64_t)d.lo > ahi || (uint64_t)a.lo > dhi) {
-      *bad_dim = i;
-      return 0;
-    }
-    if (d.lo < a.lo || dhi > ahi) {
-      wider = 1;
-    }
-  }
-  return wider ? 2 : 1;
-}
-
-/* 1 when two declared shapes can describe the same tensor (every dim pair overlaps). */
-static int shapes_overlap(size_t rank_a, const cleave_dim *a, size_t rank_b, const cleave_dim *b) {
-  if (rank_a == CLEAVE_RANK_DYNAMIC || rank_b == CLEAVE_RANK_DYNAMIC) {
-    return 1;
-  }
-  if (rank_a != rank_b) {
-    return 0;
-  }
-  for (size_t i = 0; i < rank_a; i++) {
-    uint64_t ahi = a[i].hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)a[i].hi;
-    uint64_t bhi = b[i].hi == CLEAVE_DIM_UNBOUNDED ? UINT64_MAX : (uint64_t)b[i].hi;
-    if ((uint64_t)a[i].lo > bhi || (uint64_t)b[i].lo > ahi) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
-static int set_verdict(ir_check_row *row, ir_verdict verdict, char *reason, tool_error *err) {
-  row->verdict = verdict;
-  free(row->reason);
-  row->reason = reason;
-  return reason == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : 0;
-}
-
 /* The data input's declared shape and type. */
 static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, cleave_dim *dims,
                       size_t *rank, cleave_type *type, int *type_known, tool_error *err) {
   const ir_port *in0 = ir_layer_input(l, 0);
-  source s = producer(m, in0);
   char label[400];
-  ir_layer_label(s.layer, label, sizeof label);
-  const char *type_name = s.port->precision;
-  if (strcmp(s.layer->type, "Parameter") == 0 && ir_layer_attr(s.layer, "shape") != NULL) {
-    char why[200];
-    if (ir_shape_parse(ir_layer_attr(s.layer, "shape"), dims, IR_MAX_RANK, rank, why, sizeof why) !=
-        0) {
-      return set_verdict(
-          row, IR_VERDICT_NOT_CHECKABLE,
-          text_printf("the data comes from %s, whose shape is malformed: %s", label, why), err);
-    }
-    if (ir_layer_attr(s.layer, "element_type") != NULL) {
-      type_name = ir_layer_attr(s.layer, "element_type");
-    }
-  } else {
-    *rank = s.port->rank;
-    for (size_t i = 0; i < s.port->rank; i++) {
-      dims[i] = s.port->dims[i];
-    }
+  const char *type_name = NULL;
+  char *why = NULL;
+  if (ir_declared_input(m, in0, dims, rank, &type_name, label, sizeof label, &why) != 0) {
+    char *reason =
+        why == NULL
+            ? NULL
+            : ir_text_printf("the data comes from %s, whose shape is malformed: %s", label, why);
+    free(why);
+    return ir_set_verdict(row, IR_VERDICT_NOT_CHECKABLE, reason, err);
   }
   *type_known = 0;
   *type = cleave_type_of(CLEAVE_U8);
   cleave_type t;
   if (type_name != NULL && ir_type_from_name(type_name, &t) == IR_TYPE_KNOWN) {
-    row->type = text_printf("%s", ir_type_name(t));
+    row->type = ir_text_printf("%s", ir_type_name(t));
     int64_t bits = 0;
     /* Shapes do not depend on the type; u3/u6 (unsupported by the library) are checked as u8. */
     if (t.dtype == CLEAVE_STRING || cleave_type_bits(t, &bits, NULL, NULL) == CLEAVE_OK) {
@@ -345,18 +236,19 @@ static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, c
       *type_known = 1;
     }
   }
-  row->data = shape_text(*rank, dims);
+  row->data = ir_shape_text(*rank, dims);
   if (row->data == NULL) {
     return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
   /* The layer's own input port must agree with its producer's output. */
-  if (!shapes_overlap(in0->rank, in0->dims, *rank, dims)) {
-    char *mine = shape_text(in0->rank, in0->dims);
-    int rc = set_verdict(row, IR_VERDICT_MISMATCH,
-                         text_printf("input port %" PRId64 " declares %s but its producer, %s, "
-                                     "gives %s",
-                                     in0->id, mine != NULL ? mine : "?", label, row->data),
-                         err);
+  if (!ir_shapes_overlap(in0->rank, in0->dims, *rank, dims)) {
+    char *mine = ir_shape_text(in0->rank, in0->dims);
+    int rc =
+        ir_set_verdict(row, IR_VERDICT_MISMATCH,
+                       ir_text_printf("input port %" PRId64 " declares %s but its producer, %s, "
+                                      "gives %s",
+                                      in0->id, mine != NULL ? mine : "?", label, row->data),
+                       err);
     free(mine);
     return rc;
   }
@@ -365,21 +257,25 @@ static int data_input(const ir_model *m, const ir_layer *l, ir_check_row *row, c
 
 int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_check_row *row,
                    tool_error *err) {
+  if (strcmp(l->type, "Concat") == 0) {
+    return ir_check_concat_layer(m, l, row, err);
+  }
   memset(row, 0, sizeof *row);
   row->layer = l;
   int variadic = strcmp(l->type, "VariadicSplit") == 0;
   size_t want_inputs = variadic ? 3 : 2;
   if (l->version != NULL && strcmp(l->version, "opset1") != 0) {
-    return set_verdict(row, IR_VERDICT_NOT_CHECKABLE,
-                       text_printf("version '%s' is not opset1, the only opset that defines %s",
-                                   l->version, l->type),
-                       err);
+    return ir_set_verdict(
+        row, IR_VERDICT_NOT_CHECKABLE,
+        ir_text_printf("version '%s' is not opset1, the only opset that defines %s", l->version,
+                       l->type),
+        err);
   }
   if (ir_layer_count(l, 0) != want_inputs) {
-    return set_verdict(row, IR_VERDICT_RULE_BROKEN,
-                       text_printf("%s-1 takes %zu inputs but the layer has %zu", l->type,
-                                   want_inputs, ir_layer_count(l, 0)),
-                       err);
+    return ir_set_verdict(row, IR_VERDICT_RULE_BROKEN,
+                          ir_text_printf("%s-1 takes %zu inputs but the layer has %zu", l->type,
+                                         want_inputs, ir_layer_count(l, 0)),
+                          err);
   }
   cleave_dim dims[IR_MAX_RANK];
   size_t rank = 0;
@@ -404,7 +300,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
   }
   if (axis.not_known != NULL || lengths.not_known != NULL) {
     not_known = axis.not_known != NULL ? axis.not_known : lengths.not_known;
-    rc = set_verdict(row, IR_VERDICT_NOT_CHECKABLE, text_printf("%s", not_known), err);
+    rc = ir_set_verdict(row, IR_VERDICT_NOT_CHECKABLE, ir_text_printf("%s", not_known), err);
     goto done;
   }
   row->axis = values_text(&axis.values, axis.unknown);
@@ -414,8 +310,8 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     values_input *v = k == 1 ? &axis : &lengths;
     if (v->unknown && row->source == NULL) {
       char label[400];
-      ir_layer_label(producer(m, ir_layer_input(l, k)).layer, label, sizeof label);
-      row->source = text_printf("%s", label);
+      ir_layer_label(ir_producer(m, ir_layer_input(l, k)).layer, label, sizeof label);
+      row->source = ir_text_printf("%s", label);
     }
   }
   if (variadic) {
@@ -426,13 +322,14 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
   } else {
     const char *text = ir_layer_attr(l, "num_splits");
     if (text == NULL || ir_parse_int64(text, &num_splits) != 0) {
-      rc = set_verdict(row, IR_VERDICT_NOT_CHECKABLE,
-                       text == NULL ? text_printf("<data> has no num_splits attribute")
-                                    : text_printf("num_splits '%.64s' is not an integer", text),
-                       err);
+      rc = ir_set_verdict(row, IR_VERDICT_NOT_CHECKABLE,
+                          text == NULL
+                              ? ir_text_printf("<data> has no num_splits attribute")
+                              : ir_text_printf("num_splits '%.64s' is not an integer", text),
+                          err);
       goto done;
     }
-    row->lengths = text_printf("%" PRId64, num_splits);
+    row->lengths = ir_text_printf("%" PRId64, num_splits);
     int64_t zero = 0;
     op = cleave_op_split(&zero, num_splits);
   }
@@ -455,15 +352,16 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     }
     for (size_t i = 0; i < declared_count; i++) {
       const ir_port *p = ir_layer_output(l, i);
-      row->declared[row->num_declared++] = shape_text(p->rank, p->dims);
+      row->declared[row->num_declared++] = ir_shape_text(p->rank, p->dims);
     }
     if (st == CLEAVE_OK && info.num_shapes != declared_count) {
       /* Decided before the shapes are allocated: a hostile count cannot exhaust memory. */
-      rc = set_verdict(row, IR_VERDICT_MISMATCH,
-                       text_printf("the layer declares %zu %s but %zu %s inferred", declared_count,
-                                   tool_plural(declared_count, "output", "outputs"),
-                                   info.num_shapes, info.num_shapes == 1 ? "is" : "are"),
-                       err);
+      rc = ir_set_verdict(row, IR_VERDICT_MISMATCH,
+                          ir_text_printf("the layer declares %zu %s but %zu %s inferred",
+                                         declared_count,
+                                         tool_plural(declared_count, "output", "outputs"),
+                                         info.num_shapes, info.num_shapes == 1 ? "is" : "are"),
+                          err);
       goto done;
     }
     if (st == CLEAVE_OK) {
@@ -476,7 +374,7 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
     }
     if (st != CLEAVE_OK) {
       free(out);
-      rc = set_verdict(row, IR_VERDICT_RULE_BROKEN, text_printf("%s", cerr.message), err);
+      rc = ir_set_verdict(row, IR_VERDICT_RULE_BROKEN, ir_text_printf("%s", cerr.message), err);
       goto done;
     }
     size_t step = info.output_rank == CLEAVE_RANK_DYNAMIC ? 0 : info.output_rank;
@@ -489,31 +387,33 @@ int ir_check_layer(const ir_model *m, const ir_bin *bin, const ir_layer *l, ir_c
       goto done;
     }
     for (size_t i = 0; i < n; i++) {
-      row->inferred[row->num_inferred++] = shape_text(info.output_rank, out + i * step);
+      row->inferred[row->num_inferred++] = ir_shape_text(info.output_rank, out + i * step);
     }
     char *reason = NULL;
     int wider = 0;
     for (size_t i = 0; i < n && i < declared && reason == NULL; i++) {
       const ir_port *p = ir_layer_output(l, i);
-      size_t bad = RANKS_DIFFER;
-      int c = compare_shapes(info.output_rank, out + i * step, p, &bad);
+      size_t bad = IR_RANKS_DIFFER;
+      int c = ir_compare_shapes(info.output_rank, out + i * step, p, &bad);
       if (c == 0) {
-        reason = bad == RANKS_DIFFER
-                     ? text_printf("output %zu (port %" PRId64 ") declares rank %zu, inferred %s "
-                                   "has rank %zu",
-                                   i, p->id, p->rank, row->inferred[i], info.output_rank)
-                     : text_printf("output %zu (port %" PRId64 ") declares %s, inferred %s "
-                                   "(dimension %zu)",
-                                   i, p->id, row->declared[i], row->inferred[i], bad);
+        reason =
+            bad == IR_RANKS_DIFFER
+                ? ir_text_printf("output %zu (port %" PRId64 ") declares rank %zu, inferred %s "
+                                 "has rank %zu",
+                                 i, p->id, p->rank, row->inferred[i], info.output_rank)
+                : ir_text_printf("output %zu (port %" PRId64 ") declares %s, inferred %s "
+                                 "(dimension %zu)",
+                                 i, p->id, row->declared[i], row->inferred[i], bad);
       }
       wider |= c == 2;
     }
     free(out);
     if (reason != NULL) {
-      rc = set_verdict(row, IR_VERDICT_MISMATCH, reason, err);
+      rc = ir_set_verdict(row, IR_VERDICT_MISMATCH, reason, err);
     } else if (wider) {
-      rc = set_verdict(row, IR_VERDICT_OK,
-                       text_printf("the declared outputs are less precise than inferred"), err);
+      rc = ir_set_verdict(row, IR_VERDICT_OK,
+                          ir_text_printf("the declared outputs are less precise than inferred"),
+                          err);
     } else {
       row->verdict = IR_VERDICT_OK;
     }

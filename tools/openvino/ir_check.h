@@ -32,7 +32,9 @@ typedef struct ir_check_row {
   char *axis;    /* "1", "[1]", or "?" */
   char *lengths; /* "[16,16]", "[?,?]" (VariadicSplit) or the num_splits value (Split) */
   char *source;  /* where unknown values come from, e.g. "layer 1301 \"x\" (Concat)" */
-  int hull;      /* 1 when the inferred shapes are hulls over unknown values */
+  char **inputs; /* Concat: each input's declared shape (data stays NULL) */
+  size_t num_inputs;
+  int hull; /* 1 when the inferred shapes are hulls over unknown values */
   char **inferred;
   size_t num_inferred;
   char **declared;
@@ -41,9 +43,9 @@ typedef struct ir_check_row {
 } ir_check_row;
 
 /**
- * Checks `layer` (type Split or VariadicSplit). Fills `row` (release with ir_check_row_free).
- * Returns 0, or CLI_EXIT_IOERR / CLI_EXIT_SOFTWARE with `err` filled when reading the .bin or
- * memory fails (verdicts are in `row`, never in the return value).
+ * Checks `layer` (type Split, VariadicSplit or Concat: ir_check_concat.h for the last). Fills `row`
+ * (release with ir_check_row_free). Returns 0, or CLI_EXIT_IOERR / CLI_EXIT_SOFTWARE with `err`
+ * filled when reading the .bin or memory fails (verdicts are in `row`, never in the return value).
  */
 int ir_check_layer(const ir_model *model, const ir_bin *bin, const ir_layer *layer,
                    ir_check_row *row, tool_error *err);
@@ -51,7 +53,7 @@ int ir_check_layer(const ir_model *model, const ir_bin *bin, const ir_layer *lay
 /** Releases a row's strings. */
 void ir_check_row_free(ir_check_row *row);
 
-/** Returns 1 for the layer types ir-check checks. */
+/** Returns 1 for the layer types ir-check checks (Split, VariadicSplit, Concat). */
 int ir_is_split_layer(const ir_layer *layer);
 
 /** Largest Const (bytes) read for an axis or split_lengths input. */

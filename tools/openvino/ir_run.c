@@ -1,4 +1,5 @@
-/* ir-run's graph interpreter: Parameters, Consts and splits in memory, the Results collected. */
+/* ir-run's graph interpreter: Parameters, Consts, splits and concats in memory, the Results
+ * collected. */
 #include "ir_run.h"
 
 #include <inttypes.h>
@@ -27,7 +28,8 @@ static int keep(ir_run *s, void *p, tool_error *err) {
   return 0;
 }
 
-static const char *const runnable[] = {"Parameter", "Const", "Split", "VariadicSplit", "Result"};
+static const char *const runnable[] = {"Parameter",     "Const",  "Split",
+                                       "VariadicSplit", "Concat", "Result"};
 
 int ir_run_check_layers(const ir_model *m, tool_error *err) {
   for (size_t i = 0; i < m->num_layers; i++) {
@@ -41,7 +43,7 @@ int ir_run_check_layers(const ir_model *m, tool_error *err) {
       ir_layer_label(l, label, sizeof label);
       return tool_fail(err, CLI_EXIT_DATA,
                        "'%s' line %lu: %s cannot be run: ir-run runs Parameter, Const, Split, "
-                       "VariadicSplit and Result layers only",
+                       "VariadicSplit, Concat and Result layers only",
                        m->path, l->line, label);
     }
   }
@@ -182,6 +184,25 @@ static int split_op(ir_run *s, const ir_layer *l, const char *label, cleave_op *
   return 0;
 }
 
+/* A computed tensor against its output port's declared dims (CLI_EXIT_DATA when they differ). */
+static int check_port(const ir_run *s, const ir_port *port, const ir_tensor *t, const char *label,
+                      const char *what, tool_error *err) {
+  if (ir_dims_fit(port->dims, port->rank, t->shape, t->rank)) {
+    return 0;
+  }
+  char have[SHAPE_TEXT_MAX], declared[1600];
+  shape_format(t->shape, t->rank, have, sizeof have);
+  cleave_dim pd[IR_MAX_RANK];
+  memcpy(pd, port->dims, port->rank * sizeof *pd);
+  cleave_partial_shape ps = {port->rank, pd};
+  if (cleave_partial_shape_format(&ps, declared, sizeof declared, NULL, NULL) != CLEAVE_OK) {
+    snprintf(declared, sizeof declared, "?");
+  }
+  return tool_fail(err, CLI_EXIT_DATA,
+                   "'%s' line %lu: %s: output port %" PRId64 " declares %s but the %s gives %s",
+                   s->model->path, port->line, label, port->id, declared, what, have);
+}
+
 /* Output i of a planned split: its tensor, checked against the port's declaration, and its
  * buffer. */
 static int split_output(ir_run *s, size_t li, const ir_tensor *data, const cleave_plan *plan,
@@ -195,25 +216,15 @@ static int split_output(ir_run *s, size_t li, const ir_tensor *data, const cleav
   cleave_plan_output_shape(plan, i, t->shape, NULL);
   t->bytes = cleave_plan_output_bytes(plan, i);
   memcpy(t->descr, data->descr, sizeof t->descr);
-  if (!ir_dims_fit(port->dims, port->rank, t->shape, t->rank)) {
-    char have[SHAPE_TEXT_MAX], declared[1600];
-    shape_format(t->shape, t->rank, have, sizeof have);
-    cleave_dim pd[IR_MAX_RANK];
-    memcpy(pd, port->dims, port->rank * sizeof *pd);
-    cleave_partial_shape ps = {port->rank, pd};
-    if (cleave_partial_shape_format(&ps, declared, sizeof declared, NULL, NULL) != CLEAVE_OK) {
-      snprintf(declared, sizeof declared, "?");
-    }
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "'%s' line %lu: %s: output port %" PRId64
-                     " declares %s but the split gives %s",
-                     s->model->path, port->line, label, port->id, declared, have);
+  int rc = check_port(s, port, t, label, "split", err);
+  if (rc != 0) {
+    return rc;
   }
   *buf = malloc(t->bytes > 0 ? (size_t)t->bytes : 1);
   if (*buf == NULL) {
     return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
   }
-  int rc = keep(s, *buf, err);
+  rc = keep(s, *buf, err);
   if (rc != 0) {
     *buf = NULL; /* keep freed it */
     return rc;
@@ -268,6 +279,76 @@ static int run_split(ir_run *s, size_t li, tool_error *err) {
   }
   free(outs);
   cleave_plan_destroy(plan);
+  return rc;
+}
+
+/* Concat-1: the inputs joined along the `axis` attribute into the one output. */
+static int run_concat(ir_run *s, size_t li, tool_error *err) {
+  const ir_model *m = s->model;
+  const ir_layer *l = &m->layers[li];
+  char label[400];
+  ir_layer_label(l, label, sizeof label);
+  const char *text = ir_layer_attr(l, "axis");
+  int64_t axis = 0;
+  if (text == NULL || ir_parse_int64(text, &axis) != 0) {
+    return tool_fail(err, CLI_EXIT_DATA, "'%s' line %lu: %s: %s", m->path, l->line, label,
+                     text == NULL ? "<data> has no axis attribute" : "axis is not an integer");
+  }
+  if (ir_layer_count(l, 1) != 1) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "'%s' line %lu: %s declares %zu outputs (Concat-1 has one)", m->path, l->line,
+                     label, ir_layer_count(l, 1));
+  }
+  size_t n = ir_layer_count(l, 0);
+  cleave_tensor *in = calloc(n + 1, sizeof *in);
+  if (in == NULL) {
+    return tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  int rc = 0;
+  for (size_t k = 0; k < n && rc == 0; k++) {
+    const ir_tensor *t = input_tensor(s, l, k);
+    if (t == NULL) {
+      rc = tool_fail(err, CLI_EXIT_SOFTWARE, "internal error: an input of %s was not computed",
+                     label);
+      break;
+    }
+    in[k].data = t->data;
+    in[k].type = t->type;
+    in[k].rank = t->rank;
+    in[k].shape = t->shape;
+  }
+  /* Every input has rank <= IR_MAX_RANK, so the output's fits. No input: the library's rule. */
+  const ir_port *port = ir_layer_output(l, 0);
+  ir_tensor *out = port_tensor(s, li, port);
+  cleave_concat_op op = cleave_op_concat(&axis);
+  cleave_concat_info info;
+  cleave_error lib;
+  if (rc == 0 &&
+      cleave_concat_infer(&op, in, n, &info, out->shape, IR_MAX_RANK, &lib) != CLEAVE_OK) {
+    rc = tool_fail(err, cli_exit_for_status(lib.status), "'%s' line %lu: %s: %s", m->path, l->line,
+                   label, lib.message);
+  }
+  void *buf = NULL;
+  if (rc == 0) {
+    out->set = 1;
+    out->type = in[0].type;
+    out->rank = info.output_rank;
+    out->bytes = info.output_bytes;
+    memcpy(out->descr, input_tensor(s, l, 0)->descr, sizeof out->descr);
+    rc = check_port(s, port, out, label, "concat", err);
+  }
+  if (rc == 0) {
+    buf = malloc(out->bytes > 0 ? (size_t)out->bytes : 1);
+    rc = buf == NULL ? tool_fail(err, CLI_EXIT_SOFTWARE, "out of memory") : keep(s, buf, err);
+  }
+  if (rc == 0) {
+    out->data = buf;
+    if (cleave_concat_run(&op, in, n, buf, &lib) != CLEAVE_OK) {
+      rc = tool_fail(err, cli_exit_for_status(lib.status), "'%s' line %lu: %s: %s", m->path,
+                     l->line, label, lib.message);
+    }
+  }
+  free(in);
   return rc;
 }
 
@@ -339,6 +420,8 @@ int ir_run_graph(ir_run *s, const ir_model *m, const ir_bin *bin, ir_input *inpu
       rc = run_const(s, li, err);
     } else if (strcmp(type, "Split") == 0 || strcmp(type, "VariadicSplit") == 0) {
       rc = run_split(s, li, err);
+    } else if (strcmp(type, "Concat") == 0) {
+      rc = run_concat(s, li, err);
     }
   }
   return rc != 0 ? rc : collect_results(s, err);

@@ -1,6 +1,6 @@
 /*
- * ir-run's graph interpreter: executes an IR graph made of Parameter, Const, Split, VariadicSplit
- * and Result layers (splits chained to any depth) with the library, every tensor held in memory.
+ * ir-run's graph interpreter: executes an IR graph made of Parameter, Const, Split, VariadicSplit,
+ * Concat and Result layers (chained to any depth) with the library, every tensor held in memory.
  * Parameters take their data from .npy files (ir_parameter.c), Consts from the .bin; the Results
  * are handed back for the command to write (cmd_ir_run.c).
  */

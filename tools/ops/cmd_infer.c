@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "concat_options.h"
 #include "help.h"
 #include "op_options.h"
 #include "ops_commands.h"
@@ -106,18 +107,22 @@ static int infer_partial(const op_options *o, const cli_shape *shape) {
 int cmd_infer(int argc, char **argv, int first) {
   if (first >= argc) {
     return cli_error(CLI_EXIT_USAGE, "infer: the operator is missing (usage: cleave infer OP "
-                                     "[OPTIONS] --shape SHAPE [--dtype TYPE])");
+                                     "[OPTIONS] --shape SHAPE... [--dtype TYPE])");
   }
   const char *name = argv[first];
   if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
     help_print("infer", stdout);
     return 0;
   }
+  const concat_command *join = concat_command_find(name);
+  if (join != NULL) {
+    return cmd_infer_concat(join, argc, argv, first + 1);
+  }
   const op_command *command = op_command_find(name);
   if (command == NULL) {
     return cli_error(CLI_EXIT_USAGE,
                      "infer: unknown operator '%s' (one of split, variadic-split, "
-                     "split-to-sequence, onnx-split)",
+                     "split-to-sequence, onnx-split, concat, concat-from-sequence)",
                      name);
   }
   op_options o;

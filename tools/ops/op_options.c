@@ -87,15 +87,14 @@ static int accepts(const op_command *command, int for_infer, int id) {
   }
 }
 
-static int parse_dtype(op_options *o, const char *text) {
-  o->dtype_text = text;
+int op_parse_dtype(const char *text, cleave_type *type) {
   cleave_dtype dtype;
   if (cleave_dtype_from_name(text, &dtype, NULL) == CLEAVE_OK) {
     if (dtype == CLEAVE_BYTES || dtype == CLEAVE_UNICODE) {
       return cli_error(CLI_EXIT_USAGE, "--dtype: '%s' needs a width: write S<n> or U<n> (e.g. U8)",
                        text);
     }
-    o->dtype = cleave_type_of(dtype);
+    *type = cleave_type_of(dtype);
     return 0;
   }
   if ((text[0] == 'S' || text[0] == 'U') && text[1] == '\0') {
@@ -110,8 +109,8 @@ static int parse_dtype(op_options *o, const char *text) {
     if (cli_parse_int64(text + 1, "--dtype width", &width) != 0) {
       return CLI_EXIT_USAGE;
     }
-    o->dtype.dtype = text[0] == 'S' ? CLEAVE_BYTES : CLEAVE_UNICODE;
-    o->dtype.width = width;
+    type->dtype = text[0] == 'S' ? CLEAVE_BYTES : CLEAVE_UNICODE;
+    type->width = width;
     return 0;
   }
   char note[160];
@@ -223,7 +222,8 @@ static int take_option(op_options *o, int id, const char *value, const char *lab
       return twice(o, label);
     }
     o->has_dtype = 1;
-    return parse_dtype(o, value);
+    o->dtype_text = value;
+    return op_parse_dtype(value, &o->dtype);
   case OPT_SHAPE:
     if (o->shape_text != NULL) {
       return twice(o, label);

@@ -68,6 +68,13 @@ typedef struct op_options {
 int op_options_parse(op_options *o, const op_command *command, int for_infer, int argc, char **argv,
                      int first);
 
+/**
+ * Parses a --dtype value (a cleave type name, S<n> or U<n>) into `*type`. Returns 0, or prints a
+ * usage error (an unknown name, with what it means to NumPy when it is a NumPy code; a string
+ * type without a width) and returns CLI_EXIT_USAGE.
+ */
+int op_parse_dtype(const char *text, cleave_type *type);
+
 /** Releases what op_options_parse allocated. */
 void op_options_free(op_options *o);
 
