@@ -1,4 +1,5 @@
-"""cleave: the tensor-split operators of OpenVINO and ONNX, exactly as their specs say.
+"""cleave: the tensor-split operators of OpenVINO and ONNX and their inverses, exactly as their
+specs say.
 
 One function per operator, NumPy's and PyTorch's conventions::
 
@@ -10,10 +11,13 @@ One function per operator, NumPy's and PyTorch's conventions::
 - variadic_split(x, split_lengths, axis=0)       OpenVINO VariadicSplit-1
 - split_to_sequence(x, split=None, axis=0, keepdims=True, opset=24)   ONNX SplitToSequence
 - onnx_split(x, split=None, axis=0, num_outputs=None, opset=18)    ONNX Split
+- concat(arrays, axis=0, opset=None)             OpenVINO Concat-1, or ONNX Concat at opset
+- concat_from_sequence(arrays, axis, new_axis=0) ONNX ConcatFromSequence
 
-Each takes copy=None|True|False, out=, threads= (see help(cleave.split)). Plan binds an operator to
-one shape and dtype for repeated runs; infer gives output shapes, static or partial. Errors raise
-cleave.Error (a ValueError) with the C library's status and message.
+The splits take copy=None|True|False, out=, threads= (see help(cleave.split)); the concats out=
+and threads= (help(cleave.concat)). Plan binds a split to one shape and dtype for repeated runs,
+ConcatPlan a concat to its inputs' shapes and dtype; infer gives output shapes, static or
+partial. Errors raise cleave.Error (a ValueError) with the C library's status and message.
 
 dtype= means what np.dtype reads ('u4' is uint32); the types NumPy lacks are constants:
 cleave.bf16, cleave.u4, cleave.uint4, ... (help(cleave.ElementType)).
@@ -27,12 +31,15 @@ from typing import Union as _Union
 from ._cleave import (  # noqa: F401  (re-exported)
     MAX_RANK,
     UNKNOWN,
+    ConcatPlan,
     ElementType,
     Error,
     Plan,
     arena_limit,
     arena_stats,
     bf16,
+    concat,
+    concat_from_sequence,
     f4e2m1,
     f8e4m3,
     f8e4m3fnuz,
@@ -68,6 +75,7 @@ _ELEMENT_TYPES = ["bf16", "f8e4m3", "f8e5m2", "f8e4m3fnuz", "f8e5m2fnuz", "f8e8m
                   "float4e2m1"]
 
 __all__ = [
+    "ConcatPlan",
     "ElementType",
     "Error",
     "Inference",
@@ -76,6 +84,8 @@ __all__ = [
     "UNKNOWN",
     "arena_limit",
     "arena_stats",
+    "concat",
+    "concat_from_sequence",
     "infer",
     "library_version",
     "onnx_split",

@@ -162,6 +162,56 @@ def onnx_split(
     shape: Optional[Sequence[int]] = ...,
 ) -> Tuple[Any, ...]: ...
 
+_Shapes = Optional[Sequence[Sequence[int]]]
+
+# NumPy arrays give a NumPy array; DLPack tensors give the first input's kind (typed Any).
+@overload
+def concat(
+    arrays: Sequence[np.ndarray],
+    axis: int = ...,
+    *,
+    out: Optional[np.ndarray] = ...,
+    opset: Optional[int] = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shapes: _Shapes = ...,
+) -> np.ndarray: ...
+@overload
+def concat(
+    arrays: Sequence[Any],
+    axis: int = ...,
+    *,
+    out: Any = ...,
+    opset: Optional[int] = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shapes: _Shapes = ...,
+) -> Any: ...
+@overload
+def concat_from_sequence(
+    arrays: Sequence[np.ndarray],
+    axis: int,
+    new_axis: Union[bool, int] = ...,
+    *,
+    out: Optional[np.ndarray] = ...,
+    opset: Optional[int] = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shapes: _Shapes = ...,
+) -> np.ndarray: ...
+@overload
+def concat_from_sequence(
+    arrays: Sequence[Any],
+    axis: int,
+    new_axis: Union[bool, int] = ...,
+    *,
+    out: Any = ...,
+    opset: Optional[int] = ...,
+    threads: Optional[int] = ...,
+    dtype: _DType = ...,
+    shapes: _Shapes = ...,
+) -> Any: ...
+
 @final
 class Plan:
     def __new__(cls, operator: str, shape: Sequence[int], dtype: _DType, /, **params: Any) -> Plan: ...
@@ -179,6 +229,25 @@ class Plan:
     def dtype(self) -> np.dtype: ...
     @property
     def shape(self) -> Tuple[int, ...]: ...
+
+@final
+class ConcatPlan:
+    def __new__(
+        cls, operator: str, shapes: Sequence[Sequence[int]], dtype: _DType, /, **params: Any
+    ) -> ConcatPlan: ...
+    def run(self, arrays: Sequence[Any], out: Any = ..., threads: Optional[int] = ...) -> Any: ...
+    @property
+    def output_shape(self) -> Tuple[int, ...]: ...
+    @property
+    def num_inputs(self) -> int: ...
+    @property
+    def axis(self) -> int: ...
+    @property
+    def kernels(self) -> str: ...
+    @property
+    def dtype(self) -> np.dtype: ...
+    @property
+    def shapes(self) -> Tuple[Tuple[int, ...], ...]: ...
 
 class Inference(NamedTuple):
     shapes: Tuple[Optional[Tuple[_Dim, ...]], ...]

@@ -1,9 +1,12 @@
 /*
  * The _cleave extension module: the method table and the initialisation, above every file they
- * name. The functions live in functions.c, infer.c and arena.c, the types in plan.c and dlpack.c,
- * what the module keeps between calls in state.c.
+ * name. The functions live in functions.c, concat_functions.c, infer.c and arena.c, the types in
+ * plan.c, concat_plan.c and dlpack.c, what the module keeps between calls in state.c.
  */
 #include "arena.h"
+#include "concat_cache.h"
+#include "concat_functions.h"
+#include "concat_plan.h"
 #include "dlpack.h"
 #include "element_types.h"
 #include "functions.h"
@@ -26,6 +29,8 @@ static PyMethodDef methods[] = {
     {"variadic_split", FASTCALL_KW(pcl_variadic_split), pcl_variadic_split_doc},
     {"split_to_sequence", FASTCALL_KW(pcl_split_to_sequence), pcl_split_to_sequence_doc},
     {"onnx_split", FASTCALL_KW(pcl_onnx_split), pcl_onnx_split_doc},
+    {"concat", FASTCALL_KW(pcl_concat), pcl_concat_doc},
+    {"concat_from_sequence", FASTCALL_KW(pcl_concat_from_sequence), pcl_concat_from_sequence_doc},
     {"_infer", FASTCALL_KW(pcl_infer_fn), pcl_infer_doc},
     {"library_version", version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the C library built in, e.g. '0.2.0'."},
@@ -40,6 +45,7 @@ static PyMethodDef methods[] = {
 static void module_free(void *module) {
   (void)module;
   pcl_plan_cache_clear();
+  pcl_concat_cache_clear();
   pcl_pools_release();
   pcl_arena_release();
 }
@@ -68,7 +74,7 @@ static int add(PyObject *m, const char *name, PyObject *value) {
 PyMODINIT_FUNC PyInit__cleave(void);
 PyMODINIT_FUNC PyInit__cleave(void) {
   if (pcl_state_init() < 0 || PyType_Ready(&pcl_PlanType) < 0 ||
-      PyType_Ready(&pcl_DLPackExporterType) < 0) {
+      PyType_Ready(&pcl_ConcatPlanType) < 0 || PyType_Ready(&pcl_DLPackExporterType) < 0) {
     return NULL;
   }
   PyObject *m = PyModule_Create(&module_def);
@@ -78,6 +84,7 @@ PyMODINIT_FUNC PyInit__cleave(void) {
   const pcl_state *s = &pcl_module_state;
   if (add(m, "Error", s->error_type) < 0 || add(m, "UNKNOWN", s->unknown) < 0 ||
       add(m, "Plan", (PyObject *)&pcl_PlanType) < 0 ||
+      add(m, "ConcatPlan", (PyObject *)&pcl_ConcatPlanType) < 0 ||
       PyModule_AddIntConstant(m, "MAX_RANK", PCL_MAX_RANK) < 0 || pcl_add_element_types(m) < 0) {
     Py_DECREF(m);
     return NULL;

@@ -165,23 +165,6 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
   return 0;
 }
 
-/* Input bytes as a range (the extent of a strided input is covered by its bounds). */
-static void input_range(PyArrayObject *a, byte_range *r) {
-  npy_intp lo = 0, hi = PyArray_NBYTES(a) > 0 ? PyArray_ITEMSIZE(a) : 0;
-  if (hi > 0) {
-    for (int d = 0; d < PyArray_NDIM(a); d++) {
-      npy_intp step = PyArray_STRIDE(a, d) * (PyArray_DIM(a, d) - 1);
-      if (step < 0) {
-        lo += step;
-      } else {
-        hi += step;
-      }
-    }
-  }
-  r->start = PyArray_BYTES(a) + lo;
-  r->end = PyArray_BYTES(a) + hi;
-}
-
 static int overlaps(const byte_range *a, const byte_range *b) {
   return a->start < b->end && b->start < a->end;
 }
@@ -215,7 +198,7 @@ static void release_outs(checked_outs *c) {
 /* No output may share bytes with the input or another output. Compacts c->ranges. */
 static int check_overlaps(const pcl_input *in, checked_outs *c) {
   byte_range input;
-  input_range(in->array, &input);
+  pcl_byte_extent(in->array, &input.start, &input.end);
   byte_range *ranges = c->ranges;
   Py_ssize_t m = 0; /* non-empty outputs, compacted */
   for (Py_ssize_t i = 0; i < c->n; i++) {

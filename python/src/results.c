@@ -31,8 +31,7 @@ void pcl_sequence_set(const pcl_request *req, PyObject *seq, Py_ssize_t i, PyObj
   }
 }
 
-/* One output (a NumPy array, stolen) as the caller's kind. */
-static PyObject *hand_back(const pcl_input *in, PyObject *array) {
+PyObject *pcl_hand_back(const pcl_input *in, PyObject *array) {
   if (in->from_numpy != NULL) {
     PyObject *converted = PyObject_CallOneArg(in->from_numpy, array);
     Py_DECREF(array);
@@ -48,7 +47,7 @@ PyObject *pcl_finish(const pcl_input *in, const pcl_request *req, PyObject *seq)
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject **items = PySequence_Fast_ITEMS(seq);
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *converted = hand_back(in, items[i]); /* steals items[i] */
+    PyObject *converted = pcl_hand_back(in, items[i]); /* steals items[i] */
     items[i] = NULL;
     if (converted == NULL) {
       Py_DECREF(seq);
@@ -57,6 +56,22 @@ PyObject *pcl_finish(const pcl_input *in, const pcl_request *req, PyObject *seq)
     pcl_sequence_set(req, seq, i, converted);
   }
   return seq;
+}
+
+void pcl_byte_extent(PyArrayObject *a, char **start, char **end) {
+  npy_intp lo = 0, hi = PyArray_NBYTES(a) > 0 ? PyArray_ITEMSIZE(a) : 0;
+  if (hi > 0) {
+    for (int d = 0; d < PyArray_NDIM(a); d++) {
+      npy_intp step = PyArray_STRIDE(a, d) * (PyArray_DIM(a, d) - 1);
+      if (step < 0) {
+        lo += step;
+      } else {
+        hi += step;
+      }
+    }
+  }
+  *start = PyArray_BYTES(a) + lo;
+  *end = PyArray_BYTES(a) + hi;
 }
 
 PyArrayObject *pcl_contiguous(pcl_input *in) {

@@ -47,3 +47,46 @@ int pcl_run_alloc(const cleave_plan *plan, const void *input, void **outputs, in
   pcl_arena_done(slot);
   return pcl_check(st, &err);
 }
+
+int pcl_concat_run(const cleave_concat_plan *plan, const void *const *inputs, void *output,
+                   int threads, int release_gil) {
+  cleave_exec exec;
+  if (pcl_exec_for(threads, &exec) < 0) {
+    return -1;
+  }
+  const cleave_exec *on = threads > 1 ? &exec : NULL;
+  cleave_error err;
+  cleave_status st;
+  if (release_gil) {
+    Py_BEGIN_ALLOW_THREADS st = cleave_concat_plan_run(plan, inputs, output, on, &err);
+    Py_END_ALLOW_THREADS
+  } else {
+    st = cleave_concat_plan_run(plan, inputs, output, on, &err);
+  }
+  return pcl_check(st, &err);
+}
+
+int pcl_concat_run_alloc(const cleave_concat_plan *plan, const void *const *inputs, void **output,
+                         int threads, int release_gil) {
+  cleave_exec exec;
+  if (pcl_exec_for(threads, &exec) < 0) {
+    return -1;
+  }
+  const cleave_exec *on = threads > 1 ? &exec : NULL;
+  struct pcl_arena_slot *slot;
+  cleave_allocator allocator;
+  if (pcl_arena_acquire(&slot, &allocator) < 0) {
+    return -1;
+  }
+  cleave_error err;
+  cleave_status st;
+  if (release_gil) {
+    Py_BEGIN_ALLOW_THREADS st =
+        cleave_concat_plan_run_alloc(plan, inputs, on, &allocator, output, &err);
+    Py_END_ALLOW_THREADS
+  } else {
+    st = cleave_concat_plan_run_alloc(plan, inputs, on, &allocator, output, &err);
+  }
+  pcl_arena_done(slot);
+  return pcl_check(st, &err);
+}

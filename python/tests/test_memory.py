@@ -101,3 +101,29 @@ def test_no_reference_leak_in_a_loop():
     first = out[0]
     counts = (sys.getrefcount(x), sys.getrefcount(first) - 1)  # - 1: the name `first`
     assert counts == (rx, ro)
+
+
+def test_concat_keeps_no_reference_to_its_inputs_or_out():
+    a, b = owning(4), owning(6)
+    out = np.empty(10)
+    words = [f"w{i}" for i in range(3)]
+    s = np.array(words, dtype=object)
+    counts = lambda: [sys.getrefcount(o) for o in (a, b, out, s, *words)]  # noqa: E731
+    before = counts()
+    for _ in range(50):
+        cleave.concat([a, b])
+        cleave.concat((a, b), out=out)
+        cleave.concat_from_sequence([a, a], 0, new_axis=1)
+        cleave.concat([s, s])
+        try:
+            cleave.concat([a, b.astype(np.float32)], out=out)
+        except cleave.Error:
+            pass
+    gc.collect()
+    assert counts() == before
+    refs = [weakref.ref(x) for x in (a, b)]
+    joined = cleave.concat([a, b])
+    del a, b
+    gc.collect()
+    assert all(r() is None for r in refs)
+    np.testing.assert_array_equal(joined, np.r_[np.arange(4.0), np.arange(6.0)])

@@ -3,32 +3,7 @@ import numpy as np
 import pytest
 
 import cleave
-from conftest import assert_same, reference
-
-DTYPES = [
-    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-    np.float16, np.float32, np.float64, np.complex64, np.complex128, np.longdouble,
-    np.clongdouble, "S3", "U5", ">i4", "datetime64[s]", "timedelta64[ms]", "V6",
-    [("a", "<i2"), ("b", "<f4")], object,
-]
-
-
-def sample(shape, dtype):
-    n = int(np.prod(shape))
-    dt = np.dtype(dtype)
-    if dt == object:
-        return np.array([f"s{i}" for i in range(n)], dtype=object).reshape(shape)
-    if dt.kind in "SU":
-        return np.array([str(i)[-3:] for i in range(n)], dtype=dt).reshape(shape)
-    if dt.kind == "V":
-        raw = (np.arange(n * dt.itemsize) % 251).astype(np.uint8)
-        return raw.view(dt).reshape(shape)
-    if dt.kind in "mM":
-        return np.arange(n).astype(dt).reshape(shape)
-    if dt.kind == "b":
-        return (np.arange(n) % 3 == 0).reshape(shape)
-    return np.arange(n).astype(dt).reshape(shape)
-
+from conftest import DTYPES, assert_same, reference, sample
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("copy", [None, True, False, "out"])
