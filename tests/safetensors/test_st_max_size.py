@@ -122,16 +122,29 @@ def test_merge(work):
     out = os.path.join(work, "again2")
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "--max-shard-size", "1KB"] + rules, work)
     shards = sorted(n for n in os.listdir(out) if n.startswith("model-"))
+    with open(os.path.join(out, shards[0]), "rb") as f:
+        first_shard = f.read()
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
-    warning = re.fullmatch(rf"cleave: warning: the output folder '{re.escape(out)}' also holds "
-                           rf"{len(shards) + 1} files \('([^']+)', '([^']+)', \.\.\.\), which "
-                           r"this run did not write; a loader of the folder may read them with "
-                           r"the new outputs\n", r.stderr)
-    check(r.returncode == 0 and warning is not None and
-          set(warning.groups()) <= set(shards) | {"model.safetensors.index.json"},
-          f"leftovers warning: {r.stderr!r}")
+    # Named by count, the first and the last in name order (the shards, then the index).
+    expected = (f"cleave: warning: {len(shards) + 1} files from '{out}/{shards[0]}' to "
+                f"'{out}/model.safetensors.index.json' are not among this run's outputs (it "
+                "wrote 1 file) and were left as they were; delete them if an earlier run left "
+                "them (a loader of the folder would read them with the new files)\n")
+    check(r.returncode == 0 and r.stderr == expected, f"leftovers warning: {r.stderr!r}")
+    # One left: named alone.
+    for name in shards[1:]:
+        os.remove(os.path.join(out, name))
+    os.remove(os.path.join(out, "model.safetensors.index.json"))
+    r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
+    check(r.returncode == 0 and r.stderr ==
+          f"cleave: warning: '{out}/{shards[0]}' is not one of this run's outputs (it wrote 1 "
+          "file) and was left as it was; delete it if an earlier run left it (a loader of the "
+          "folder would read it with the new files)\n", f"one leftover: {r.stderr!r}")
+    shards = shards[:1]
     check(sorted(n for n in os.listdir(out) if n.startswith("model-")) == shards,
-          "leftovers were touched")
+          "leftovers were removed")
+    with open(os.path.join(out, shards[0]), "rb") as f:
+        check(f.read() == first_shard, "a leftover was changed")
     # The dry run shows the files and the index, and writes nothing.
     before = u.snapshot(work)
     r = u.run(["st", "merge", "tp", "-o", "dry", "--dry-run", "--max-shard-size", "1KB"] + rules,

@@ -180,6 +180,7 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
   if (o->dry_run) {
     return ckpt_finish_stdout(report(&r, 1));
   }
-  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2)};
+  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2),
+                          NULL};
   return ckpt_write_plan(plan, m, &w, report_before_commit, &r);
 }

@@ -53,6 +53,7 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   }
   int rc =
       out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync);
+  out_set_watch_stale(out, o->stale_suffixes);
   free(inputs);
   free(names);
   return rc;

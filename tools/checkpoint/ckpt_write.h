@@ -16,6 +16,10 @@ typedef struct ckpt_write_options {
   /** Replace existing files; make the outputs durable (fsync) before returning; show the
    * progress line (the caller checks that stderr is a terminal). */
   int force, sync, progress;
+  /** The name endings of the format's files (NULL-terminated; NULL: none): after the commit, the
+   * files of OUTDIR with such a name that this run did not write (an earlier run's shards) are
+   * named in a warning (out_set_watch_stale in tools/common/outputs.h). */
+  const char *const *stale_suffixes;
 } ckpt_write_options;
 
 /** Called once every output is complete and before any is renamed into place (the command

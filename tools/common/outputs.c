@@ -1,7 +1,6 @@
 /* All-or-nothing output files: temporaries, signal clean-up, commit by rename. */
 #include "outputs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "outputs_stale.h"
 
 /* The size of the buffers paths are composed in. A prefix set's paths always fit (out_set_init
  * refuses a longer prefix); a temporary of a folder set that does not fit is longer than PATH_MAX,
@@ -269,6 +269,10 @@ int out_set_init_file(out_set *set, const char *path, const char *const *inputs,
   return check_existing(path, inputs, input_count, force);
 }
 
+void out_set_watch_stale(out_set *set, const char *const *suffixes) {
+  set->stale_suffixes = suffixes;
+}
+
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
   if (set->folder) {
     snprintf(buf, size, "%s", set->finals[i]);
@@ -394,95 +398,6 @@ static int rename_noreplace(const char *from, const char *to) {
   return -1;
 }
 
-/* Whether `name` is BASE, a decimal index without leading zeros, then ".npy"; stores the index. */
-static int stale_index(const char *name, const char *base, uint64_t *index) {
-  size_t n = strlen(base);
-  if (strncmp(name, base, n) != 0) {
-    return 0;
-  }
-  const char *c = name + n;
-  uint64_t k = 0;
-  size_t digits = 0;
-  for (; *c >= '0' && *c <= '9'; c++, digits++) {
-    if (digits == 19 || (digits > 0 && k == 0)) {
-      return 0; /* too long for an index, or a leading zero */
-    }
-    k = k * 10 + (uint64_t)(*c - '0');
-  }
-  if (digits == 0 || strcmp(c, ".npy") != 0) {
-    return 0;
-  }
-  *index = k;
-  return 1;
-}
-
-static int compare_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* After a prefix set's commit: names the files PREFIX_k.npy, k >= count, that an earlier run with
- * more outputs may have left (a later run of fewer parts with -f would otherwise leave a stale
- * x_4.npy beside new x_0..x_3 without a word). Best effort: a folder that cannot be read is
- * skipped. */
-static void warn_stale(const out_set *set) {
-  const char *base = strrchr(set->final_head, '/');
-  base = base != NULL ? base + 1 : set->final_head;
-  DIR *dir = opendir(set->dir);
-  if (dir == NULL) {
-    return;
-  }
-  uint64_t *found = NULL;
-  size_t count = 0, capacity = 0;
-  struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL) {
-    uint64_t k = 0;
-    if (!stale_index(entry->d_name, base, &k) || k < set->count) {
-      continue;
-    }
-    if (count == capacity) {
-      size_t grown = capacity == 0 ? 16 : capacity * 2;
-      uint64_t *more = realloc(found, grown * sizeof *found);
-      if (more == NULL) {
-        break;
-      }
-      found = more;
-      capacity = grown;
-    }
-    found[count++] = k;
-  }
-  closedir(dir);
-  if (count > 0) {
-    qsort(found, count, sizeof *found, compare_u64);
-    char first[PATH_BUF], last[PATH_BUF], wrote[2 * PATH_BUF + 64];
-    compose(first, sizeof first, set->final_head, (size_t)found[0], ".npy");
-    compose(last, sizeof last, set->final_head, (size_t)found[count - 1], ".npy");
-    if (set->count == 0) {
-      snprintf(wrote, sizeof wrote, "it wrote none");
-    } else {
-      char a[PATH_BUF], b[PATH_BUF];
-      compose(a, sizeof a, set->final_head, 0, ".npy");
-      compose(b, sizeof b, set->final_head, set->count - 1, ".npy");
-      snprintf(wrote, sizeof wrote, "it wrote %s%s%s", a, set->count > 1 ? " to " : "",
-               set->count > 1 ? b : "");
-    }
-    if (count == 1) {
-      cli_warning("'%s' is not one of this run's outputs (%s) and was left as it was; delete it "
-                  "if an earlier run left it",
-                  first, wrote);
-    } else if (count == 2) {
-      cli_warning("'%s' and '%s' are not among this run's outputs (%s) and were left as they "
-                  "were; delete them if an earlier run left them",
-                  first, last, wrote);
-    } else {
-      cli_warning("%zu files from '%s' to '%s' are not among this run's outputs (%s) and were "
-                  "left as they were; delete them if an earlier run left them",
-                  count, first, last, wrote);
-    }
-  }
-  free(found);
-}
-
 int out_set_commit(out_set *set) {
   char from[PATH_BUF], buf[PATH_BUF];
   const char *to = NULL;
@@ -547,8 +462,8 @@ int out_set_commit(out_set *set) {
       close(dfd);
     }
   }
-  if (status == 0 && !set->folder) {
-    warn_stale(set);
+  if (status == 0) {
+    out_stale_warn(set);
   }
   return status;
 }

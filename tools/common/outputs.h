@@ -46,6 +46,7 @@ typedef struct out_set {
   char *dir;    /* the directory of the outputs, for fsync (folder sets: with a trailing '/') */
   int made_dir; /* this run created the folder */
   int active;   /* temporaries may exist */
+  const char *const *stale_suffixes; /* out_set_watch_stale */
 } out_set;
 
 /**
@@ -91,6 +92,14 @@ char *out_resolve_prefix(const char *output, const char *input, const char *suff
  */
 char *out_default_prefix(const char *input, const char *suffix);
 
+/**
+ * Makes a folder set's commit warn about the files of its folder whose names end with one of
+ * `suffixes` (a NULL-terminated list the caller keeps until the commit) and that are not among
+ * its outputs: an earlier run's other shards, which a loader of the folder would read with the
+ * new files. Without it a folder set gives no such warning.
+ */
+void out_set_watch_stale(out_set *set, const char *const *suffixes);
+
 /** Writes the final path of output i (e.g. "PREFIX_i.npy") to buf. */
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size);
 
@@ -119,12 +128,13 @@ int out_set_open(const out_set *set, size_t i, int *fd);
 int out_set_close(const out_set *set, size_t i, int fd);
 
 /**
- * Renames every temporary file to its final name, in order. A prefix set then warns on stderr
- * about files PREFIX_k.npy with k >= count beside its outputs (an earlier run with more outputs
- * left them; they are not touched). Returns 0; or, when a rename fails,
- * undoes the renames it can (an output that replaced an existing file under --force cannot be
- * undone: the message says so), removes the temporaries (and a folder this run created), prints
- * an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile) or CLI_EXIT_IOERR.
+ * Renames every temporary file to its final name, in order. The set then warns on stderr about
+ * the files beside its outputs that an earlier run may have left (outputs_stale.h: a prefix
+ * set's PREFIX_k.npy with k >= count, a folder set's watched files; they are not touched). Returns
+ * 0; or, when a rename fails, undoes the renames it can (an output that replaced an existing file
+ * under --force cannot be undone: the message says so), removes the temporaries (and a folder this
+ * run created), prints an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile) or
+ * CLI_EXIT_IOERR.
  */
 int out_set_commit(out_set *set);
 

@@ -1,5 +1,4 @@
 /* What the `cleave st` commands share: option tables, reports, and writing a plan. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -231,70 +230,16 @@ static int report_before_commit(void *ctx) {
   return rc;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Whether the run wrote the file `name` of OUTDIR. */
-static int written(const ckpt_plan *plan, const char *name) {
-  for (size_t i = 0; i < plan->file_count; i++) {
-    if (strcmp(plan->files[i].name, name) == 0) {
-      return 1;
-    }
-  }
-  return plan->index_name != NULL && strcmp(plan->index_name, name) == 0;
-}
-
-/* After a run, the safetensors files and indexes of OUTDIR it did not write (an earlier run's
- * shards or ranks, which a loader of the folder would read beside the new ones) are named in a
- * warning; they are left as they are. */
-static void warn_leftovers(const ckpt_plan *plan, const char *outdir) {
-  DIR *d = opendir(outdir);
-  if (d == NULL) {
-    return;
-  }
-  char names[2][256];
-  size_t count = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    const char *name = e->d_name;
-    if (name[0] == '.' || written(plan, name) ||
-        !(ends_with(name, ".safetensors") || ends_with(name, ".safetensors.index.json"))) {
-      continue;
-    }
-    if (count < 2) {
-      snprintf(names[count], sizeof names[count], "%s", name);
-    }
-    count++;
-  }
-  closedir(d);
-  tool_error text;
-  if (count == 0) {
-    return;
-  }
-  if (count == 1) {
-    tool_fail(&text, 0, "'%s'", names[0]);
-  } else if (count == 2) {
-    tool_fail(&text, 0, "'%s' and '%s'", names[0], names[1]);
-  } else {
-    tool_fail(&text, 0, "%zu files ('%s', '%s', ...)", count, names[0], names[1]);
-  }
-  tool_scrub(&text);
-  cli_warning("the output folder '%s' also holds %s, which this run did not write; a loader of the "
-              "folder may read %s with the new outputs",
-              outdir, text.message, count == 1 ? "it" : "them");
-}
+/* A safetensors checkpoint's files: an earlier run's that this one did not replace are named
+ * after the commit, as a loader of the folder would read them with the new ones. */
+static const char *const checkpoint_files[] = {".safetensors", ".safetensors.index.json", NULL};
 
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd) {
   report_ctx r = {plan, m, o, cmd};
   if (o->dry_run) {
     return st_finish_stdout(report(&r, 1));
   }
-  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2)};
-  int rc = ckpt_write_plan(plan, &m->ckpt, &w, report_before_commit, &r);
-  if (rc == 0) {
-    warn_leftovers(plan, o->outdir);
-  }
-  return rc;
+  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2),
+                          checkpoint_files};
+  return ckpt_write_plan(plan, &m->ckpt, &w, report_before_commit, &r);
 }
