@@ -1,6 +1,7 @@
 /* Running a plan: the dry run's plan, or the outputs written, in text or JSON. */
 #include "ckpt_report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +84,40 @@ static void output_path(const ckpt_run_options *o, const char *name, char *buf, 
   snprintf(buf, size, "%s%s%s", o->outdir, n > 0 && o->outdir[n - 1] == '/' ? "" : "/", name);
 }
 
+/* The input files output tensor t reads (merge and reshard: several ranks), in the order of its
+ * spans: the "source_files" array, or "(FILE)", "(FILE, FILE)", "(FIRST .. LAST, N files)". */
+static void report_sources(const report_ctx *r, const ckpt_out_file *f, const ckpt_out_tensor *t,
+                           json_out *j) {
+  const ckpt_span *spans = ckpt_out_spans(f, t);
+  const ckpt_file *files = r->m->files;
+  size_t n = t->span_count, count = 0, first = 0, last = 0;
+  if (j != NULL) {
+    json_out_array(j, "source_files");
+  }
+  /* A tensor of no bytes may have no span: its source's file. */
+  for (size_t i = 0; i < (n > 0 ? n : 1); i++) {
+    size_t file = n > 0 ? spans[i].src_file : t->source->file;
+    if (count > 0 && file == last) {
+      continue;
+    }
+    if (j != NULL) {
+      json_out_string(j, NULL, files[file].name);
+    }
+    first = count == 0 ? file : first;
+    last = file;
+    count++;
+  }
+  if (j != NULL) {
+    json_out_end_array(j);
+  } else if (count == 1) {
+    printf(" (%s)\n", files[first].name);
+  } else if (count == 2) {
+    printf(" (%s, %s)\n", files[first].name, files[last].name);
+  } else {
+    printf(" (%s .. %s, %zu files)\n", files[first].name, files[last].name, count);
+  }
+}
+
 static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
@@ -95,6 +130,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       json_out_uint(j, "bytes", t->bytes);
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
+      report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
       fputs("  ", stdout);
@@ -103,7 +139,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       shape_print(stdout, t->shape, (size_t)t->ndim);
       printf("\t%llu\t<- ", (unsigned long long)t->bytes);
       ckpt_print_text(t->source->name);
-      printf(" (%s)\n", source_file);
+      report_sources(r, f, t, NULL);
     }
   }
 }
@@ -174,6 +210,63 @@ static int report_before_commit(void *ctx) {
   return rc;
 }
 
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Whether the run wrote the file `name` of OUTDIR. */
+static int written(const ckpt_plan *plan, const char *name) {
+  for (size_t i = 0; i < plan->file_count; i++) {
+    if (strcmp(plan->files[i].name, name) == 0) {
+      return 1;
+    }
+  }
+  return plan->index_name != NULL && strcmp(plan->index_name, name) == 0;
+}
+
+/* After a run, the files of OUTDIR in the format (SUFFIX) and its indexes (SUFFIX.index.json)
+ * that the run did not write (an earlier run's shards or ranks, which a loader of the folder
+ * would read beside the new ones) are named in a warning; they are left as they are. */
+static void warn_leftovers(const ckpt_plan *plan, const char *outdir, const char *suffix) {
+  char index_suffix[64];
+  snprintf(index_suffix, sizeof index_suffix, "%s.index.json", suffix);
+  DIR *d = opendir(outdir);
+  if (d == NULL) {
+    return;
+  }
+  char names[2][256];
+  size_t count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    const char *name = e->d_name;
+    if (name[0] == '.' || written(plan, name) ||
+        !(ends_with(name, suffix) || ends_with(name, index_suffix))) {
+      continue;
+    }
+    if (count < 2) {
+      snprintf(names[count], sizeof names[count], "%s", name);
+    }
+    count++;
+  }
+  closedir(d);
+  tool_error text;
+  if (count == 0) {
+    return;
+  }
+  if (count == 1) {
+    tool_fail(&text, 0, "'%s'", names[0]);
+  } else if (count == 2) {
+    tool_fail(&text, 0, "'%s' and '%s'", names[0], names[1]);
+  } else {
+    tool_fail(&text, 0, "%zu files ('%s', '%s', ...)", count, names[0], names[1]);
+  }
+  tool_scrub(&text);
+  cli_warning("the output folder '%s' also holds %s, which this run did not write; a loader of the "
+              "folder may read %s with the new outputs",
+              outdir, text.message, count == 1 ? "it" : "them");
+}
+
 int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_options *o,
                   const char *cmd) {
   report_ctx r = {plan, m, o, cmd};
@@ -181,5 +274,9 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
     return ckpt_finish_stdout(report(&r, 1));
   }
   ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2)};
-  return ckpt_write_plan(plan, m, &w, report_before_commit, &r);
+  int rc = ckpt_write_plan(plan, m, &w, report_before_commit, &r);
+  if (rc == 0 && o->leftover_suffix != NULL) {
+    warn_leftovers(plan, o->outdir, o->leftover_suffix);
+  }
+  return rc;
 }

@@ -54,14 +54,6 @@ typedef struct write_opts {
   int json, quiet, force, sync, dry_run, progress;
 } write_opts;
 
-/** Prints `text` to stdout with each control character written as \xNN and each backslash as
- * two, so that a hostile tensor name can neither break the one-line-per-tensor format nor drive
- * the terminal. */
-void st_print_text(const char *text);
-
-/** Flushes stdout; a failure turns a 0 status into CLI_EXIT_IOERR (reported). */
-int st_finish_stdout(int rc);
-
 /** Prints the error of a reader, planner or rule (its control characters made inert) and
  * returns its status. */
 int st_report(tool_error *err);
@@ -72,9 +64,10 @@ int st_load(const char *path, st_model *m);
 /** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress; returns 1 if `id` was one. */
 int st_parse_write_common(int id, const char *value, write_opts *o);
 
-/** Prints the plan (--dry-run), or writes it all-or-nothing into OUTDIR and reports what it
- * wrote, then warns about the safetensors files of OUTDIR it did not write (an earlier run's).
- * `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
+/** Runs the plan through ckpt_run_plan (ckpt_report.h): prints it (--dry-run), or writes it
+ * all-or-nothing into OUTDIR and reports what it wrote, then warns about the safetensors files of
+ * OUTDIR it did not write (an earlier run's). `cmd` ("st split") names the command in the JSON
+ * report. Returns an exit status. */
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
