@@ -273,7 +273,9 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
   if (o->dry_run) {
     return ckpt_finish_stdout(report(&r, 1));
   }
-  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2)};
+  ckpt_manifest_info info = {cmd, o->argc, o->argv};
+  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2),
+                          &info};
   int rc = ckpt_write_plan(plan, m, &w, report_before_commit, &r);
   if (rc == 0 && o->leftover_suffix != NULL) {
     warn_leftovers(plan, o->outdir, o->leftover_suffix);

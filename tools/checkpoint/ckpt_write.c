@@ -27,10 +27,11 @@ static int write_text_file(const out_set *out, size_t i, const char *text) {
   return rc != 0 ? rc : close_rc;
 }
 
-/* The output set: the plan's files, then its index; the model's files and index are inputs. */
+/* The output set: the plan's files, then its index, then the manifest; the model's files and
+ * index are inputs. */
 static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_options *o,
                    out_set *out) {
-  size_t count = plan->file_count + (plan->index_name != NULL);
+  size_t count = plan->file_count + (plan->index_name != NULL) + (o->manifest != NULL);
   char **names = calloc(count + 1, sizeof *names);
   const char **inputs = calloc(m->file_count + 2, sizeof *inputs);
   if (names == NULL || inputs == NULL) {
@@ -44,6 +45,9 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   if (plan->index_name != NULL) {
     names[plan->file_count] = plan->index_name;
   }
+  if (o->manifest != NULL) {
+    names[count - 1] = (char *)CKPT_MANIFEST_NAME;
+  }
   size_t input_count = 0;
   for (size_t i = 0; i < m->file_count; i++) {
     inputs[input_count++] = m->files[i].path;
@@ -51,8 +55,8 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   if (m->index_path != NULL) {
     inputs[input_count++] = m->index_path;
   }
-  int rc =
-      out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync);
+  int rc = out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync,
+                               o->manifest != NULL);
   free(inputs);
   free(names);
   return rc;
@@ -84,6 +88,10 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
   }
   if (rc == 0 && plan->index_text != NULL) {
     rc = write_text_file(&out, plan->file_count, plan->index_text);
+  }
+  if (rc == 0 && o->manifest != NULL) {
+    size_t index = plan->file_count + (plan->index_name != NULL);
+    rc = ckpt_manifest_write(plan, model, o->manifest, NULL, 0, &out, index);
   }
   if (rc == 0 && before_commit != NULL) {
     rc = before_commit(ctx);

@@ -1,5 +1,6 @@
 /*
- * Writing a plan into OUTDIR all-or-nothing: every output file (and the index, last) to a
+ * Writing a plan into OUTDIR all-or-nothing: every output file (then the index, then the manifest,
+ * last) to a
  * temporary in OUTDIR through tools/common/outputs.h (created when missing, removed on failure;
  * temporaries removed on a signal), then renamed into place only when all are complete. An
  * output that would replace one of the model's files is refused without `force`.
@@ -7,6 +8,7 @@
 #ifndef CLEAVE_CKPT_WRITE_H
 #define CLEAVE_CKPT_WRITE_H
 
+#include "ckpt_manifest.h"
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 
@@ -16,6 +18,9 @@ typedef struct ckpt_write_options {
   /** Replace existing files; make the outputs durable (fsync) before returning; show the
    * progress line (the caller checks that stderr is a terminal). */
   int force, sync, progress;
+  /** What the manifest (OUTDIR/cleave-manifest.json, ckpt_manifest.h) says of the run; NULL:
+   * no manifest. */
+  const ckpt_manifest_info *manifest;
 } ckpt_write_options;
 
 /** Called once every output is complete and before any is renamed into place (the command

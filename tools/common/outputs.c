@@ -174,9 +174,11 @@ static int same_file(const char *path, const struct stat *st) {
 }
 
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
-                        const char *const *inputs, size_t input_count, int force, int sync) {
+                        const char *const *inputs, size_t input_count, int force, int sync,
+                        int replace_last) {
   memset(set, 0, sizeof *set);
   set->folder = 1;
+  set->replace_last = replace_last;
   set->count = count;
   set->force = force;
   set->sync = sync;
@@ -203,7 +205,7 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
     if (S_ISDIR(st.st_mode)) {
       return cli_error(CLI_EXIT_CANTCREAT, "output '%s' exists and is a directory", set->finals[i]);
     }
-    if (!force) {
+    if (!force && !(replace_last && i + 1 == count)) {
       struct stat target;
       int input = 0;
       if (stat(set->finals[i], &target) == 0) {
@@ -344,6 +346,21 @@ int out_set_open(const out_set *set, size_t i, int *fd) {
   return 0;
 }
 
+int out_set_open_read(const out_set *set, size_t i, int *fd) {
+  char path[PATH_BUF];
+  (void)set;
+  *fd = -1;
+  errno = ENAMETOOLONG;
+  if (temp_path(i, path, sizeof path) == 0) {
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  if (*fd < 0) {
+    return cli_error(CLI_EXIT_IOERR, "cannot read back the temporary output '%s': %s", path,
+                     strerror(errno));
+  }
+  return 0;
+}
+
 int out_set_close(const out_set *set, size_t i, int fd) {
   int failed = set->sync && fsync(fd) != 0;
   int e = errno;
@@ -477,7 +494,8 @@ int out_set_commit(out_set *set) {
     /* Every temporary exists (out_set_create), so its path fits. */
     temp_path(done, from, sizeof from);
     to = out_set_final(set, done, buf, sizeof buf);
-    int rc = set->force ? rename(from, to) : rename_noreplace(from, to);
+    int replace = set->force || (set->replace_last && done + 1 == set->count);
+    int rc = replace ? rename(from, to) : rename_noreplace(from, to);
     if (rc != 0) {
       e = errno;
       break;

@@ -63,7 +63,7 @@ int st_parse_write_common(int id, const char *value, write_opts *o) {
 }
 
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd) {
-  ckpt_run_options run = {o->outdir, o->json,    o->quiet,    o->force,
-                          o->sync,   o->dry_run, o->progress, ".safetensors"};
+  ckpt_run_options run = {o->outdir,  o->json,     o->quiet,       o->force, o->sync,
+                          o->dry_run, o->progress, ".safetensors", o->argc,  o->argv};
   return ckpt_run_plan(plan, &m->ckpt, &run, cmd);
 }

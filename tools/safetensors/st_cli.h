@@ -52,6 +52,9 @@ extern const size_t st_write_option_count;
 typedef struct write_opts {
   const char *model, *outdir;
   int json, quiet, force, sync, dry_run, progress;
+  /** The command line, for the manifest. */
+  int argc;
+  char **argv;
 } write_opts;
 
 /** Prints the error of a reader, planner or rule (its control characters made inert) and
