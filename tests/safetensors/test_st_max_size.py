@@ -72,7 +72,9 @@ def model():
 def check_layout(label, outdir, tensors, max_size, metadata):
     files, index = hf_layout({k: len(v[2]) for k, v in tensors.items()}, max_size)
     names = sorted(os.listdir(outdir))
-    want = sorted(files) + (["model.safetensors.index.json"] if index else [])
+    # Beside Hugging Face's files, the manifest (tests/safetensors/test_st_manifest.py).
+    want = sorted(list(files) + ["cleave-manifest.json"] +
+                  (["model.safetensors.index.json"] if index else []))
     check(names == want, f"{label}: files {names}, Hugging Face's writer: {want}")
     for name, members in files.items():
         if name not in names:
@@ -106,7 +108,8 @@ def test_merge(work):
             check_layout(f"merge --max-shard-size {size}", out, src, hf_size(size), {"format": "pt"})
     # Without the option: one model.safetensors, no index.
     r = u.run(["st", "merge", "tp", "-o", "one", "-q"] + rules, work)
-    check(r.returncode == 0 and os.listdir(os.path.join(work, "one")) == ["model.safetensors"],
+    check(r.returncode == 0 and sorted(os.listdir(os.path.join(work, "one"))) ==
+          ["cleave-manifest.json", "model.safetensors"],
           f"merge without --max-shard-size: {r.stderr} {os.listdir(os.path.join(work, 'one'))}")
     # The shards read back as a model: a split of them (st split reads an index) works, and a
     # shard of them equals the ranks merged from.

@@ -14,8 +14,8 @@
 #include "error.h"
 #include "st_model.h"
 
-/** cleave st ls|check|split|shard|merge|reshard ...: `argv[first]` is the subcommand. Returns the
- * process exit status (docs/cli.md, "Errors and exit status"). */
+/** cleave st ls|check|split|shard|merge|reshard|verify ...: `argv[first]` is the subcommand.
+ * Returns the process exit status (docs/cli.md, "Errors and exit status"). */
 int cmd_st(int argc, char **argv, int first);
 
 enum {
@@ -40,6 +40,7 @@ enum {
   OPT_UNMATCHED,
   OPT_MAX_SHARD_SIZE,
   OPT_STRICT,
+  OPT_AGAINST,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -103,5 +104,6 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check);
 int cmd_st_split(int argc, char **argv, int first);
 int cmd_st_shard(int argc, char **argv, int first);
 int cmd_st_merge(int argc, char **argv, int first, int reshard);
+int cmd_st_verify(int argc, char **argv, int first);
 
 #endif /* CLEAVE_ST_CLI_H */
