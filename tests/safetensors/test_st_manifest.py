@@ -4,7 +4,8 @@ checked independently of cleave: its schema; the pieces of every output tensor c
 exactly once, and the input bytes they name are the tensor's bytes; every checksum is python3-
 xxhash's XXH3-64 of the bytes; the sizes are the files'. For split (rows and columns), shard,
 merge, reshard, split by size (with the index) and gguf split. Then: a failed run leaves no
-manifest; a later run into the same folder replaces it without -f."""
+manifest; a later run into the same folder replaces it without -f; the model folder's sidecar
+files are copied and listed unless --no-sidecar."""
 import json
 import os
 import subprocess
@@ -158,10 +159,56 @@ def test_all_or_nothing(work):
     check("old.safetensors" in r.stderr, f"the first run's file is named: {r.stderr}")
 
 
+def test_sidecars(work):
+    """A model folder's other files are copied unchanged and listed with their checksums, unless
+    --no-sidecar; not the folder's own manifest; not when OUTDIR is the model's folder; a failed
+    run leaves none."""
+    os.makedirs(os.path.join(work, "m"))
+    model(os.path.join(work, "m"))
+    side = {"config.json": b'{"hidden_size": 8}\n', "tokenizer.json": bytes(range(256)) * 5,
+            "generation_config.json": b"{}"}
+    for name, data in side.items():
+        open(os.path.join(work, "m", name), "wb").write(data)
+    open(os.path.join(work, "m", NAME), "w").write("{}")  # an earlier run's: not copied
+    args = ["st", "shard", "m", "-o", "tp", "-n", "2", "--axis", "a.qkv=1"]
+    r = run_ok("sidecars", work, args)
+    check(all(f"tp/{n}\tsidecar" in r.stdout for n in side), f"report: {r.stdout}")
+    m = check_manifest("sidecars", os.path.join(work, "tp"), work, args, "st shard")
+    if m is not None:
+        copied = {f["name"]: f for f in m["files"] if f["kind"] == "sidecar"}
+        check(sorted(copied) == sorted(side), f"sidecars listed: {sorted(copied)}")
+        for name, data in side.items():
+            check(open(os.path.join(work, "tp", name), "rb").read() == data, f"{name} copied")
+            check(copied.get(name, {}).get("source") == f"m/{name}", f"{name} source")
+    check(json.load(open(os.path.join(work, "tp", NAME))).get("manifest") == "cleave",
+          "the model's manifest is not copied over the run's")
+    args = ["st", "shard", "m", "-o", "bare", "-n", "2", "--axis", "a.qkv=1", "--no-sidecar"]
+    r = run_ok("--no-sidecar", work, args)
+    check(sorted(os.listdir(os.path.join(work, "bare"))) ==
+          [NAME, "rank0.safetensors", "rank1.safetensors"] and "sidecar" not in r.stdout,
+          f"--no-sidecar: {os.listdir(os.path.join(work, 'bare'))}")
+    check_manifest("--no-sidecar", os.path.join(work, "bare"), work, args, "st shard")
+    # --dry-run lists them and writes nothing.
+    r = run_ok("--dry-run", work, ["st", "shard", "m", "-o", "dry", "-n", "2", "--axis",
+                                   "a.qkv=1", "--dry-run"])
+    check("dry/config.json\tsidecar" in r.stdout and not os.path.exists(os.path.join(work, "dry")),
+          f"--dry-run: {r.stdout}")
+    # A failed run leaves no sidecar: an output that exists (without -f).
+    os.makedirs(os.path.join(work, "busy"))
+    open(os.path.join(work, "busy", "rank1.safetensors"), "w").write("x")
+    u.expect_failure("an output exists", ["st", "shard", "m", "-o", "busy", "-n", "2", "--axis",
+                                          "a.qkv=1"], work, 73, ["rank1.safetensors", "exists"])
+    # Into the model's own folder: the sidecars are there already.
+    args = ["st", "split", "m", "-o", "m", "--tensor", "a.qkv", "-a", "0", "-n", "2", "--into",
+            "x,y", "-f"]
+    run_ok("into the model's folder", work, args)
+    for name, data in side.items():
+        check(open(os.path.join(work, "m", name), "rb").read() == data, f"{name} untouched")
+
 def main():
     root = clitest.workdir("st_manifest")
     for name, fn in [("commands", test_commands), ("gguf", test_gguf),
-                     ("all_or_nothing", test_all_or_nothing)]:
+                     ("all_or_nothing", test_all_or_nothing), ("sidecars", test_sidecars)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)

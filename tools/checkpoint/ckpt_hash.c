@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "cli_util.h"
+#include "io.h"
 
 /* Reads of 1 MiB: large enough that the system call costs nothing beside the copy out of the
  * page cache, small enough to stay in the L2/L3 caches while XXH3 reads it. */
@@ -133,6 +134,37 @@ int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ran
   }
   XXH3_freeState(range_state);
   XXH3_freeState(file_state);
+  free(buf);
+  return rc;
+}
+
+int ckpt_hash_copy(int in, const char *in_path, int out, const char *out_path, uint64_t *bytes,
+                   uint64_t *hash, tool_error *err) {
+  unsigned char *buf = malloc(HASH_CHUNK);
+  XXH3_state_t *state = XXH3_createState();
+  int rc = 0;
+  if (buf == NULL || state == NULL) {
+    rc = tool_oom(err, "copying a file");
+  } else {
+    XXH3_64bits_reset(state);
+    uint64_t at = 0;
+    for (;;) {
+      size_t got = 0;
+      rc = io_read_upto(in, in_path, buf, HASH_CHUNK, at, &got, err);
+      if (rc != 0 || got == 0) {
+        break;
+      }
+      XXH3_64bits_update(state, buf, got);
+      rc = io_write_full(out, out_path, buf, got, at, err);
+      if (rc != 0) {
+        break;
+      }
+      at += got;
+    }
+    *bytes = at;
+    *hash = XXH3_64bits_digest(state);
+  }
+  XXH3_freeState(state);
   free(buf);
   return rc;
 }

@@ -144,6 +144,22 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
   }
 }
 
+/* A file of OUTDIR written whole (the index, a sidecar). */
+static void report_whole(const ckpt_run_options *o, const char *name, const char *kind,
+                         json_out *j) {
+  char path[4096];
+  output_path(o, name, path, sizeof path);
+  if (o->json) {
+    json_out_object(j, NULL);
+    json_out_string(j, "path", path);
+    json_out_string(j, "kind", kind);
+    json_out_end_object(j);
+  } else {
+    ckpt_print_text(path);
+    printf("\t%s\n", kind);
+  }
+}
+
 static int report(const report_ctx *r, int detailed) {
   const ckpt_run_options *o = r->o;
   if (o->quiet && !o->json) {
@@ -183,14 +199,11 @@ static int report(const report_ctx *r, int detailed) {
     }
   }
   if (r->plan->index_name != NULL) {
-    output_path(o, r->plan->index_name, path, sizeof path);
-    if (o->json) {
-      json_out_object(&j, NULL);
-      json_out_string(&j, "path", path);
-      json_out_string(&j, "kind", "index");
-      json_out_end_object(&j);
-    } else {
-      printf("%s\tindex\n", path);
+    report_whole(o, r->plan->index_name, "index", &j);
+  }
+  for (size_t i = 0; !o->no_sidecar && i < r->m->sidecar_count; i++) {
+    if (ckpt_write_sidecar(r->plan, r->m, o->outdir, i)) {
+      report_whole(o, r->m->sidecars[i], "sidecar", &j);
     }
   }
   if (o->json) {
@@ -274,8 +287,8 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
     return ckpt_finish_stdout(report(&r, 1));
   }
   ckpt_manifest_info info = {cmd, o->argc, o->argv};
-  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2),
-                          &info};
+  ckpt_write_options w = {o->outdir, o->force,      o->sync, o->progress && !o->quiet && isatty(2),
+                          &info,     !o->no_sidecar};
   int rc = ckpt_write_plan(plan, m, &w, report_before_commit, &r);
   if (rc == 0 && o->leftover_suffix != NULL) {
     warn_leftovers(plan, o->outdir, o->leftover_suffix);

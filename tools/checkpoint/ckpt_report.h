@@ -22,6 +22,8 @@ typedef struct ckpt_run_options {
   /** The command line (argv[0] on), recorded in the manifest (ckpt_manifest.h). */
   int argc;
   char *const *argv;
+  /** Do not copy the model's sidecar files (config.json...) into OUTDIR (--no-sidecar). */
+  int no_sidecar;
 } ckpt_run_options;
 
 /** Prints `text` to stdout with each control character as \xNN and each backslash as two, so

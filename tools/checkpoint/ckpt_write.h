@@ -1,6 +1,6 @@
 /*
- * Writing a plan into OUTDIR all-or-nothing: every output file (then the index, then the manifest,
- * last) to a
+ * Writing a plan into OUTDIR all-or-nothing: every output file (then the index, the model's
+ * sidecar files, and the manifest, last) to a
  * temporary in OUTDIR through tools/common/outputs.h (created when missing, removed on failure;
  * temporaries removed on a signal), then renamed into place only when all are complete. An
  * output that would replace one of the model's files is refused without `force`.
@@ -21,7 +21,19 @@ typedef struct ckpt_write_options {
   /** What the manifest (OUTDIR/cleave-manifest.json, ckpt_manifest.h) says of the run; NULL:
    * no manifest. */
   const ckpt_manifest_info *manifest;
+  /** Copy the model's sidecar files (ckpt_write_sidecar says which) into OUTDIR with the
+   * outputs, listed in the manifest. */
+  int sidecars;
 } ckpt_write_options;
+
+/**
+ * Whether sidecar i of `model` is copied into `outdir` with the outputs of `plan`: not when
+ * `outdir` is the model's own folder (it is there already), nor a manifest (it described the
+ * model's run, not this one), nor a file of the name of one of the plan's outputs (the output
+ * is written).
+ */
+int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const char *outdir,
+                       size_t i);
 
 /** Called once every output is complete and before any is renamed into place (the command
  * prints its report there: a report that cannot be written fails the run with nothing written).

@@ -288,7 +288,14 @@ static const char st_write_options[] =
     "                       \"bytes\"}]} (with --dry-run each output also has its \"plan\")\n"
     "  -q, --quiet          print nothing on success\n"
     "      --no-progress    no progress line on stderr (shown only on a terminal)\n"
+    "      --no-sidecar     do not copy the model folder's other files (config.json,\n"
+    "                       tokenizer files...) into OUTDIR\n"
     "  -h, --help           print this help\n"
+    "\n"
+    "Beside the outputs, OUTDIR receives the model folder's other files, copied unchanged, and\n"
+    "cleave-manifest.json (each output file and tensor with its size, XXH3-64 checksum and the\n"
+    "input byte ranges it came from; 'cleave st verify OUTDIR' checks them), all renamed into\n"
+    "place with the outputs or not at all.\n"
     "\n"
     "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers.\n";
 

@@ -41,6 +41,7 @@ enum {
   OPT_MAX_SHARD_SIZE,
   OPT_STRICT,
   OPT_AGAINST,
+  OPT_NO_SIDECAR,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -56,6 +57,8 @@ typedef struct write_opts {
   /** The command line, for the manifest. */
   int argc;
   char **argv;
+  /** --no-sidecar: the model folder's other files are not copied. */
+  int no_sidecar;
 } write_opts;
 
 /** Prints the error of a reader, planner or rule (its control characters made inert) and
@@ -65,7 +68,8 @@ int st_report(tool_error *err);
 /** Loads MODEL, printing the error; returns 0 or an exit status. Free `m` in either case. */
 int st_load(const char *path, st_model *m);
 
-/** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress; returns 1 if `id` was one. */
+/** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress, --no-sidecar; returns 1 if `id`
+ * was one. */
 int st_parse_write_common(int id, const char *value, write_opts *o);
 
 /** Runs the plan through ckpt_run_plan (ckpt_report.h): prints it (--dry-run), or writes it
