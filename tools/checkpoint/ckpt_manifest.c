@@ -50,7 +50,7 @@ static int hash_output(const ckpt_out_file *f, const out_set *out, size_t i, fil
     char path[OUT_PATH_BUF];
     tool_error err;
     rc = ckpt_hash_file(fd, out_set_final(out, i, path, sizeof path), ckpt_out_file_size(f), ranges,
-                        n, &sums->whole, &err);
+                        n, 1, &sums->whole, &err);
     if (rc != 0) {
       tool_report(&err);
     }
