@@ -76,11 +76,7 @@ def check_manifest(label, outdir, cwd, argv, command):
 
 
 def model(work):
-    t = {"a.qkv": RNG.standard_normal((6, 8)).astype(np.float32),
-         "b.norm": RNG.standard_normal(8).astype(np.float16),
-         "c.w": RNG.integers(0, 100, (8, 4), dtype=np.int8)}
-    u.write_st(os.path.join(work, "model.safetensors"),
-               {k: u.array_tensor(v) for k, v in t.items()})
+    u.small_model(work, RNG)
 
 
 def run_ok(label, work, args):

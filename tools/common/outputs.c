@@ -331,34 +331,29 @@ int out_set_create(out_set *set) {
   return 0;
 }
 
-int out_set_open(const out_set *set, size_t i, int *fd) {
+/* Opens temporary i with `flags`; `what` says what for in the message. */
+static int open_temp(size_t i, int flags, const char *what, int *fd) {
   char path[PATH_BUF];
-  (void)set;
   *fd = -1;
   errno = ENAMETOOLONG;
   if (temp_path(i, path, sizeof path) == 0) {
-    *fd = open(path, O_WRONLY | O_CLOEXEC);
+    *fd = open(path, flags | O_CLOEXEC);
   }
   if (*fd < 0) {
-    return cli_error(CLI_EXIT_IOERR, "cannot open the temporary output '%s': %s", path,
+    return cli_error(CLI_EXIT_IOERR, "cannot %s the temporary output '%s': %s", what, path,
                      strerror(errno));
   }
   return 0;
 }
 
-int out_set_open_read(const out_set *set, size_t i, int *fd) {
-  char path[PATH_BUF];
+int out_set_open(const out_set *set, size_t i, int *fd) {
   (void)set;
-  *fd = -1;
-  errno = ENAMETOOLONG;
-  if (temp_path(i, path, sizeof path) == 0) {
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-  }
-  if (*fd < 0) {
-    return cli_error(CLI_EXIT_IOERR, "cannot read back the temporary output '%s': %s", path,
-                     strerror(errno));
-  }
-  return 0;
+  return open_temp(i, O_WRONLY, "open", fd);
+}
+
+int out_set_open_read(const out_set *set, size_t i, int *fd) {
+  (void)set;
+  return open_temp(i, O_RDONLY, "read back", fd);
 }
 
 int out_set_close(const out_set *set, size_t i, int fd) {
