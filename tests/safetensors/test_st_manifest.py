@@ -178,6 +178,20 @@ def test_sidecars(work):
             check(copied.get(name, {}).get("source") == f"m/{name}", f"{name} source")
     check(json.load(open(os.path.join(work, "tp", NAME))).get("manifest") == "cleave",
           "the model's manifest is not copied over the run's")
+    # A folder of ranks carries them on: merge reads them beside the ranks (and not the ranks'
+    # manifest); ranks named one by one have none.
+    args = ["st", "merge", "tp", "-o", "back", "--axis", "a.qkv=1"]
+    run_ok("merge of a rank folder", work, args)
+    m = check_manifest("merge of a rank folder", os.path.join(work, "back"), work, args,
+                       "st merge")
+    if m is not None:
+        copied = sorted(f["name"] for f in m["files"] if f["kind"] == "sidecar")
+        check(copied == sorted(side), f"merge: sidecars {copied}")
+    args = ["st", "merge", "tp/rank0.safetensors", "tp/rank1.safetensors", "-o", "named",
+            "--axis", "a.qkv=1"]
+    run_ok("merge of named ranks", work, args)
+    check(sorted(os.listdir(os.path.join(work, "named"))) == [NAME, "model.safetensors"],
+          f"named ranks: {os.listdir(os.path.join(work, 'named'))}")
     args = ["st", "shard", "m", "-o", "bare", "-n", "2", "--axis", "a.qkv=1", "--no-sidecar"]
     r = run_ok("--no-sidecar", work, args)
     check(sorted(os.listdir(os.path.join(work, "bare"))) ==
