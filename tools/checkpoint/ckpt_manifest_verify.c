@@ -105,7 +105,7 @@ static int compare_header(const ckpt_mf_file *f, const char *path, const ckpt_fi
     } else if (strcmp(m->dtype, t->dtype->name) != 0) {
       problem = "dtype";
     } else if (m->ndim != t->ndim ||
-               memcmp(m->shape, t->shape, (size_t)m->ndim * sizeof *m->shape) != 0) {
+               (m->ndim > 0 && memcmp(m->shape, t->shape, (size_t)m->ndim * sizeof *m->shape))) {
       problem = "shape";
     } else if (m->offset != t->offset || m->bytes != t->bytes) {
       problem = "byte range";
