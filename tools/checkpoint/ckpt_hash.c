@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -97,6 +99,63 @@ static void feed_ranges(ckpt_hash_range *ranges, size_t count, size_t *next, XXH
   }
 }
 
+/* Where a hash of a file has got to. */
+typedef struct hash_job {
+  ckpt_hash_range *ranges;
+  size_t count, next;
+  uint64_t at;
+  XXH3_state_t *file_state, *range_state;
+} hash_job;
+
+/* A mapped window read past the end of its file (the file was shortened meanwhile) raises
+ * SIGBUS: the handler jumps back to hash_mapped, which reports it. */
+static sigjmp_buf bus_jump;
+
+static void on_sigbus(int sig) {
+  (void)sig;
+  siglongjmp(bus_jump, 1);
+}
+
+/* Hashes the file from job->at through mapped windows, as far as mappings can be made (the rest
+ * is read). Returns 0, or CLI_EXIT_DATA when the file turned out shorter than `size`. */
+static int hash_mapped(int fd, const char *path, uint64_t size, hash_job *job, tool_error *err) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigbus;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGBUS, &sa, &old) != 0) {
+    return 0; /* read it instead */
+  }
+  unsigned char *volatile map = NULL;
+  volatile size_t want = 0;
+  int rc = 0;
+  if (sigsetjmp(bus_jump, 1) != 0) {
+    munmap(map, want);
+    rc = tool_fail(err, CLI_EXIT_DATA,
+                   "%s: the file ends before byte %llu (it was shortened while being read)", path,
+                   (unsigned long long)size);
+  } else {
+    while (job->at < size) {
+      /* A window of the file mapped: hashed where the page cache holds it, without the copy
+       * into a buffer that a read makes (bench/RESULTS.md). */
+      want = size - job->at < HASH_WINDOW ? (size_t)(size - job->at) : HASH_WINDOW;
+      void *m = mmap(NULL, want, PROT_READ, MAP_SHARED, fd, (off_t)job->at);
+      if (m == MAP_FAILED) {
+        break; /* read the rest */
+      }
+      map = m;
+      (void)madvise(m, want, MADV_SEQUENTIAL);
+      XXH3_64bits_update(job->file_state, m, want);
+      feed_ranges(job->ranges, job->count, &job->next, job->range_state, m, job->at, want);
+      munmap(m, want);
+      map = NULL;
+      job->at += want;
+    }
+  }
+  sigaction(SIGBUS, &old, NULL);
+  return rc;
+}
+
 int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ranges, size_t count,
                    int mapped, uint64_t *whole, tool_error *err) {
   int rc = check_ranges(ranges, count, size, err);
@@ -111,22 +170,12 @@ int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ran
   } else {
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     XXH3_64bits_reset(file_state);
-    size_t next = 0;
-    uint64_t at = 0;
-    while (rc == 0 && at < size && mapped) {
-      /* A window of the file mapped: hashed where the page cache holds it, without the copy
-       * into a buffer that a read makes (bench/RESULTS.md). */
-      size_t want = size - at < HASH_WINDOW ? (size_t)(size - at) : HASH_WINDOW;
-      void *map = mmap(NULL, want, PROT_READ, MAP_SHARED, fd, (off_t)at);
-      if (map == MAP_FAILED) {
-        break; /* read it instead */
-      }
-      (void)madvise(map, want, MADV_SEQUENTIAL);
-      XXH3_64bits_update(file_state, map, want);
-      feed_ranges(ranges, count, &next, range_state, map, at, want);
-      munmap(map, want);
-      at += want;
+    hash_job job = {ranges, count, 0, 0, file_state, range_state};
+    if (mapped) {
+      rc = hash_mapped(fd, path, size, &job, err);
     }
+    size_t next = job.next;
+    uint64_t at = job.at;
     while (rc == 0 && at < size) {
       size_t want = size - at < HASH_CHUNK ? (size_t)(size - at) : HASH_CHUNK;
       ssize_t got = pread(fd, buf, want, (off_t)at);

@@ -42,12 +42,13 @@ int ckpt_hash_parse(const char *text, uint64_t *hash);
 /**
  * Reads the `size` bytes of file `fd` (named `path` in messages) from offset 0, in order, once,
  * and sets `*whole` to their checksum and each of the `count` ranges' `hash` to the checksum of
- * its bytes. `mapped`: through mappings of the file (faster from the page cache; only for a
- * file no one else may shorten meanwhile, such as the run's own temporaries, since a mapping
- * past the end of a file raises SIGBUS); else through reads. The ranges must be in order of offset,
- * not overlapping, and inside `size`. Returns 0, or CLI_EXIT_IOERR (a read failed), CLI_EXIT_DATA
- * (the file ends early: "PATH: the file ends at byte N, before byte M"), CLI_EXIT_SOFTWARE (ranges
- * out of order, out of memory), with the message in `err`.
+ * its bytes. `mapped`: through mappings of the file (faster from the page cache), with a SIGBUS
+ * handler installed meanwhile so that a file shortened while it is read is an error, not a
+ * crash (not thread-safe: one hash at a time in a process); else through reads. The ranges must be
+ * in order of offset, not overlapping, and inside `size`. Returns 0, or CLI_EXIT_IOERR (a read
+ * failed), CLI_EXIT_DATA (the file ends early: "PATH: the file ends at byte N, before byte M",
+ * or "PATH: the file ends before byte M (it was shortened while being read)"), CLI_EXIT_SOFTWARE
+ * (ranges out of order, out of memory), with the message in `err`.
  */
 int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ranges, size_t count,
                    int mapped, uint64_t *whole, tool_error *err);

@@ -161,7 +161,7 @@ static int verify_file(const ckpt_verify_options *o, const ckpt_mf_file *f, ckpt
     }
     uint64_t whole = 0;
     tool_error err;
-    if (rc == 0 && ckpt_hash_file(fd, path, hashed, ranges, n, 0, &whole, &err) != 0) {
+    if (rc == 0 && ckpt_hash_file(fd, path, hashed, ranges, n, 1, &whole, &err) != 0) {
       tool_scrub(&err);
       rc = tool_report(&err);
     }
