@@ -4,9 +4,12 @@
 # interleaved runs: split and shard -n 4 against cp -r of the model's folder, merge and reshard
 # (4 -> 2, 4 -> 8) of the four ranks against cp -r of the ranks' folder. Optionally (-N) also
 # the NumPy script users write today (bench/st_numpy_baseline.py), and `st ls` / `st check` of a
-# header of 200,000 tensors. Reports medians, ratios and peak RSS (GNU time).
+# header of 200,000 tensors. Optionally (-B) split and merge against the same commands of another
+# cleave (one built without the manifest, to measure its checksums), and (-V) `st verify` of a
+# merged model, without and with --against, against `cat` of the same bytes to /dev/null.
+# Reports medians, ratios and peak RSS (GNU time).
 #
-# usage: bench/st_bench.sh [-c CLEAVE] [-d DIR] [-m MIB] [-r RUNS] [-C] [-N] [-H]
+# usage: bench/st_bench.sh [-c CLEAVE] [-d DIR] [-m MIB] [-r RUNS] [-C] [-N] [-H] [-B CLEAVE] [-V]
 #   -c  the cleave executable (default: build/tools/cleave)
 #   -d  where to put the files (default: /tmp); they are deleted at the end
 #   -m  checkpoint size in MiB (default: 2300)
@@ -15,6 +18,9 @@
 #       from the disk; default: warm, every input read once before and kept in the page cache
 #   -N  also time the NumPy baselines (slow, and they need memory for a whole output file)
 #   -H  also time st ls / st check of a header of 200,000 tensors
+#   -B  also time split and merge with this cleave (e.g. one built from before the manifest)
+#   -V  also time st verify of a merged model (its 1 file), and with --against the 4 ranks,
+#       against cat of the same files (the outputs; the outputs and the ranks) to /dev/null
 #
 # Every command's outputs go to the input's file system and are deleted after it, with `sync`
 # (not timed) before each command so that none pays for another's write-back. The commands of a
@@ -32,7 +38,9 @@ runs=5
 cold=0
 numpy=0
 headers=0
-while getopts "c:d:m:r:CNHh" opt; do
+base=""
+verify=0
+while getopts "c:d:m:r:CNHB:Vh" opt; do
   case $opt in
     c) cleave=$OPTARG ;;
     d) dir=$OPTARG ;;
@@ -41,7 +49,9 @@ while getopts "c:d:m:r:CNHh" opt; do
     C) cold=1 ;;
     N) numpy=1 ;;
     H) headers=1 ;;
-    *) sed -n '2,25p' "$0"; exit 64 ;;
+    B) base=$(realpath "$OPTARG") ;;
+    V) verify=1 ;;
+    *) sed -n '2,31p' "$0"; exit 64 ;;
   esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -84,6 +94,12 @@ command_of() {
     reshard8) cmdline=("$cleave" st reshard tp4 -n 8 "${quiet[@]}" "${rules[@]}" -o out) ;;
     np_shard) cmdline=("$py" "$here/st_numpy_baseline.py" shard "$model" out 4) ;;
     np_split) cmdline=("$py" "$here/st_numpy_baseline.py" split "$model" out) ;;
+    split_base) cmdline=("$base" "${split_args[@]}" -o out) ;;
+    merge_base) cmdline=("$base" st merge tp4 "${quiet[@]}" "${rules[@]}" -o out) ;;
+    verify) cmdline=("$cleave" st verify merged -q) ;;
+    cat_merged) cmdline=(sh -c 'cat merged/* > /dev/null') ;;
+    verify_against) cmdline=("$cleave" st verify merged -q --against tp4) ;;
+    cat_against) cmdline=(sh -c 'cat merged/* tp4/* > /dev/null') ;;
   esac
 }
 
@@ -102,8 +118,15 @@ rm -rf check-*
 
 names=(cp_model split shard cp_ranks merge reshard2 reshard8)
 [ "$numpy" = 1 ] && names+=(np_shard np_split)
+[ -n "$base" ] && names+=(split_base merge_base)
+if [ "$verify" = 1 ]; then
+  names+=(verify cat_merged verify_against cat_against)
+  "$cleave" st merge tp4 "${quiet[@]}" "${rules[@]}" -o merged
+  "$cleave" st verify merged -q --against tp4
+fi
 for name in "${names[@]}"; do : > "$name.txt"; done
 [ "$cold" = 1 ] || cat "$model" tp4/* > /dev/null
+[ "$cold" = 1 ] || [ "$verify" = 0 ] || cat merged/* > /dev/null
 echo "checkpoint: $info ($mib MiB requested); $runs runs; $(nproc) cores; page cache:" \
   "$([ "$cold" = 1 ] && echo "dropped before each command" || echo "inputs warm")"
 echo "cleave: $("$cleave" --version); file system: $(df -T . | awk 'NR==2 {print $2}')"
@@ -126,7 +149,9 @@ ratios() { join -1 3 -2 3 <(sort -k3 "$1.txt") <(sort -k3 "$2.txt") | awk '{prin
 printf '%-9s %-9s %9s %9s %10s %9s %9s %9s %7s %9s\n' command baseline median base x_medians \
   median_x cpu cpu_base cpu_x peak_RSS
 for pair in "split cp_model" "shard cp_model" "merge cp_ranks" "reshard2 cp_ranks" \
-  "reshard8 cp_ranks" "np_shard cp_model" "np_split cp_model"; do
+  "reshard8 cp_ranks" "np_shard cp_model" "np_split cp_model" "split split_base" \
+  "merge merge_base" "split_base cp_model" "merge_base cp_ranks" "verify cat_merged" \
+  "verify_against cat_against"; do
   set -- $pair
   [ -s "$1.txt" ] || continue
   t=$(col "$1" 1 | median)

@@ -247,6 +247,8 @@ def split_sets(work):
     r = u.run(["gguf", "split", "model.gguf", "-o", "set", "--max-shard-size", "700B"], work)
     check(r.returncode == 0, f"split --max-shard-size: {r.stderr}")
     names = sorted(os.listdir(os.path.join(work, "set")))
+    check("cleave-manifest.json" in names, f"the set has its manifest: {names}")
+    names = [n for n in names if n != "cleave-manifest.json"]
     check(names == [f"model-0000{i}-of-00003.gguf" for i in (1, 2, 3)], f"set names: {names}")
     parts = [u.read_gguf(os.path.join(work, "set", n)) for n in names]
     check([[t[0] for t in p[2]] for p in parts] ==

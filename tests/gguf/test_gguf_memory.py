@@ -127,7 +127,7 @@ def main():
     check(r.returncode == 0, f"split --max-shard-size in 48 MiB: {r.stderr}")
     names = sorted(os.listdir(os.path.join(work, "set"))) if r.returncode == 0 else []
     check(names == ["big-00001-of-00003.gguf", "big-00002-of-00003.gguf",
-                    "big-00003-of-00003.gguf"], f"set: {names}")
+                    "big-00003-of-00003.gguf", "cleave-manifest.json"], f"set: {names}")
     r = subprocess.run([u.CLEAVE, "gguf", "merge", "set/big-00001-of-00003.gguf", "-o",
                         "back.gguf", "-q"], cwd=work, capture_output=True, text=True,
                        preexec_fn=limit)

@@ -160,3 +160,12 @@ def expect_failure(label, args, cwd, status, fragments, watch=None):
             check(frag in r.stderr, f"{label}: '{frag}' not in {r.stderr.strip()!r}")
     check(snapshot(watch) == before, f"{label}: files changed or left behind")
     return r
+
+
+def small_model(folder, rng):
+    """Writes FOLDER/model.safetensors: a.qkv F32 [6, 8], b.norm F16 [8], c.w I8 [8, 4], random
+    (the manifest and verify tests)."""
+    t = {"a.qkv": rng.standard_normal((6, 8)).astype(np.float32),
+         "b.norm": rng.standard_normal(8).astype(np.float16),
+         "c.w": rng.integers(0, 100, (8, 4), dtype=np.int8)}
+    write_st(os.path.join(folder, "model.safetensors"), {k: array_tensor(v) for k, v in t.items()})

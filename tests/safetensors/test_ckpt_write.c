@@ -151,7 +151,7 @@ static void write_and_check(fixture *x, ckpt_plan *plan) {
   for (size_t i = 0; i < plan->file_count; i++) {
     assert_int_equal(test_layout(NULL, &plan->files[i], NULL), 0);
   }
-  ckpt_write_options o = {outdir, 1, 0, 0, NULL};
+  ckpt_write_options o = {.outdir = outdir, .force = 1};
   assert_int_equal(ckpt_write_plan(plan, &x->model, &o, NULL, NULL), 0);
   for (size_t i = 0; i < plan->file_count; i++) {
     const ckpt_out_file *f = &plan->files[i];
@@ -261,7 +261,7 @@ static void test_missing_input(void **state) {
   unlink(x->paths[1]);
   char outdir[96];
   snprintf(outdir, sizeof outdir, "%s/out", x->dir);
-  ckpt_write_options o = {outdir, 0, 0, 0, NULL};
+  ckpt_write_options o = {.outdir = outdir};
   assert_int_equal(ckpt_write_plan(&plan, &x->model, &o, NULL, NULL), CLI_EXIT_NOINPUT);
   struct stat st;
   assert_int_equal(stat(outdir, &st), -1);

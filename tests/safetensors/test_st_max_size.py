@@ -72,7 +72,9 @@ def model():
 def check_layout(label, outdir, tensors, max_size, metadata):
     files, index = hf_layout({k: len(v[2]) for k, v in tensors.items()}, max_size)
     names = sorted(os.listdir(outdir))
-    want = sorted(files) + (["model.safetensors.index.json"] if index else [])
+    # Beside Hugging Face's files, the manifest (tests/safetensors/test_st_manifest.py).
+    want = sorted(list(files) + ["cleave-manifest.json"] +
+                  (["model.safetensors.index.json"] if index else []))
     check(names == want, f"{label}: files {names}, Hugging Face's writer: {want}")
     for name, members in files.items():
         if name not in names:
@@ -106,7 +108,8 @@ def test_merge(work):
             check_layout(f"merge --max-shard-size {size}", out, src, hf_size(size), {"format": "pt"})
     # Without the option: one model.safetensors, no index.
     r = u.run(["st", "merge", "tp", "-o", "one", "-q"] + rules, work)
-    check(r.returncode == 0 and os.listdir(os.path.join(work, "one")) == ["model.safetensors"],
+    check(r.returncode == 0 and sorted(os.listdir(os.path.join(work, "one"))) ==
+          ["cleave-manifest.json", "model.safetensors"],
           f"merge without --max-shard-size: {r.stderr} {os.listdir(os.path.join(work, 'one'))}")
     # The shards read back as a model: a split of them (st split reads an index) works, and a
     # shard of them equals the ranks merged from.
@@ -125,10 +128,11 @@ def test_merge(work):
     with open(os.path.join(out, shards[0]), "rb") as f:
         first_shard = f.read()
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
-    # Named by count, the first and the last in name order (the shards, then the index).
+    # Named by count, the first and the last in name order (the shards, then the index). The
+    # run wrote the model and its manifest.
     expected = (f"cleave: warning: {len(shards) + 1} files from '{out}/{shards[0]}' to "
                 f"'{out}/model.safetensors.index.json' are not among this run's outputs (it "
-                "wrote 1 file) and were left as they were; delete them if an earlier run left "
+                "wrote 2 files) and were left as they were; delete them if an earlier run left "
                 "them (a loader of the folder would read them with the new files)\n")
     check(r.returncode == 0 and r.stderr == expected, f"leftovers warning: {r.stderr!r}")
     # One left: named alone.
@@ -137,8 +141,8 @@ def test_merge(work):
     os.remove(os.path.join(out, "model.safetensors.index.json"))
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
     check(r.returncode == 0 and r.stderr ==
-          f"cleave: warning: '{out}/{shards[0]}' is not one of this run's outputs (it wrote 1 "
-          "file) and was left as it was; delete it if an earlier run left it (a loader of the "
+          f"cleave: warning: '{out}/{shards[0]}' is not one of this run's outputs (it wrote 2 "
+          "files) and was left as it was; delete it if an earlier run left it (a loader of the "
           "folder would read it with the new files)\n", f"one leftover: {r.stderr!r}")
     shards = shards[:1]
     check(sorted(n for n in os.listdir(out) if n.startswith("model-")) == shards,

@@ -83,6 +83,40 @@ static void output_path(const ckpt_run_options *o, const char *name, char *buf, 
   snprintf(buf, size, "%s%s%s", o->outdir, n > 0 && o->outdir[n - 1] == '/' ? "" : "/", name);
 }
 
+/* The input files output tensor t reads (merge and reshard: several ranks), in the order of its
+ * spans: the "source_files" array, or "(FILE)", "(FILE, FILE)", "(FIRST .. LAST, N files)". */
+static void report_sources(const report_ctx *r, const ckpt_out_file *f, const ckpt_out_tensor *t,
+                           json_out *j) {
+  const ckpt_span *spans = ckpt_out_spans(f, t);
+  const ckpt_file *files = r->m->files;
+  size_t n = t->span_count, count = 0, first = 0, last = 0;
+  if (j != NULL) {
+    json_out_array(j, "source_files");
+  }
+  /* A tensor of no bytes may have no span: its source's file. */
+  for (size_t i = 0; i < (n > 0 ? n : 1); i++) {
+    size_t file = n > 0 ? spans[i].src_file : t->source->file;
+    if (count > 0 && file == last) {
+      continue;
+    }
+    if (j != NULL) {
+      json_out_string(j, NULL, files[file].name);
+    }
+    first = count == 0 ? file : first;
+    last = file;
+    count++;
+  }
+  if (j != NULL) {
+    json_out_end_array(j);
+  } else if (count == 1) {
+    printf(" (%s)\n", files[first].name);
+  } else if (count == 2) {
+    printf(" (%s, %s)\n", files[first].name, files[last].name);
+  } else {
+    printf(" (%s .. %s, %zu files)\n", files[first].name, files[last].name, count);
+  }
+}
+
 static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
@@ -95,6 +129,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       json_out_uint(j, "bytes", t->bytes);
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
+      report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
       fputs("  ", stdout);
@@ -103,8 +138,24 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       shape_print(stdout, t->shape, (size_t)t->ndim);
       printf("\t%llu\t<- ", (unsigned long long)t->bytes);
       ckpt_print_text(t->source->name);
-      printf(" (%s)\n", source_file);
+      report_sources(r, f, t, NULL);
     }
+  }
+}
+
+/* A file of OUTDIR written whole (the index, a sidecar). */
+static void report_whole(const ckpt_run_options *o, const char *name, const char *kind,
+                         json_out *j) {
+  char path[4096];
+  output_path(o, name, path, sizeof path);
+  if (o->json) {
+    json_out_object(j, NULL);
+    json_out_string(j, "path", path);
+    json_out_string(j, "kind", kind);
+    json_out_end_object(j);
+  } else {
+    ckpt_print_text(path);
+    printf("\t%s\n", kind);
   }
 }
 
@@ -147,14 +198,11 @@ static int report(const report_ctx *r, int detailed) {
     }
   }
   if (r->plan->index_name != NULL) {
-    output_path(o, r->plan->index_name, path, sizeof path);
-    if (o->json) {
-      json_out_object(&j, NULL);
-      json_out_string(&j, "path", path);
-      json_out_string(&j, "kind", "index");
-      json_out_end_object(&j);
-    } else {
-      printf("%s\tindex\n", path);
+    report_whole(o, r->plan->index_name, "index", &j);
+  }
+  for (size_t i = 0; !o->no_sidecar && i < r->m->sidecar_count; i++) {
+    if (ckpt_write_sidecar(r->plan, r->m, o->outdir, i)) {
+      report_whole(o, r->m->sidecars[i], "sidecar", &j);
     }
   }
   if (o->json) {
@@ -180,7 +228,13 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
   if (o->dry_run) {
     return ckpt_finish_stdout(report(&r, 1));
   }
-  ckpt_write_options w = {o->outdir, o->force, o->sync, o->progress && !o->quiet && isatty(2),
-                          NULL};
+  ckpt_manifest_info info = {cmd, o->argc, o->argv};
+  ckpt_write_options w = {.outdir = o->outdir,
+                          .force = o->force,
+                          .sync = o->sync,
+                          .progress = o->progress && !o->quiet && isatty(2),
+                          .stale_suffixes = o->stale_suffixes,
+                          .manifest = &info,
+                          .sidecars = !o->no_sidecar};
   return ckpt_write_plan(plan, m, &w, report_before_commit, &r);
 }

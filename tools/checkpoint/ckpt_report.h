@@ -15,6 +15,15 @@
 typedef struct ckpt_run_options {
   const char *outdir;
   int json, quiet, force, sync, dry_run, progress;
+  /** The name endings of the format's files (NULL-terminated; NULL: none): after a run, a
+   * warning names the files of OUTDIR with such a name that the run did not write (an earlier
+   * run's, which a loader of the folder would read with the new ones; ckpt_write.h). */
+  const char *const *stale_suffixes;
+  /** The command line (argv[0] on), recorded in the manifest (ckpt_manifest.h). */
+  int argc;
+  char *const *argv;
+  /** Do not copy the model's sidecar files (config.json...) into OUTDIR (--no-sidecar). */
+  int no_sidecar;
 } ckpt_run_options;
 
 /** Prints `text` to stdout with each control character as \xNN and each backslash as two, so
@@ -38,10 +47,12 @@ int ckpt_finish_stdout(int rc);
 
 /**
  * Prints the plan (o->dry_run: every output file, its tensors, their sizes and sources), or
- * writes it all-or-nothing into o->outdir (tools/checkpoint/ckpt_write.h) and reports the
- * outputs. `cmd` ("gguf split") names the command in the JSON report: {"command", "dry_run",
- * "outputs": [{"path", "tensors", "bytes"[, "plan"]}]} (an index: {"path", "kind": "index"}).
- * Returns an exit status.
+ * writes it all-or-nothing into o->outdir (tools/checkpoint/ckpt_write.h) with its manifest
+ * (OUTDIR/cleave-manifest.json, ckpt_manifest.h) and reports the outputs. `cmd` ("gguf split")
+ * names the command in the JSON report: {"command", "dry_run", "outputs": [{"path", "tensors",
+ * "bytes"[, "plan"]}]} (an index: {"path", "kind": "index"}); each tensor of a plan lists its input
+ * files in the order of its spans ("source_files"; in text "(FILE)", "(FILE, FILE)" or "(FIRST ..
+ * LAST, N files)"). Returns an exit status.
  */
 int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_options *o,
                   const char *cmd);

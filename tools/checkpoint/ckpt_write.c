@@ -1,10 +1,14 @@
 /* A plan written into OUTDIR all-or-nothing. */
 #include "ckpt_write.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ckpt_copy.h"
+#include "ckpt_hash.h"
 #include "ckpt_verify.h"
 #include "cli_util.h"
 #include "io.h"
@@ -27,12 +31,71 @@ static int write_text_file(const out_set *out, size_t i, const char *text) {
   return rc != 0 ? rc : close_rc;
 }
 
-/* The output set: the plan's files, then its index; the model's files and index are inputs. */
+static int same_dir(const char *a, const char *b) {
+  struct stat x, y;
+  return stat(a[0] != '\0' ? a : ".", &x) == 0 && stat(b[0] != '\0' ? b : ".", &y) == 0 &&
+         x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const char *outdir,
+                       size_t i) {
+  const char *name = model->sidecars[i];
+  if (strcmp(name, CKPT_MANIFEST_NAME) == 0 || same_dir(model->dir, outdir)) {
+    return 0;
+  }
+  for (size_t k = 0; k < plan->file_count; k++) {
+    if (strcmp(plan->files[k].name, name) == 0) {
+      return 0;
+    }
+  }
+  return plan->index_name == NULL || strcmp(plan->index_name, name) != 0;
+}
+
+/* The sidecars copied, their source paths, and their checksums once copied. */
+typedef struct sidecars {
+  size_t count;
+  ckpt_manifest_copy *copies;
+} sidecars;
+
+static void sidecars_free(sidecars *s) {
+  for (size_t i = 0; i < s->count; i++) {
+    free((char *)s->copies[i].source);
+  }
+  free(s->copies);
+  memset(s, 0, sizeof *s);
+}
+
+static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_options *o,
+                         sidecars *s) {
+  memset(s, 0, sizeof *s);
+  s->copies = calloc(m->sidecar_count + 1, sizeof *s->copies);
+  if (s->copies == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  for (size_t i = 0; o->sidecars && i < m->sidecar_count; i++) {
+    if (!ckpt_write_sidecar(plan, m, o->outdir, i)) {
+      continue;
+    }
+    ckpt_manifest_copy *c = &s->copies[s->count];
+    char *source = NULL;
+    if (asprintf(&source, "%s%s", m->dir, m->sidecars[i]) < 0) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    c->name = m->sidecars[i];
+    c->source = source;
+    s->count++;
+  }
+  return 0;
+}
+
+/* The output set: the plan's files, then its index, the sidecars and the manifest; the model's
+ * files, index and sidecars are inputs. */
 static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_options *o,
-                   out_set *out) {
-  size_t count = plan->file_count + (plan->index_name != NULL);
+                   const sidecars *s, out_set *out) {
+  size_t first_sidecar = plan->file_count + (plan->index_name != NULL);
+  size_t count = first_sidecar + s->count + (o->manifest != NULL);
   char **names = calloc(count + 1, sizeof *names);
-  const char **inputs = calloc(m->file_count + 2, sizeof *inputs);
+  const char **inputs = calloc(m->file_count + s->count + 2, sizeof *inputs);
   if (names == NULL || inputs == NULL) {
     free(names);
     free(inputs);
@@ -44,6 +107,12 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   if (plan->index_name != NULL) {
     names[plan->file_count] = plan->index_name;
   }
+  for (size_t i = 0; i < s->count; i++) {
+    names[first_sidecar + i] = (char *)s->copies[i].name;
+  }
+  if (o->manifest != NULL) {
+    names[count - 1] = (char *)CKPT_MANIFEST_NAME;
+  }
   size_t input_count = 0;
   for (size_t i = 0; i < m->file_count; i++) {
     inputs[input_count++] = m->files[i].path;
@@ -51,11 +120,44 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   if (m->index_path != NULL) {
     inputs[input_count++] = m->index_path;
   }
-  int rc =
-      out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync);
+  for (size_t i = 0; i < s->count; i++) {
+    inputs[input_count++] = s->copies[i].source;
+  }
+  int rc = out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync,
+                               o->manifest != NULL);
   out_set_watch_stale(out, o->stale_suffixes);
   free(inputs);
   free(names);
+  return rc;
+}
+
+/* Copies the sidecars to outputs `first` on, checksumming them. */
+static int copy_sidecars(sidecars *s, const out_set *out, size_t first) {
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < s->count; i++) {
+    ckpt_manifest_copy *c = &s->copies[i];
+    tool_error err;
+    int in;
+    uint64_t size;
+    rc = io_open_regular(c->source, "the sidecar file", &in, &size, &err);
+    if (rc != 0) {
+      tool_scrub(&err);
+      return tool_report(&err);
+    }
+    int fd;
+    rc = out_set_open(out, first + i, &fd);
+    if (rc == 0) {
+      char path[OUT_PATH_BUF];
+      if (ckpt_hash_copy(in, c->source, fd, out_set_final(out, first + i, path, sizeof path),
+                         &c->bytes, &c->hash, &err) != 0) {
+        tool_scrub(&err);
+        rc = tool_report(&err);
+      }
+      int close_rc = out_set_close(out, first + i, fd);
+      rc = rc != 0 ? rc : close_rc;
+    }
+    close(in);
+  }
   return rc;
 }
 
@@ -69,7 +171,9 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
   }
   out_set out;
   memset(&out, 0, sizeof out);
-  rc = prepare(plan, model, o, &out);
+  sidecars side;
+  rc = pick_sidecars(plan, model, o, &side);
+  rc = rc != 0 ? rc : prepare(plan, model, o, &side, &out);
   if (rc == 0) {
     rc = out_set_create(&out);
   }
@@ -86,6 +190,14 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
   if (rc == 0 && plan->index_text != NULL) {
     rc = write_text_file(&out, plan->file_count, plan->index_text);
   }
+  size_t first_sidecar = plan->file_count + (plan->index_name != NULL);
+  if (rc == 0) {
+    rc = copy_sidecars(&side, &out, first_sidecar);
+  }
+  if (rc == 0 && o->manifest != NULL) {
+    rc = ckpt_manifest_write(plan, model, o->manifest, side.copies, side.count, &out,
+                             first_sidecar + side.count);
+  }
   if (rc == 0 && before_commit != NULL) {
     rc = before_commit(ctx);
   }
@@ -95,5 +207,6 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
     out_set_abort(&out);
   }
   out_set_free(&out);
+  sidecars_free(&side);
   return rc;
 }

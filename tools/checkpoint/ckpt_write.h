@@ -1,5 +1,6 @@
 /*
- * Writing a plan into OUTDIR all-or-nothing: every output file (and the index, last) to a
+ * Writing a plan into OUTDIR all-or-nothing: every output file (then the index, the model's
+ * sidecar files, and the manifest, last) to a
  * temporary in OUTDIR through tools/common/outputs.h (created when missing, removed on failure;
  * temporaries removed on a signal), then renamed into place only when all are complete. An
  * output that would replace one of the model's files is refused without `force`.
@@ -7,6 +8,7 @@
 #ifndef CLEAVE_CKPT_WRITE_H
 #define CLEAVE_CKPT_WRITE_H
 
+#include "ckpt_manifest.h"
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 
@@ -20,7 +22,22 @@ typedef struct ckpt_write_options {
    * files of OUTDIR with such a name that this run did not write (an earlier run's shards) are
    * named in a warning (out_set_watch_stale in tools/common/outputs.h). */
   const char *const *stale_suffixes;
+  /** What the manifest (OUTDIR/cleave-manifest.json, ckpt_manifest.h) says of the run; NULL:
+   * no manifest. */
+  const ckpt_manifest_info *manifest;
+  /** Copy the model's sidecar files (ckpt_write_sidecar says which) into OUTDIR with the
+   * outputs, listed in the manifest. */
+  int sidecars;
 } ckpt_write_options;
+
+/**
+ * Whether sidecar i of `model` is copied into `outdir` with the outputs of `plan`: not when
+ * `outdir` is the model's own folder (it is there already), nor a manifest (it described the
+ * model's run, not this one), nor a file of the name of one of the plan's outputs (the output
+ * is written).
+ */
+int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const char *outdir,
+                       size_t i);
 
 /** Called once every output is complete and before any is renamed into place (the command
  * prints its report there: a report that cannot be written fails the run with nothing written).

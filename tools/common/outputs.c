@@ -202,9 +202,11 @@ static int check_existing(const char *final, const char *const *inputs, size_t i
 }
 
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
-                        const char *const *inputs, size_t input_count, int force, int sync) {
+                        const char *const *inputs, size_t input_count, int force, int sync,
+                        int replace_last) {
   memset(set, 0, sizeof *set);
   set->folder = 1;
+  set->replace_last = replace_last;
   set->count = count;
   set->force = force;
   set->sync = sync;
@@ -224,7 +226,9 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
       set->finals[i] = NULL;
       return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
-    int rc = check_existing(set->finals[i], inputs, input_count, force);
+    /* The last output of a set that asks for it (a manifest) replaces its earlier run's. */
+    int rc = check_existing(set->finals[i], inputs, input_count,
+                            force || (replace_last && i + 1 == count));
     if (rc != 0) {
       return rc;
     }
@@ -351,19 +355,29 @@ int out_set_create(out_set *set) {
   return 0;
 }
 
-int out_set_open(const out_set *set, size_t i, int *fd) {
+/* Opens temporary i with `flags`; `what` says what for in the message. */
+static int open_temp(size_t i, int flags, const char *what, int *fd) {
   char path[PATH_BUF];
-  (void)set;
   *fd = -1;
   errno = ENAMETOOLONG;
   if (temp_path(i, path, sizeof path) == 0) {
-    *fd = open(path, O_WRONLY | O_CLOEXEC);
+    *fd = open(path, flags | O_CLOEXEC);
   }
   if (*fd < 0) {
-    return cli_error(CLI_EXIT_IOERR, "cannot open the temporary output '%s': %s", path,
+    return cli_error(CLI_EXIT_IOERR, "cannot %s the temporary output '%s': %s", what, path,
                      strerror(errno));
   }
   return 0;
+}
+
+int out_set_open(const out_set *set, size_t i, int *fd) {
+  (void)set;
+  return open_temp(i, O_WRONLY, "open", fd);
+}
+
+int out_set_open_read(const out_set *set, size_t i, int *fd) {
+  (void)set;
+  return open_temp(i, O_RDONLY, "read back", fd);
 }
 
 int out_set_close(const out_set *set, size_t i, int fd) {
@@ -410,7 +424,8 @@ int out_set_commit(out_set *set) {
     /* Every temporary exists (out_set_create), so its path fits. */
     temp_path(done, from, sizeof from);
     to = out_set_final(set, done, buf, sizeof buf);
-    int rc = set->force ? rename(from, to) : rename_noreplace(from, to);
+    int replace = set->force || (set->replace_last && done + 1 == set->count);
+    int rc = replace ? rename(from, to) : rename_noreplace(from, to);
     if (rc != 0) {
       e = errno;
       break;

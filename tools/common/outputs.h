@@ -43,9 +43,10 @@ typedef struct out_set {
   char **finals;    /* the final paths (folder sets) */
   char *temp_head;  /* temporary i: temp_head, i in decimal, temp_tail */
   char *temp_tail;
-  char *dir;    /* the directory of the outputs, for fsync (folder sets: with a trailing '/') */
-  int made_dir; /* this run created the folder */
-  int active;   /* temporaries may exist */
+  char *dir;        /* the directory of the outputs, for fsync (folder sets: with a trailing '/') */
+  int made_dir;     /* this run created the folder */
+  int active;       /* temporaries may exist */
+  int replace_last; /* the last output may replace a file without force (folder sets) */
   const char *const *stale_suffixes; /* out_set_watch_stale */
 } out_set;
 
@@ -61,10 +62,14 @@ int out_set_init(out_set *set, const char *prefix, size_t count, int force, int 
  * Prepares `count` outputs `names` (file names, in rename order) in folder `dir`. Refuses (prints
  * an error, returns CLI_EXIT_CANTCREAT) an output that exists as a directory, and without `force`
  * one that exists, naming it "one of the inputs" when it is the same file as one of the
- * `input_count` paths `inputs`. Returns 0 or an exit status; call out_set_free in either case.
+ * `input_count` paths `inputs`. With `replace_last` the last output replaces a file of its name
+ * even without `force` (a file that describes the set, such as a checkpoint's manifest: it is
+ * renamed last, so a failed commit never removed the old one). Returns 0 or an exit status; call
+ * out_set_free in either case.
  */
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
-                        const char *const *inputs, size_t input_count, int force, int sync);
+                        const char *const *inputs, size_t input_count, int force, int sync,
+                        int replace_last);
 
 /**
  * Prepares one output, the file `path` (as given: its directory, "." when it has none, must
@@ -120,6 +125,11 @@ int out_set_create(out_set *set);
  * or prints an error and returns CLI_EXIT_IOERR.
  */
 int out_set_open(const out_set *set, size_t i, int *fd);
+
+/** Opens the temporary file of output i for reading (a complete output read back, e.g. to
+ * checksum it) and stores the descriptor in `*fd` (close it with close). Returns 0 or prints an
+ * error and returns CLI_EXIT_IOERR. */
+int out_set_open_read(const out_set *set, size_t i, int *fd);
 
 /**
  * Closes a descriptor from out_set_open, after an fsync when the set was made with `sync`.

@@ -128,9 +128,8 @@ int gguf_run(const gguf_model *m, ckpt_plan *plan, const gguf_write_opts *o,
     tool_prefix(&err, "%s", cmd);
     gguf_report(&err);
   } else {
-    /* Manifests (OUTDIR/cleave-manifest.json, docs/cli.md) join here when the checkpoint layer
-     * has them: the plan holds every output tensor's spans, which is what a manifest lists, and
-     * the manifest is one more output of the all-or-nothing set that ckpt_run_plan writes. */
+    /* ckpt_run_plan also writes the manifest (OUTDIR/cleave-manifest.json) from the plan's
+     * spans, the last output of the all-or-nothing set. */
     rc = ckpt_run_plan(plan, &m->ckpt, &o->run, cmd);
   }
   gguf_outputs_free(&store);

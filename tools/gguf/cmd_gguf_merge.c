@@ -43,6 +43,8 @@ int cmd_gguf_merge(int argc, char **argv, int first) {
   gguf_write_opts o;
   memset(&o, 0, sizeof o);
   o.run.progress = 1;
+  o.run.argc = argc;
+  o.run.argv = argv;
   char **parts = calloc((size_t)argc + 1, sizeof *parts);
   size_t part_count = 0;
   const char *output = NULL;

@@ -73,6 +73,8 @@ int cmd_gguf_shard(int argc, char **argv, int first) {
   gguf_write_opts o;
   memset(&o, 0, sizeof o);
   o.run.progress = 1;
+  o.run.argc = argc;
+  o.run.argv = argv;
   size_t max = (size_t)argc + 1;
   ckpt_shard_rule *axes = calloc(max, sizeof *axes);
   ckpt_shard_rule *views = calloc(max, sizeof *views);

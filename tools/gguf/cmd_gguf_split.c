@@ -14,6 +14,8 @@ int cmd_gguf_split(int argc, char **argv, int first) {
   gguf_write_opts o;
   memset(&o, 0, sizeof o);
   o.run.progress = 1;
+  o.run.argc = argc;
+  o.run.argv = argv;
   ckpt_rule_set rules;
   memset(&rules, 0, sizeof rules);
   rules.command = "gguf split";

@@ -201,6 +201,7 @@ static const char st_help[] =
     "                       [--replicate GLOB] [--max-shard-size SIZE] [--dry-run] [-f]\n"
     "       cleave st reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS...\n"
     "                       [--view GLOB=SHAPE] [--replicate GLOB] [--dry-run] [-f]\n"
+    "       cleave st verify OUTDIR [--against MODEL...] [--json] [-q]\n"
     "\n"
     "Checkpoint surgery on safetensors files. MODEL is a .safetensors file, a\n"
     "*.safetensors.index.json with its shards, or a folder holding either; RANK... the files\n"
@@ -252,6 +253,30 @@ static const char st_check_help[] =
     "  -q, --quiet  print nothing on success\n"
     "  -h, --help   print this help\n";
 
+static const char st_verify_help[] =
+    "usage: cleave st verify OUTDIR [--against MODEL...] [--json] [-q]\n"
+    "\n"
+    "Re-reads what a writing command (st or gguf split, shard, merge, reshard) wrote into OUTDIR\n"
+    "against OUTDIR/cleave-manifest.json: every file it lists is present with its size and\n"
+    "XXH3-64 checksums (the whole file, each tensor), no other file is there (hidden files\n"
+    "aside), each .safetensors file passes 'st check --strict' and its header says what the\n"
+    "manifest says. With --against, each tensor is also compared byte for byte with the input\n"
+    "bytes the manifest says it was copied from; the inputs are found by file name among the\n"
+    "MODEL files and folders given.\n"
+    "\n"
+    "Each difference is a line on stdout naming the file, the tensor and, where known, the\n"
+    "first differing byte (in the file and in the tensor; a checksum tells only which tensor\n"
+    "differs, --against tells the byte). Exit 0 (no difference), 1 (differences), 65 (the\n"
+    "manifest is malformed, or does not match an output whose checksum it matches: the place\n"
+    "is named), 66 (no manifest, or an input of --against missing).\n"
+    "\n"
+    "  --against MODEL...  the inputs of the run (files, or folders holding them)\n"
+    "  --json              print {\"command\", \"outdir\", \"ok\", \"files\", \"tensors\",\n"
+    "                      \"bytes\", \"against\", \"differences\": [{\"file\", \"tensor\",\n"
+    "                      \"file_offset\", \"tensor_offset\", \"problem\"}]}\n"
+    "  -q, --quiet         print only the differences\n"
+    "  -h, --help          print this help\n";
+
 static const char st_write_options[] =
     "\n"
     "  -o, --output OUTDIR  the output folder (created if missing, its parent must exist;\n"
@@ -266,7 +291,14 @@ static const char st_write_options[] =
     "                       \"bytes\"}]} (with --dry-run each output also has its \"plan\")\n"
     "  -q, --quiet          print nothing on success\n"
     "      --no-progress    no progress line on stderr (shown only on a terminal)\n"
+    "      --no-sidecar     do not copy the model folder's other files (config.json,\n"
+    "                       tokenizer files...) into OUTDIR\n"
     "  -h, --help           print this help\n"
+    "\n"
+    "Beside the outputs, OUTDIR receives the model folder's other files, copied unchanged, and\n"
+    "cleave-manifest.json (each output file and tensor with its size, XXH3-64 checksum and the\n"
+    "input byte ranges it came from; 'cleave st verify OUTDIR' checks them), all renamed into\n"
+    "place with the outputs or not at all.\n"
     "\n"
     "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers.\n";
 
@@ -440,6 +472,7 @@ int help_print(const char *command, FILE *out) {
       {"st shard", st_shard_help, 2},
       {"st merge", st_merge_help, 2},
       {"st reshard", st_reshard_help, 2},
+      {"st verify", st_verify_help, 0},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     if (strcmp(texts[i].name, command) == 0) {

@@ -32,6 +32,10 @@ int cmd_st(int argc, char **argv, int first) {
   if (strcmp(sub, "merge") == 0 || strcmp(sub, "reshard") == 0) {
     return cmd_st_merge(argc, argv, first + 1, sub[0] == 'r');
   }
+  if (strcmp(sub, "verify") == 0) {
+    return cmd_st_verify(argc, argv, first + 1);
+  }
   return cli_error(CLI_EXIT_USAGE,
-                   "st: unknown subcommand '%s' (ls, check, split, shard, merge, reshard)", sub);
+                   "st: unknown subcommand '%s' (ls, check, split, shard, merge, reshard, verify)",
+                   sub);
 }

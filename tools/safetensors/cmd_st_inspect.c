@@ -114,10 +114,10 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check) {
     /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
     st_report(&err);
     st_model_free(&m);
-    return st_finish_stdout(rc);
+    return ckpt_finish_stdout(rc);
   }
   rc = is_check ? report_check(&m, model_path, lenient.accepted, json, quiet)
                 : list_tensors(&m, model_path, glob, json, quiet);
   st_model_free(&m);
-  return st_finish_stdout(rc);
+  return ckpt_finish_stdout(rc);
 }

@@ -85,6 +85,8 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
   merge_args a;
   memset(&a, 0, sizeof a);
   a.o.progress = 1;
+  a.o.argc = argc;
+  a.o.argv = argv;
   a.ranks = calloc((size_t)argc + 1, sizeof *a.ranks);
   int rc = a.ranks == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory")
                            : st_rank_rules_init(&a.rules, argc);

@@ -14,6 +14,8 @@ int cmd_st_shard(int argc, char **argv, int first) {
   cli_parser_init(&p, argc, argv, first, "st shard");
   write_opts o = {0};
   o.progress = 1;
+  o.argc = argc;
+  o.argv = argv;
   st_rank_rules rules;
   int rc = st_rank_rules_init(&rules, argc);
   for (; rc == 0;) {

@@ -35,6 +35,8 @@ int cmd_st_split(int argc, char **argv, int first) {
   cli_parser_init(&p, argc, argv, first, "st split");
   write_opts o = {0};
   o.progress = 1;
+  o.argc = argc;
+  o.argv = argv;
   ckpt_rule_set s;
   memset(&s, 0, sizeof s);
   s.command = "st split";

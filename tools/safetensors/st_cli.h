@@ -14,8 +14,8 @@
 #include "error.h"
 #include "st_model.h"
 
-/** cleave st ls|check|split|shard|merge|reshard ...: `argv[first]` is the subcommand. Returns the
- * process exit status (docs/cli.md, "Errors and exit status"). */
+/** cleave st ls|check|split|shard|merge|reshard|verify ...: `argv[first]` is the subcommand.
+ * Returns the process exit status (docs/cli.md, "Errors and exit status"). */
 int cmd_st(int argc, char **argv, int first);
 
 enum {
@@ -40,6 +40,8 @@ enum {
   OPT_UNMATCHED,
   OPT_MAX_SHARD_SIZE,
   OPT_STRICT,
+  OPT_AGAINST,
+  OPT_NO_SIDECAR,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -52,15 +54,12 @@ extern const size_t st_write_option_count;
 typedef struct write_opts {
   const char *model, *outdir;
   int json, quiet, force, sync, dry_run, progress;
+  /** The command line, for the manifest. */
+  int argc;
+  char **argv;
+  /** --no-sidecar: the model folder's other files are not copied. */
+  int no_sidecar;
 } write_opts;
-
-/** Prints `text` to stdout with each control character written as \xNN and each backslash as
- * two, so that a hostile tensor name can neither break the one-line-per-tensor format nor drive
- * the terminal. */
-void st_print_text(const char *text);
-
-/** Flushes stdout; a failure turns a 0 status into CLI_EXIT_IOERR (reported). */
-int st_finish_stdout(int rc);
 
 /** Prints the error of a reader, planner or rule (its control characters made inert) and
  * returns its status. */
@@ -69,12 +68,14 @@ int st_report(tool_error *err);
 /** Loads MODEL, printing the error; returns 0 or an exit status. Free `m` in either case. */
 int st_load(const char *path, st_model *m);
 
-/** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress; returns 1 if `id` was one. */
+/** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress, --no-sidecar; returns 1 if `id`
+ * was one. */
 int st_parse_write_common(int id, const char *value, write_opts *o);
 
-/** Prints the plan (--dry-run), or writes it all-or-nothing into OUTDIR and reports what it
- * wrote, then warns about the safetensors files of OUTDIR it did not write (an earlier run's).
- * `cmd` ("st split") names the command in the JSON report. Returns an exit status. */
+/** Runs the plan through ckpt_run_plan (ckpt_report.h): prints it (--dry-run), or writes it
+ * all-or-nothing into OUTDIR and reports what it wrote, then warns about the safetensors files of
+ * OUTDIR it did not write (an earlier run's). `cmd` ("st split") names the command in the JSON
+ * report. Returns an exit status. */
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
@@ -107,5 +108,6 @@ int cmd_st_inspect(int argc, char **argv, int first, int is_check);
 int cmd_st_split(int argc, char **argv, int first);
 int cmd_st_shard(int argc, char **argv, int first);
 int cmd_st_merge(int argc, char **argv, int first, int reshard);
+int cmd_st_verify(int argc, char **argv, int first);
 
 #endif /* CLEAVE_ST_CLI_H */

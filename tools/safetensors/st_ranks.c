@@ -115,6 +115,7 @@ int st_ranks_load(char *const *paths, size_t count, st_model *m, tool_error *err
   char **listed = NULL;
   struct stat st;
   int rc = 0;
+  const char *folder = count > 0 ? paths[0] : "";
   if (count == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
     rc = folder_ranks(paths[0], &listed, &count, err);
     paths = listed;
@@ -123,7 +124,13 @@ int st_ranks_load(char *const *paths, size_t count, st_model *m, tool_error *err
   }
   ckpt_model *c = &m->ckpt;
   if (rc == 0) {
-    c->dir = strdup("");
+    /* A folder of ranks has sidecars (the files shard copied beside the ranks); ranks named one
+     * by one have none. */
+    size_t n = listed != NULL ? strlen(folder) : 0;
+    c->dir = listed != NULL ? malloc(n + 2) : strdup("");
+    if (c->dir != NULL && listed != NULL) {
+      snprintf(c->dir, n + 2, "%s%s", folder, n > 0 && folder[n - 1] == '/' ? "" : "/");
+    }
     c->files = calloc(count + 1, sizeof *c->files);
     if (c->dir == NULL || c->files == NULL) {
       rc = tool_oom(err, "loading the ranks");
@@ -134,6 +141,10 @@ int st_ranks_load(char *const *paths, size_t count, st_model *m, tool_error *err
   }
   if (rc == 0) {
     rc = ckpt_model_sort(c, err);
+  }
+  if (rc == 0 && listed != NULL) {
+    static const char *const skip[] = {rank_suffix, ".safetensors.index.json"};
+    rc = ckpt_model_list_sidecars(c, skip, 2, err);
   }
   for (size_t r = 0; listed != NULL && r < count; r++) {
     free(listed[r]);

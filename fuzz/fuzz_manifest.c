@@ -1,0 +1,78 @@
+/* Fuzz target: the manifest reader of `cleave st verify` (tools/checkpoint/ckpt_manifest_read.c).
+ *
+ * The input is a whole cleave-manifest.json, read from a memory file descriptor. A failure must
+ * be CLI_EXIT_DATA (or CLI_EXIT_SOFTWARE for an allocation failure) with a message naming the
+ * file; an accepted manifest's tensors must lie inside their files in order, and every row of
+ * every piece inside its tensor and its input (what verify then reads relies on it). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ckpt_manifest_read.h"
+#include "cli_util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_piece(const ckpt_manifest *mf, const ckpt_mf_tensor *t, const ckpt_mf_piece *p) {
+  if (p->input >= mf->input_count) {
+    abort();
+  }
+  if (p->rows == 0 || p->take == 0) {
+    return;
+  }
+  /* The last row's end, in 128 bits so that the check cannot overflow itself. */
+  unsigned __int128 out_end =
+      (unsigned __int128)(p->rows - 1) * p->to_stride + p->to + (unsigned __int128)p->take;
+  unsigned __int128 in_end =
+      (unsigned __int128)(p->rows - 1) * p->stride + p->offset + (unsigned __int128)p->take;
+  if (out_end > t->bytes || in_end > mf->inputs[p->input].bytes) {
+    abort();
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int fd = memfd_create("manifest", 0);
+  if (fd < 0) {
+    return 0;
+  }
+  size_t done = 0;
+  while (done < size) {
+    ssize_t k = write(fd, data + done, size - done);
+    if (k <= 0) {
+      close(fd);
+      return 0;
+    }
+    done += (size_t)k;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  ckpt_manifest mf;
+  tool_error err;
+  int rc = ckpt_manifest_read(path, &mf, &err);
+  if (rc != 0) {
+    if ((rc != CLI_EXIT_DATA && rc != CLI_EXIT_SOFTWARE) || strstr(err.message, path) == NULL) {
+      abort();
+    }
+  } else {
+    for (size_t i = 0; i < mf.file_count; i++) {
+      const ckpt_mf_file *f = &mf.files[i];
+      uint64_t end = 0;
+      for (size_t k = 0; k < f->tensor_count; k++) {
+        const ckpt_mf_tensor *t = &f->tensors[k];
+        if (t->offset < end || t->bytes > f->bytes || t->offset > f->bytes - t->bytes) {
+          abort();
+        }
+        end = t->offset + t->bytes;
+        for (size_t s = 0; s < t->piece_count; s++) {
+          check_piece(&mf, t, &t->pieces[s]);
+        }
+      }
+    }
+  }
+  ckpt_manifest_free(&mf);
+  close(fd);
+  return 0;
+}

@@ -1,0 +1,203 @@
+/* verify --against: the outputs' tensors compared with the input bytes they were copied from. */
+#include "ckpt_against.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "io.h"
+
+/* Blocks of rows compared at once: two buffers of this size. */
+#define AGAINST_CHUNK ((size_t)1 << 20)
+
+typedef struct against {
+  const ckpt_manifest *mf;
+  ckpt_differences *d;
+  int *in_fds;
+  unsigned char *a, *b;
+} against;
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+/* Finds input i among the --against paths (a file of its name, or a folder holding one). */
+static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int *fd,
+                      uint64_t *size) {
+  for (size_t k = 0; k < o->against_count; k++) {
+    const char *p = o->against[k];
+    struct stat st;
+    if (stat(p, &st) != 0) {
+      return cli_error(CLI_EXIT_NOINPUT, "%s: cannot open '%s' (--against): %s", o->cmd, p,
+                       strerror(errno));
+    }
+    char *candidate = NULL;
+    if (S_ISDIR(st.st_mode)) {
+      size_t n = strlen(p);
+      if (asprintf(&candidate, "%s%s%s", p, n > 0 && p[n - 1] == '/' ? "" : "/", in->name) < 0) {
+        return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+      }
+      if (stat(candidate, &st) != 0) {
+        free(candidate);
+        continue;
+      }
+    } else if (strcmp(base_name(p), in->name) != 0) {
+      continue;
+    }
+    tool_error err;
+    int rc = io_open_regular(candidate != NULL ? candidate : p, "input", fd, size, &err);
+    free(candidate);
+    if (rc != 0) {
+      tool_scrub(&err);
+      return tool_report(&err);
+    }
+    return 0;
+  }
+  tool_error err;
+  tool_fail(&err, CLI_EXIT_NOINPUT,
+            "%s: the input '%s' of the manifest is not among the files and folders of "
+            "--against",
+            o->cmd, in->name);
+  tool_scrub(&err);
+  return tool_report(&err);
+}
+
+static int read_at(int fd, const char *what, void *buf, size_t size, uint64_t at, size_t *got) {
+  int e = io_pread_all(fd, buf, size, at, got);
+  if (e != 0) {
+    return cli_error(CLI_EXIT_IOERR, "cannot read %s at byte %llu: %s", what,
+                     (unsigned long long)at, strerror(e));
+  }
+  return 0;
+}
+
+/* Compares `len` bytes; returns the index of the first difference or len. */
+static size_t first_diff(const unsigned char *x, const unsigned char *y, size_t len) {
+  if (memcmp(x, y, len) == 0) {
+    return len;
+  }
+  size_t i = 0;
+  while (x[i] == y[i]) {
+    i++;
+  }
+  return i;
+}
+
+/* Compares tensor t of file f (open as out_fd) with its pieces; *found is set at the first
+ * difference, which is added to the differences. */
+static int compare_tensor(against *g, const ckpt_mf_file *f, int out_fd, const ckpt_mf_tensor *t) {
+  for (size_t s = 0; s < t->piece_count; s++) {
+    const ckpt_mf_piece *p = &t->pieces[s];
+    const ckpt_mf_input *in = &g->mf->inputs[p->input];
+    int in_fd = g->in_fds[p->input];
+    uint64_t r = 0;
+    while (r < p->rows && p->take > 0) {
+      /* Rows r..r+k-1 when whole rows fit the buffers, else a part of row r. */
+      uint64_t k = 1, col = 0;
+      size_t take = p->take > AGAINST_CHUNK ? AGAINST_CHUNK : (size_t)p->take;
+      if (p->take <= AGAINST_CHUNK) {
+        uint64_t room = AGAINST_CHUNK - p->take;
+        uint64_t by_out = p->to_stride > 0 ? room / p->to_stride : p->rows;
+        uint64_t by_in = p->stride > 0 ? room / p->stride : p->rows;
+        k = 1 + (by_out < by_in ? by_out : by_in);
+        k = k < p->rows - r ? k : p->rows - r;
+      }
+      for (; col < p->take; col += take) {
+        size_t n = p->take - col < take ? (size_t)(p->take - col) : take;
+        uint64_t out_at = t->offset + p->to + r * p->to_stride + col;
+        uint64_t in_at = p->offset + r * p->stride + col;
+        size_t out_len = (size_t)((k - 1) * p->to_stride) + n;
+        size_t in_len = (size_t)((k - 1) * p->stride) + n;
+        size_t got_out, got_in;
+        int rc = read_at(out_fd, f->name, g->a, out_len, out_at, &got_out);
+        rc = rc != 0 ? rc : read_at(in_fd, in->name, g->b, in_len, in_at, &got_in);
+        if (rc != 0) {
+          return rc;
+        }
+        for (uint64_t row = 0; row < k; row++) {
+          size_t oa = (size_t)(row * p->to_stride), ia = (size_t)(row * p->stride);
+          if (oa + n > got_out) {
+            return 0; /* the output is cut short: reported with its size */
+          }
+          if (ia + n > got_in) {
+            ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                          "its input '%s' ends at byte %llu, before the bytes it was copied from",
+                          in->name, (unsigned long long)(in_at + got_in));
+            return 0;
+          }
+          size_t i = first_diff(g->a + oa, g->b + ia, n);
+          if (i < n) {
+            uint64_t at_out = out_at + oa + i;
+            ckpt_diff_add(g->d, f->name, t->name, (int64_t)at_out, (int64_t)(at_out - t->offset),
+                          "0x%02x here, 0x%02x at byte %llu of its input '%s'", g->a[oa + i],
+                          g->b[ia + i], (unsigned long long)(in_at + ia + i), in->name);
+            return 0;
+          }
+        }
+      }
+      r += k;
+    }
+  }
+  return 0;
+}
+
+static int compare_file(against *g, const ckpt_verify_options *o, const ckpt_mf_file *f) {
+  size_t n = strlen(o->outdir);
+  char *path = NULL;
+  if (asprintf(&path, "%s%s%s", o->outdir, n > 0 && o->outdir[n - 1] == '/' ? "" : "/", f->name) <
+      0) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  free(path);
+  if (fd < 0) {
+    return 0; /* missing: reported already */
+  }
+  int rc = 0;
+  for (size_t k = 0; rc == 0 && k < f->tensor_count; k++) {
+    rc = compare_tensor(g, f, fd, &f->tensors[k]);
+  }
+  close(fd);
+  return rc;
+}
+
+int ckpt_against(const ckpt_verify_options *o, const ckpt_manifest *mf, ckpt_differences *d) {
+  against g = {mf, d, calloc(mf->input_count + 1, sizeof(int)), malloc(AGAINST_CHUNK),
+               malloc(AGAINST_CHUNK)};
+  int rc = 0;
+  if (g.in_fds == NULL || g.a == NULL || g.b == NULL) {
+    rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  for (size_t i = 0; g.in_fds != NULL && i <= mf->input_count; i++) {
+    g.in_fds[i] = -1;
+  }
+  for (size_t i = 0; rc == 0 && i < mf->input_count; i++) {
+    uint64_t size = 0;
+    rc = open_input(o, &mf->inputs[i], &g.in_fds[i], &size);
+    if (rc == 0 && size != mf->inputs[i].bytes) {
+      ckpt_diff_add(d, mf->inputs[i].name, NULL, -1, -1,
+                    "(an input) has %llu bytes, the manifest says %llu: it changed since the run",
+                    (unsigned long long)size, (unsigned long long)mf->inputs[i].bytes);
+    }
+  }
+  for (size_t i = 0; rc == 0 && i < mf->file_count; i++) {
+    if (mf->files[i].kind == CKPT_MF_DATA) {
+      rc = compare_file(&g, o, &mf->files[i]);
+    }
+  }
+  for (size_t i = 0; g.in_fds != NULL && i < mf->input_count; i++) {
+    if (g.in_fds[i] >= 0) {
+      close(g.in_fds[i]);
+    }
+  }
+  free(g.in_fds);
+  free(g.a);
+  free(g.b);
+  return rc;
+}

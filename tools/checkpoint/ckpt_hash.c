@@ -1,0 +1,238 @@
+/* XXH3-64 over a file and its ranges in one sequential read. */
+#include "ckpt_hash.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "cli_util.h"
+#include "io.h"
+
+/* Reads of 1 MiB: large enough that the system call costs nothing beside the copy out of the
+ * page cache, small enough to stay in the L2/L3 caches while XXH3 reads it. */
+#define HASH_CHUNK ((size_t)1 << 20)
+
+/* Mapped windows of 8 MiB (a multiple of any page size): few mappings per GiB, and little
+ * address space (the memory tests run under a 32 MiB address-space limit). */
+#define HASH_WINDOW ((size_t)8 << 20)
+
+uint64_t ckpt_hash_bytes(const void *data, size_t size) {
+  return XXH3_64bits(data, size);
+}
+
+void ckpt_hash_hex(uint64_t hash, char out[CKPT_HASH_HEX]) {
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 15; i >= 0; i--) {
+    out[i] = digits[hash & 15];
+    hash >>= 4;
+  }
+  out[16] = '\0';
+}
+
+int ckpt_hash_parse(const char *text, uint64_t *hash) {
+  uint64_t v = 0;
+  for (int i = 0; i < 16; i++) {
+    char c = text[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') {
+      d = (unsigned)(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      d = (unsigned)(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      d = (unsigned)(c - 'A' + 10);
+    } else {
+      return -1;
+    }
+    v = v << 4 | d;
+  }
+  if (text[16] != '\0') {
+    return -1;
+  }
+  *hash = v;
+  return 0;
+}
+
+static int check_ranges(const ckpt_hash_range *r, size_t count, uint64_t size, tool_error *err) {
+  uint64_t end = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (r[i].offset < end || r[i].bytes > size || r[i].offset > size - r[i].bytes) {
+      return tool_fail(err, CLI_EXIT_SOFTWARE,
+                       "range %zu (bytes %llu to %llu) is out of order or past the end (%llu)", i,
+                       (unsigned long long)r[i].offset,
+                       (unsigned long long)(r[i].offset + r[i].bytes), (unsigned long long)size);
+    }
+    end = r[i].offset + r[i].bytes;
+  }
+  return 0;
+}
+
+/* Feeds the chunk [at, at + n) of the file to the ranges it meets, from range *next on; a range
+ * whose end the chunk reaches gets its checksum. */
+static void feed_ranges(ckpt_hash_range *ranges, size_t count, size_t *next, XXH3_state_t *state,
+                        const unsigned char *chunk, uint64_t at, size_t n) {
+  uint64_t end = at + n;
+  while (*next < count) {
+    ckpt_hash_range *r = &ranges[*next];
+    uint64_t r_end = r->offset + r->bytes;
+    if (r->offset >= end && r->bytes > 0) {
+      return;
+    }
+    uint64_t from = r->offset > at ? r->offset : at;
+    uint64_t to = r_end < end ? r_end : end;
+    if (from == r->offset) {
+      XXH3_64bits_reset(state);
+    }
+    if (to > from) {
+      XXH3_64bits_update(state, chunk + (from - at), (size_t)(to - from));
+    }
+    if (r_end > end) {
+      return;
+    }
+    r->hash = XXH3_64bits_digest(state);
+    (*next)++;
+  }
+}
+
+/* Where a hash of a file has got to. */
+typedef struct hash_job {
+  ckpt_hash_range *ranges;
+  size_t count, next;
+  uint64_t at;
+  XXH3_state_t *file_state, *range_state;
+} hash_job;
+
+/* A mapped window read past the end of its file (the file was shortened meanwhile) raises
+ * SIGBUS: the handler jumps back to hash_mapped, which reports it. */
+static sigjmp_buf bus_jump;
+
+static void on_sigbus(int sig) {
+  (void)sig;
+  siglongjmp(bus_jump, 1);
+}
+
+/* Hashes the file from job->at through mapped windows, as far as mappings can be made (the rest
+ * is read). Returns 0, or CLI_EXIT_DATA when the file turned out shorter than `size`. */
+static int hash_mapped(int fd, const char *path, uint64_t size, hash_job *job, tool_error *err) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigbus;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGBUS, &sa, &old) != 0) {
+    return 0; /* read it instead */
+  }
+  unsigned char *volatile map = NULL;
+  volatile size_t want = 0;
+  int rc = 0;
+  if (sigsetjmp(bus_jump, 1) != 0) {
+    munmap(map, want);
+    rc = tool_fail(err, CLI_EXIT_DATA,
+                   "%s: the file ends before byte %llu (it was shortened while being read)", path,
+                   (unsigned long long)size);
+  } else {
+    while (job->at < size) {
+      /* A window of the file mapped: hashed where the page cache holds it, without the copy
+       * into a buffer that a read makes (bench/RESULTS.md). */
+      want = size - job->at < HASH_WINDOW ? (size_t)(size - job->at) : HASH_WINDOW;
+      void *m = mmap(NULL, want, PROT_READ, MAP_SHARED, fd, (off_t)job->at);
+      if (m == MAP_FAILED) {
+        break; /* read the rest */
+      }
+      map = m;
+      (void)madvise(m, want, MADV_SEQUENTIAL);
+      XXH3_64bits_update(job->file_state, m, want);
+      feed_ranges(job->ranges, job->count, &job->next, job->range_state, m, job->at, want);
+      munmap(m, want);
+      map = NULL;
+      job->at += want;
+    }
+  }
+  sigaction(SIGBUS, &old, NULL);
+  return rc;
+}
+
+int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ranges, size_t count,
+                   int mapped, uint64_t *whole, tool_error *err) {
+  int rc = check_ranges(ranges, count, size, err);
+  if (rc != 0) {
+    return rc;
+  }
+  unsigned char *buf = malloc(HASH_CHUNK);
+  XXH3_state_t *file_state = XXH3_createState();
+  XXH3_state_t *range_state = XXH3_createState();
+  if (buf == NULL || file_state == NULL || range_state == NULL) {
+    rc = tool_oom(err, "hashing a file");
+  } else {
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    XXH3_64bits_reset(file_state);
+    hash_job job = {ranges, count, 0, 0, file_state, range_state};
+    if (mapped) {
+      rc = hash_mapped(fd, path, size, &job, err);
+    }
+    size_t next = job.next;
+    uint64_t at = job.at;
+    while (rc == 0 && at < size) {
+      size_t want = size - at < HASH_CHUNK ? (size_t)(size - at) : HASH_CHUNK;
+      ssize_t got = pread(fd, buf, want, (off_t)at);
+      if (got < 0 && errno == EINTR) {
+        continue;
+      }
+      if (got < 0) {
+        rc = tool_fail(err, CLI_EXIT_IOERR, "%s: cannot read byte %llu: %s", path,
+                       (unsigned long long)at, strerror(errno));
+      } else if (got == 0) {
+        rc = tool_fail(err, CLI_EXIT_DATA, "%s: the file ends at byte %llu, before byte %llu", path,
+                       (unsigned long long)at, (unsigned long long)size);
+      } else {
+        XXH3_64bits_update(file_state, buf, (size_t)got);
+        feed_ranges(ranges, count, &next, range_state, buf, at, (size_t)got);
+        at += (uint64_t)got;
+      }
+    }
+    /* Ranges left are empty ones at the end of the file (or of an empty file). */
+    for (; rc == 0 && next < count; next++) {
+      ranges[next].hash = XXH3_64bits(NULL, 0);
+    }
+    *whole = XXH3_64bits_digest(file_state);
+  }
+  XXH3_freeState(range_state);
+  XXH3_freeState(file_state);
+  free(buf);
+  return rc;
+}
+
+int ckpt_hash_copy(int in, const char *in_path, int out, const char *out_path, uint64_t *bytes,
+                   uint64_t *hash, tool_error *err) {
+  unsigned char *buf = malloc(HASH_CHUNK);
+  XXH3_state_t *state = XXH3_createState();
+  int rc = 0;
+  if (buf == NULL || state == NULL) {
+    rc = tool_oom(err, "copying a file");
+  } else {
+    XXH3_64bits_reset(state);
+    uint64_t at = 0;
+    for (;;) {
+      size_t got = 0;
+      rc = io_read_upto(in, in_path, buf, HASH_CHUNK, at, &got, err);
+      if (rc != 0 || got == 0) {
+        break;
+      }
+      XXH3_64bits_update(state, buf, got);
+      rc = io_write_full(out, out_path, buf, got, at, err);
+      if (rc != 0) {
+        break;
+      }
+      at += got;
+    }
+    *bytes = at;
+    *hash = XXH3_64bits_digest(state);
+  }
+  XXH3_freeState(state);
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,211 @@
+/* The manifest: the outputs' checksums, read back from the complete temporaries, and its JSON. */
+#include "ckpt_manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ckpt_hash.h"
+#include "cli_util.h"
+#include "io.h"
+#include "json_out.h"
+
+#ifndef CLEAVE_CLI_VERSION
+#define CLEAVE_CLI_VERSION "unknown"
+#endif
+
+/* The checksums of one output file: the whole file and each tensor (in the file's order). */
+typedef struct file_sums {
+  uint64_t whole;
+  uint64_t *tensors;
+} file_sums;
+
+static int by_offset(const void *a, const void *b) {
+  const ckpt_hash_range *x = a, *y = b;
+  if (x->offset != y->offset) {
+    return x->offset < y->offset ? -1 : 1;
+  }
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Checksums output i (plan file f) from its temporary. */
+static int hash_output(const ckpt_out_file *f, const out_set *out, size_t i, file_sums *sums) {
+  size_t n = f->tensor_count;
+  ckpt_hash_range *ranges = calloc(n > 0 ? n : 1, sizeof *ranges);
+  sums->tensors = calloc(n > 0 ? n : 1, sizeof *sums->tensors);
+  if (ranges == NULL || sums->tensors == NULL) {
+    free(ranges);
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory checksumming the outputs");
+  }
+  for (size_t k = 0; k < n; k++) {
+    ranges[k].offset = f->prefix_size + f->tensors[k].begin;
+    ranges[k].bytes = f->tensors[k].bytes;
+    ranges[k].id = k;
+  }
+  qsort(ranges, n, sizeof *ranges, by_offset);
+  int fd;
+  int rc = out_set_open_read(out, i, &fd);
+  if (rc == 0) {
+    char path[OUT_PATH_BUF];
+    tool_error err;
+    rc = ckpt_hash_file(fd, out_set_final(out, i, path, sizeof path), ckpt_out_file_size(f), ranges,
+                        n, 1, &sums->whole, &err);
+    if (rc != 0) {
+      tool_report(&err);
+    }
+    close(fd);
+  }
+  for (size_t k = 0; rc == 0 && k < n; k++) {
+    sums->tensors[ranges[k].id] = ranges[k].hash;
+  }
+  free(ranges);
+  return rc;
+}
+
+static void json_hash(json_out *j, const char *key, uint64_t hash) {
+  char hex[CKPT_HASH_HEX];
+  ckpt_hash_hex(hash, hex);
+  json_out_string(j, key, hex);
+}
+
+static void render_pieces(json_out *j, const ckpt_out_file *f, const ckpt_out_tensor *t) {
+  const ckpt_span *spans = ckpt_out_spans(f, t);
+  json_out_array(j, "pieces");
+  for (size_t s = 0; s < t->span_count; s++) {
+    const ckpt_span *p = &spans[s];
+    json_out_object(j, NULL);
+    json_out_uint(j, "input", p->src_file);
+    json_out_uint(j, "offset", p->src_row + p->src_col);
+    json_out_uint(j, "rows", p->rows);
+    json_out_uint(j, "take", p->take);
+    json_out_uint(j, "stride", p->src_stride);
+    json_out_uint(j, "to", p->dst_offset);
+    json_out_uint(j, "to_stride", p->dst_stride);
+    json_out_end_object(j);
+  }
+  json_out_end_array(j);
+}
+
+static void render_file(json_out *j, const ckpt_out_file *f, const file_sums *sums) {
+  json_out_object(j, NULL);
+  json_out_string(j, "name", f->name);
+  json_out_string(j, "kind", "data");
+  json_out_uint(j, "bytes", ckpt_out_file_size(f));
+  json_hash(j, "xxh3", sums->whole);
+  json_out_array(j, "tensors");
+  for (size_t k = 0; k < f->tensor_count; k++) {
+    const ckpt_out_tensor *t = &f->tensors[k];
+    json_out_object(j, NULL);
+    json_out_string(j, "name", t->name);
+    json_out_string(j, "dtype", t->dtype->name);
+    json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
+    json_out_uint(j, "offset", f->prefix_size + t->begin);
+    json_out_uint(j, "bytes", t->bytes);
+    json_hash(j, "xxh3", sums->tensors[k]);
+    render_pieces(j, f, t);
+    json_out_end_object(j);
+  }
+  json_out_end_array(j);
+  json_out_end_object(j);
+}
+
+static void render_whole(json_out *j, const char *name, const char *kind, uint64_t bytes,
+                         uint64_t hash, const char *source) {
+  json_out_object(j, NULL);
+  json_out_string(j, "name", name);
+  json_out_string(j, "kind", kind);
+  json_out_uint(j, "bytes", bytes);
+  json_hash(j, "xxh3", hash);
+  if (source != NULL) {
+    json_out_string(j, "source", source);
+  }
+  json_out_end_object(j);
+}
+
+static int render(FILE *out, const ckpt_plan *plan, const ckpt_model *model,
+                  const ckpt_manifest_info *info, const file_sums *sums,
+                  const ckpt_manifest_copy *copies, size_t copy_count) {
+  json_out j;
+  json_out_begin(&j, out);
+  json_out_object(&j, NULL);
+  json_out_string(&j, "manifest", "cleave");
+  json_out_uint(&j, "version", CKPT_MANIFEST_VERSION);
+  json_out_string(&j, "tool", "cleave " CLEAVE_CLI_VERSION);
+  json_out_string(&j, "command", info->command);
+  json_out_array(&j, "argv");
+  for (int a = 0; a < info->argc; a++) {
+    json_out_string(&j, NULL, info->argv[a]);
+  }
+  json_out_end_array(&j);
+  json_out_string(&j, "hash", "xxh3-64");
+  json_out_array(&j, "inputs");
+  for (size_t i = 0; i < model->file_count; i++) {
+    json_out_object(&j, NULL);
+    json_out_string(&j, "name", model->files[i].name);
+    json_out_string(&j, "path", model->files[i].path);
+    json_out_uint(&j, "bytes", model->files[i].size);
+    json_out_end_object(&j);
+  }
+  json_out_end_array(&j);
+  json_out_array(&j, "files");
+  for (size_t i = 0; i < plan->file_count; i++) {
+    render_file(&j, &plan->files[i], &sums[i]);
+  }
+  if (plan->index_name != NULL) {
+    const char *text = plan->index_text;
+    render_whole(&j, plan->index_name, "index", strlen(text), ckpt_hash_bytes(text, strlen(text)),
+                 NULL);
+  }
+  for (size_t c = 0; c < copy_count; c++) {
+    render_whole(&j, copies[c].name, "sidecar", copies[c].bytes, copies[c].hash, copies[c].source);
+  }
+  json_out_end_array(&j);
+  json_out_end_object(&j);
+  return json_out_finish(&j);
+}
+
+int ckpt_manifest_write(const ckpt_plan *plan, const ckpt_model *model,
+                        const ckpt_manifest_info *info, const ckpt_manifest_copy *copies,
+                        size_t copy_count, const out_set *out, size_t index) {
+  file_sums *sums = calloc(plan->file_count + 1, sizeof *sums);
+  if (sums == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the manifest");
+  }
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < plan->file_count; i++) {
+    rc = hash_output(&plan->files[i], out, i, &sums[i]);
+  }
+  char *text = NULL;
+  size_t size = 0;
+  FILE *mem = rc == 0 ? open_memstream(&text, &size) : NULL;
+  if (rc == 0 && mem == NULL) {
+    rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the manifest");
+  }
+  if (mem != NULL) {
+    int failed = render(mem, plan, model, info, sums, copies, copy_count) != 0;
+    if (fclose(mem) != 0 || failed) {
+      rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the manifest");
+    }
+  }
+  if (rc == 0) {
+    int fd;
+    rc = out_set_open(out, index, &fd);
+    if (rc == 0) {
+      char path[OUT_PATH_BUF];
+      tool_error err;
+      if (io_write_full(fd, out_set_final(out, index, path, sizeof path), text, size, 0, &err) !=
+          0) {
+        rc = tool_report(&err);
+      }
+      int close_rc = out_set_close(out, index, fd);
+      rc = rc != 0 ? rc : close_rc;
+    }
+  }
+  free(text);
+  for (size_t i = 0; i < plan->file_count; i++) {
+    free(sums[i].tensors);
+  }
+  free(sums);
+  return rc;
+}

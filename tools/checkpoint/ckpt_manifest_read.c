@@ -1,0 +1,301 @@
+/* A manifest parsed by jansson and checked against its schema. */
+#include "ckpt_manifest_read.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ckpt_hash.h"
+#include "ckpt_manifest.h"
+#include "cli_util.h"
+
+/* Where a value is, for messages: "files[2].tensors[0]". */
+typedef struct place {
+  const char *path;
+  char at[96];
+} place;
+
+static int bad(const place *p, tool_error *err, const char *key, const char *what) {
+  return tool_fail(err, CLI_EXIT_DATA, "%s: %s%s%s: %s", p->path, p->at,
+                   p->at[0] != '\0' && key != NULL ? "." : "", key != NULL ? key : "", what);
+}
+
+static int get_string(const place *p, json_t *obj, const char *key, const char **out,
+                      tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  if (!json_is_string(v)) {
+    return bad(p, err, key, v == NULL ? "missing" : "not a string");
+  }
+  *out = json_string_value(v);
+  if (strlen(*out) != json_string_length(v)) {
+    return bad(p, err, key, "holds a NUL character");
+  }
+  return 0;
+}
+
+static int get_uint(const place *p, json_t *obj, const char *key, uint64_t *out, tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  if (!json_is_integer(v) || json_integer_value(v) < 0) {
+    return bad(p, err, key, v == NULL ? "missing" : "not an integer of 0 or more");
+  }
+  *out = (uint64_t)json_integer_value(v);
+  return 0;
+}
+
+static int get_hash(const place *p, json_t *obj, const char *key, uint64_t *out, tool_error *err) {
+  const char *text;
+  int rc = get_string(p, obj, key, &text, err);
+  if (rc == 0 && ckpt_hash_parse(text, out) != 0) {
+    rc = bad(p, err, key, "not 16 hex digits");
+  }
+  return rc;
+}
+
+static json_t *get_array(const place *p, json_t *obj, const char *key, tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  if (!json_is_array(v)) {
+    bad(p, err, key, v == NULL ? "missing" : "not an array");
+    return NULL;
+  }
+  return v;
+}
+
+/* a * b + c <= limit, without overflow. */
+static int fits(uint64_t a, uint64_t b, uint64_t c, uint64_t limit) {
+  if (c > limit) {
+    return 0;
+  }
+  return a == 0 || b <= (limit - c) / a;
+}
+
+static int read_piece(const place *p, json_t *v, const ckpt_manifest *mf, uint64_t tensor_bytes,
+                      ckpt_mf_piece *out, tool_error *err) {
+  if (!json_is_object(v)) {
+    return bad(p, err, NULL, "not an object");
+  }
+  uint64_t input;
+  int rc = get_uint(p, v, "input", &input, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "offset", &out->offset, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "rows", &out->rows, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "take", &out->take, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "stride", &out->stride, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "to", &out->to, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "to_stride", &out->to_stride, err);
+  if (rc != 0) {
+    return rc;
+  }
+  if (input >= mf->input_count) {
+    return bad(p, err, "input", "names no input");
+  }
+  out->input = (size_t)input;
+  if (out->rows == 0 || out->take == 0) {
+    return 0;
+  }
+  /* The last row must end inside the tensor and inside the input. */
+  uint64_t in_bytes = mf->inputs[input].bytes;
+  if (!fits(out->rows - 1, out->to_stride, out->to, tensor_bytes) ||
+      out->take > tensor_bytes - out->to - (out->rows - 1) * out->to_stride) {
+    return bad(p, err, NULL, "its rows go past the end of the tensor");
+  }
+  if (!fits(out->rows - 1, out->stride, out->offset, in_bytes) ||
+      out->take > in_bytes - out->offset - (out->rows - 1) * out->stride) {
+    return bad(p, err, NULL, "its rows go past the end of its input");
+  }
+  return 0;
+}
+
+static int read_tensor(place *p, json_t *v, const ckpt_manifest *mf, uint64_t file_bytes,
+                       uint64_t end_before, ckpt_mf_tensor *t, tool_error *err) {
+  if (!json_is_object(v)) {
+    return bad(p, err, NULL, "not an object");
+  }
+  int rc = get_string(p, v, "name", &t->name, err);
+  rc = rc != 0 ? rc : get_string(p, v, "dtype", &t->dtype, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "offset", &t->offset, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "bytes", &t->bytes, err);
+  rc = rc != 0 ? rc : get_hash(p, v, "xxh3", &t->hash, err);
+  json_t *shape = rc == 0 ? get_array(p, v, "shape", err) : NULL;
+  json_t *pieces = shape != NULL ? get_array(p, v, "pieces", err) : NULL;
+  if (rc != 0 || pieces == NULL) {
+    return rc != 0 ? rc : err->status;
+  }
+  if (json_array_size(shape) > CKPT_MAX_RANK) {
+    return bad(p, err, "shape", "has more than 64 dimensions");
+  }
+  t->ndim = (int)json_array_size(shape);
+  for (size_t d = 0; d < json_array_size(shape); d++) {
+    json_t *dim = json_array_get(shape, d);
+    if (!json_is_integer(dim) || json_integer_value(dim) < 0) {
+      return bad(p, err, "shape", "holds a dimension that is not an integer of 0 or more");
+    }
+    t->shape[d] = (int64_t)json_integer_value(dim);
+  }
+  if (t->offset < end_before) {
+    return bad(p, err, "offset", "overlaps the tensor before it (tensors are in file order)");
+  }
+  if (t->bytes > file_bytes || t->offset > file_bytes - t->bytes) {
+    return bad(p, err, NULL, "ends past the end of its file");
+  }
+  t->piece_count = json_array_size(pieces);
+  t->pieces = calloc(t->piece_count + 1, sizeof *t->pieces);
+  if (t->pieces == NULL) {
+    return tool_oom(err, "reading the manifest");
+  }
+  size_t n = strlen(p->at);
+  for (size_t k = 0; rc == 0 && k < t->piece_count; k++) {
+    snprintf(p->at + n, sizeof p->at - n, ".pieces[%zu]", k);
+    rc = read_piece(p, json_array_get(pieces, k), mf, t->bytes, &t->pieces[k], err);
+  }
+  p->at[n] = '\0';
+  return rc;
+}
+
+/* A file name that stays in OUTDIR and is not the manifest. */
+static int plain_name(const char *name) {
+  return name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 &&
+         strcmp(name, "..") != 0 && strcmp(name, CKPT_MANIFEST_NAME) != 0;
+}
+
+static int read_file(place *p, json_t *v, const ckpt_manifest *mf, ckpt_mf_file *f,
+                     tool_error *err) {
+  if (!json_is_object(v)) {
+    return bad(p, err, NULL, "not an object");
+  }
+  const char *kind;
+  int rc = get_string(p, v, "name", &f->name, err);
+  rc = rc != 0 ? rc : get_string(p, v, "kind", &kind, err);
+  rc = rc != 0 ? rc : get_uint(p, v, "bytes", &f->bytes, err);
+  rc = rc != 0 ? rc : get_hash(p, v, "xxh3", &f->hash, err);
+  if (rc != 0) {
+    return rc;
+  }
+  if (!plain_name(f->name)) {
+    return bad(p, err, "name", "is not the name of a file in the output folder");
+  }
+  if (strcmp(kind, "data") == 0) {
+    f->kind = CKPT_MF_DATA;
+  } else if (strcmp(kind, "index") == 0) {
+    f->kind = CKPT_MF_INDEX;
+  } else if (strcmp(kind, "sidecar") == 0) {
+    f->kind = CKPT_MF_SIDECAR;
+  } else {
+    return bad(p, err, "kind", "is not \"data\", \"index\" or \"sidecar\"");
+  }
+  if (f->kind != CKPT_MF_DATA) {
+    return 0;
+  }
+  json_t *tensors = get_array(p, v, "tensors", err);
+  if (tensors == NULL) {
+    return err->status;
+  }
+  f->tensor_count = json_array_size(tensors);
+  f->tensors = calloc(f->tensor_count + 1, sizeof *f->tensors);
+  if (f->tensors == NULL) {
+    return tool_oom(err, "reading the manifest");
+  }
+  size_t n = strlen(p->at);
+  uint64_t end = 0;
+  for (size_t k = 0; rc == 0 && k < f->tensor_count; k++) {
+    snprintf(p->at + n, sizeof p->at - n, ".tensors[%zu]", k);
+    rc = read_tensor(p, json_array_get(tensors, k), mf, f->bytes, end, &f->tensors[k], err);
+    end = f->tensors[k].offset + f->tensors[k].bytes;
+  }
+  p->at[n] = '\0';
+  return rc;
+}
+
+static int read_top(place *p, json_t *root, ckpt_manifest *mf, tool_error *err) {
+  if (!json_is_object(root)) {
+    return bad(p, err, NULL, "not a JSON object");
+  }
+  const char *kind, *hash;
+  uint64_t version;
+  int rc = get_string(p, root, "manifest", &kind, err);
+  if (rc == 0 && strcmp(kind, "cleave") != 0) {
+    rc = bad(p, err, "manifest", "is not \"cleave\"");
+  }
+  rc = rc != 0 ? rc : get_uint(p, root, "version", &version, err);
+  if (rc == 0 && version != CKPT_MANIFEST_VERSION) {
+    rc = tool_fail(err, CLI_EXIT_DATA,
+                   "%s: version %llu is not supported (this cleave reads version %d)", p->path,
+                   (unsigned long long)version, CKPT_MANIFEST_VERSION);
+  }
+  rc = rc != 0 ? rc : get_string(p, root, "hash", &hash, err);
+  if (rc == 0 && strcmp(hash, "xxh3-64") != 0) {
+    rc = bad(p, err, "hash", "is not \"xxh3-64\"");
+  }
+  rc = rc != 0 ? rc : get_string(p, root, "command", &mf->command, err);
+  json_t *inputs = rc == 0 ? get_array(p, root, "inputs", err) : NULL;
+  json_t *files = inputs != NULL ? get_array(p, root, "files", err) : NULL;
+  if (rc != 0 || files == NULL) {
+    return rc != 0 ? rc : err->status;
+  }
+  mf->input_count = json_array_size(inputs);
+  mf->file_count = json_array_size(files);
+  mf->inputs = calloc(mf->input_count + 1, sizeof *mf->inputs);
+  mf->files = calloc(mf->file_count + 1, sizeof *mf->files);
+  if (mf->inputs == NULL || mf->files == NULL) {
+    return tool_oom(err, "reading the manifest");
+  }
+  for (size_t i = 0; rc == 0 && i < mf->input_count; i++) {
+    snprintf(p->at, sizeof p->at, "inputs[%zu]", i);
+    json_t *v = json_array_get(inputs, i);
+    ckpt_mf_input *in = &mf->inputs[i];
+    if (!json_is_object(v)) {
+      rc = bad(p, err, NULL, "not an object");
+    }
+    rc = rc != 0 ? rc : get_string(p, v, "name", &in->name, err);
+    rc = rc != 0 ? rc : get_string(p, v, "path", &in->path, err);
+    rc = rc != 0 ? rc : get_uint(p, v, "bytes", &in->bytes, err);
+  }
+  for (size_t i = 0; rc == 0 && i < mf->file_count; i++) {
+    snprintf(p->at, sizeof p->at, "files[%zu]", i);
+    rc = read_file(p, json_array_get(files, i), mf, &mf->files[i], err);
+    for (size_t k = 0; rc == 0 && k < i; k++) {
+      if (strcmp(mf->files[k].name, mf->files[i].name) == 0) {
+        rc = bad(p, err, "name", "lists a file a second time");
+      }
+    }
+  }
+  return rc;
+}
+
+int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err) {
+  memset(mf, 0, sizeof *mf);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open the manifest '%s': %s", path,
+                     strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return tool_fail(err, CLI_EXIT_NOINPUT, "the manifest '%s' is not a regular file", path);
+  }
+  if ((uint64_t)st.st_size > CKPT_MANIFEST_MAX_BYTES) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %llu bytes, more than a manifest may have (1 GiB)",
+                     path, (unsigned long long)st.st_size);
+  }
+  json_error_t jerr;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
+                     jerr.text);
+  }
+  mf->root = root;
+  place p = {path, ""};
+  return read_top(&p, root, mf, err);
+}
+
+void ckpt_manifest_free(ckpt_manifest *mf) {
+  for (size_t i = 0; mf->files != NULL && i < mf->file_count; i++) {
+    for (size_t k = 0; mf->files[i].tensors != NULL && k < mf->files[i].tensor_count; k++) {
+      free(mf->files[i].tensors[k].pieces);
+    }
+    free(mf->files[i].tensors);
+  }
+  free(mf->files);
+  free(mf->inputs);
+  json_decref(mf->root);
+  memset(mf, 0, sizeof *mf);
+}

@@ -1,0 +1,71 @@
+/*
+ * Reading a manifest back (docs/manifest.md) for `verify`: the JSON parsed by jansson and checked
+ * against the schema, as hostile input (every number bounded, every range inside its file, file
+ * names that stay in OUTDIR). Strings are borrowed from the parsed tree the manifest owns.
+ */
+#ifndef CLEAVE_CKPT_MANIFEST_READ_H
+#define CLEAVE_CKPT_MANIFEST_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ckpt_model.h"
+#include "error.h"
+
+/** The largest manifest read (about 3 million tensors). */
+#define CKPT_MANIFEST_MAX_BYTES ((uint64_t)1 << 30)
+
+/** One piece of a tensor: rows rows of take bytes, row r from input file `input` at
+ * offset + r * stride, to the tensor at to + r * to_stride. */
+typedef struct ckpt_mf_piece {
+  size_t input;
+  uint64_t offset, rows, take, stride, to, to_stride;
+} ckpt_mf_piece;
+
+typedef struct ckpt_mf_tensor {
+  const char *name, *dtype;
+  int ndim;
+  int64_t shape[CKPT_MAX_RANK];
+  uint64_t offset, bytes, hash;
+  size_t piece_count;
+  ckpt_mf_piece *pieces;
+} ckpt_mf_tensor;
+
+enum { CKPT_MF_DATA, CKPT_MF_INDEX, CKPT_MF_SIDECAR };
+
+typedef struct ckpt_mf_file {
+  const char *name;
+  int kind;
+  uint64_t bytes, hash;
+  /** Data files: the tensors, in order of offset, not overlapping. */
+  size_t tensor_count;
+  ckpt_mf_tensor *tensors;
+} ckpt_mf_file;
+
+typedef struct ckpt_mf_input {
+  const char *name, *path;
+  uint64_t bytes;
+} ckpt_mf_input;
+
+/** A manifest read. Free with ckpt_manifest_free. */
+typedef struct ckpt_manifest {
+  void *root; /* the jansson tree the strings point into */
+  const char *command;
+  size_t input_count;
+  ckpt_mf_input *inputs;
+  size_t file_count;
+  ckpt_mf_file *files;
+} ckpt_manifest;
+
+/**
+ * Reads the manifest at `path`. Returns 0; CLI_EXIT_NOINPUT (it cannot be opened); CLI_EXIT_DATA
+ * when it is not a manifest of this version or breaks the schema, the message naming the place
+ * ("PATH: line L, column C: ...", "PATH: files[2].tensors[0].bytes: ..."); or CLI_EXIT_SOFTWARE;
+ * with the message in `err`. Free `mf` in either case.
+ */
+int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err);
+
+/** Releases the manifest and zeroes it. */
+void ckpt_manifest_free(ckpt_manifest *mf);
+
+#endif /* CLEAVE_CKPT_MANIFEST_READ_H */

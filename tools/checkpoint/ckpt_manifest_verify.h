@@ -1,0 +1,49 @@
+/*
+ * `verify`: the outputs of a run re-read against their manifest (ckpt_manifest_read.h). Every
+ * file listed must be present with its size and checksums (the whole file, each tensor), no
+ * other file may be in OUTDIR (hidden files aside), each data file must pass the format's check
+ * and its header must say what the manifest says; with `against`, every piece of every tensor is
+ * compared byte for byte with the input bytes it was copied from. Memory: the manifest, and
+ * buffers of 1 MiB.
+ */
+#ifndef CLEAVE_CKPT_MANIFEST_VERIFY_H
+#define CLEAVE_CKPT_MANIFEST_VERIFY_H
+
+#include <stddef.h>
+
+#include "ckpt_model.h"
+#include "error.h"
+
+/** The format's reading of an output file's header (tensors with absolute offsets), which also
+ * checks the file as `check` does. Returns 0 or an exit status with the message in `err`. */
+typedef int (*ckpt_read_header)(const char *path, ckpt_file *out, tool_error *err);
+
+/** What to verify and how to report it. */
+typedef struct ckpt_verify_options {
+  const char *outdir;
+  /** The command, for messages and the JSON report ("st verify"). */
+  const char *cmd;
+  ckpt_read_header read_header;
+  /** The data files read_header reads: those whose names end with this suffix (the others
+   * are checked by their checksums only). */
+  const char *header_suffix;
+  /** The inputs to compare with (--against): files, or folders holding them; each input of the
+   * manifest is found by its file name. None: the checksums only. */
+  const char *const *against;
+  size_t against_count;
+  int json, quiet;
+} ckpt_verify_options;
+
+/**
+ * Verifies o->outdir and prints the report on stdout: in text, one line per difference
+ * ("FILE: tensor 'T': ... (byte B of the file, byte K of the tensor)") and a summary line; with
+ * `json` one object {"command", "outdir", "ok", "files", "tensors", "bytes", "against",
+ * "differences": [{"file"[, "tensor"][, "file_offset", "tensor_offset"], "problem"}]}.
+ * Returns 0 (no difference), 1 (differences, reported), or prints an error on stderr (nothing
+ * on stdout) and returns CLI_EXIT_NOINPUT (no manifest, an input of --against missing),
+ * CLI_EXIT_DATA (the manifest is malformed, or contradicts an output whose checksum it matches),
+ * CLI_EXIT_IOERR or CLI_EXIT_SOFTWARE.
+ */
+int ckpt_verify_outputs(const ckpt_verify_options *o);
+
+#endif /* CLEAVE_CKPT_MANIFEST_VERIFY_H */
