@@ -409,7 +409,7 @@ def test_readme(work):
             line = line.split("  #")[0].strip()
             if line.startswith("cleave st "):
                 commands.append(shlex.split(line)[1:])
-    check(len(commands) == 7, f"README: {len(commands)} st commands found")
+    check(len(commands) == 9, f"README: {len(commands)} st commands found")
     phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
     llama = phi3_expected(phi3, kv=HEADS)
     for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):
