@@ -129,10 +129,12 @@ class Inference(_NamedTuple):
 def infer(operator: str, shape, dtype="float32", **params) -> Inference:
     """Infers the outputs of an operator from a static or partial input shape.
 
-    operator: 'split', 'variadic_split', 'split_to_sequence' or 'onnx_split'; params are that
-    function's (num_splits, split_lengths, split, axis, keepdims, opset, num_outputs).
+    operator: 'split', 'variadic_split', 'split_to_sequence', 'onnx_split', 'concat' or
+    'concat_from_sequence'; params are that function's (num_splits, split_lengths, split, axis,
+    keepdims, opset, num_outputs, new_axis).
     shape: a sequence of dims (int; None or -1 for any size; (lo, hi) with hi None for no upper
-    bound), None for a dynamic rank, or the text form "[2..3,?,4]".
+    bound), None for a dynamic rank, or the text form "[2..3,?,4]". For 'concat' and
+    'concat_from_sequence', a sequence of such shapes, one per input; the result has one shape.
     dtype: the element type, as dtype= of the operator functions (a NumPy dtype or one of
     cleave's types NumPy lacks, such as cleave.u4).
     axis=cleave.UNKNOWN or split lengths that are all cleave.UNKNOWN infer without those values.
@@ -144,6 +146,8 @@ def infer(operator: str, shape, dtype="float32", **params) -> Inference:
         ((2, 4), (2, 4), (2, 4))
         >>> cleave.infer('split', '[?,4]', num_splits=2).text
         ('[?,4]', '[?,4]')
+        >>> cleave.infer('concat', [(2, 3), '[?,3]'], axis=0).text
+        ('[2..,3]',)
     """
     (count, varies, shapes, axis, removed), text = _infer(operator, shape, dtype, params)
     return Inference(shapes, count, varies, axis, removed, text)

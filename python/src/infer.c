@@ -2,6 +2,7 @@
 #include "infer.h"
 
 #include "args.h"
+#include "concat_op.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "op_params.h"
@@ -192,6 +193,66 @@ static PyObject *infer(const pcl_op *op, unsigned unknown, cleave_type type,
   return result;
 }
 
+/* Partial inference of a concat of the input shapes in `shapes` (a sequence of shapes, each as
+ * `shape_from_object` takes one). Each input has PCL_MAX_RANK dims of room; the output one more
+ * (a stacking adds an axis). */
+static PyObject *infer_concat(const pcl_concat_op *op, unsigned unknown, cleave_type type,
+                              PyObject *shapes) {
+  if (PyUnicode_Check(shapes)) {
+    PyErr_SetString(PyExc_TypeError, "a concat's shape is a sequence of input shapes, one per "
+                                     "input (e.g. [(2, 3), '[?,3]'])");
+    return NULL;
+  }
+  PyObject *seq = PySequence_Fast(shapes, "a concat's shape is a sequence of input shapes");
+  if (seq == NULL) {
+    return NULL;
+  }
+  size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
+  cleave_partial_shape *inputs = PyMem_Calloc(n + 1, sizeof *inputs);
+  cleave_dim *dims = PyMem_Calloc((n + 1) * PCL_MAX_RANK, sizeof *dims);
+  PyObject *result = NULL;
+  if (inputs == NULL || dims == NULL) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    inputs[i].dims = dims + i * PCL_MAX_RANK;
+    if (shape_from_object(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), dims + i * PCL_MAX_RANK,
+                          &inputs[i].rank) < 0) {
+      goto done;
+    }
+  }
+  cleave_partial_info info;
+  cleave_dim out[PCL_MAX_RANK + 1];
+  cleave_error err;
+  if (pcl_check(cleave_concat_infer_partial(&op->c, unknown, type, inputs, n, &info, out,
+                                            PCL_MAX_RANK + 1, &err),
+                &err) == 0) {
+    result = result_of(&info, out);
+  }
+done:
+  PyMem_Free(inputs);
+  PyMem_Free(dims);
+  Py_DECREF(seq);
+  return result;
+}
+
+/* cleave.infer of a concatenating operator: params are the function's (axis, new_axis, opset). */
+static PyObject *infer_concat_kind(cleave_concat_kind kind, PyObject *shapes, cleave_type type,
+                                   PyObject *params) {
+  PyObject *p[PCL_CONCAT_MAX_PARAMS] = {NULL};
+  int which = kind == CLEAVE_OP_CONCAT_FROM_SEQUENCE;
+  for (int i = 0; i < pcl_concat_param_count[which]; i++) {
+    p[i] = PyDict_GetItemString(params, pcl_concat_params[which][i]);
+  }
+  pcl_concat_op op;
+  unsigned unknown;
+  if (pcl_concat_build_op(kind, p, &op, &unknown) < 0) {
+    return NULL;
+  }
+  return infer_concat(&op, unknown, type, shapes);
+}
+
 PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   (void)self;
   static const char *const names[] = {"operator", "shape", "dtype", "params"};
@@ -201,12 +262,34 @@ PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
   if (pcl_parse_args(&params, args, nargs, kwnames, slots) < 0) {
     return NULL;
   }
-  cleave_op_kind kind;
-  if (pcl_kind_from_name(slots[0], &kind) < 0) {
-    return NULL;
-  }
   if (!PyDict_Check(slots[3])) {
     PyErr_SetString(PyExc_TypeError, "params must be a dict");
+    return NULL;
+  }
+  cleave_concat_kind concat_kind;
+  int not_concat = pcl_concat_kind_from_name(slots[0], &concat_kind);
+  if (not_concat < 0) {
+    return NULL;
+  }
+  cleave_type type;
+  PyArray_Descr *descr;
+  int packed;
+  if (not_concat == 0) {
+    if (pcl_type_from_object(slots[2], &type, &descr, &packed) < 0) {
+      return NULL;
+    }
+    Py_DECREF(descr);
+    return infer_concat_kind(concat_kind, slots[1], type, slots[3]);
+  }
+  cleave_op_kind kind;
+  if (pcl_kind_from_name(slots[0], &kind) < 0) {
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError,
+                   "unknown operator %R: expected 'split', 'variadic_split', "
+                   "'split_to_sequence', 'onnx_split', 'concat' or 'concat_from_sequence'",
+                   slots[0]);
+    }
     return NULL;
   }
   PyObject *p[PCL_MAX_OP_PARAMS] = {NULL};
@@ -217,9 +300,6 @@ PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     PyErr_Format(PyExc_TypeError, "infer of %U needs %s=", slots[0], pcl_op_params[kind][0]);
     return NULL;
   }
-  cleave_type type;
-  PyArray_Descr *descr;
-  int packed;
   if (pcl_type_from_object(slots[2], &type, &descr, &packed) < 0) {
     return NULL;
   }
