@@ -53,6 +53,44 @@ static int round_trip_ok(const demo_case *c, const split_result *res, const unsi
   return 1;
 }
 
+/* Runs the library's inverse on the outputs: OpenVINO Concat-1 along the axis, or ONNX
+ * ConcatFromSequence-11 with new_axis 1 when the split removed the axis. 1 when it gives the
+ * input back byte for byte, 0 when not, -1 (message printed) when the library refused. */
+static int inverse_ok(const demo_case *c, const split_result *res, const float *input,
+                      unsigned char *const *outputs, const char **name) {
+  size_t n = res->info.num_outputs, rank = res->info.output_rank;
+  int64_t axis = (int64_t)res->info.axis;
+  cleave_concat_op op = res->info.axis_removed ? cleave_op_concat_from_sequence(11, &axis, 1)
+                                               : cleave_op_concat(&axis);
+  *name = res->info.axis_removed ? "ConcatFromSequence-11 (new_axis 1)" : "Concat-1";
+  int64_t dims[DEMO_MAX_OUTPUTS][DEMO_MAX_RANK];
+  cleave_tensor parts[DEMO_MAX_OUTPUTS];
+  for (size_t i = 0; i < n; i++) {
+    split_output_dims(res, c->shape, c->rank, i, dims[i]);
+    parts[i] = (cleave_tensor){outputs[i], cleave_type_of(CLEAVE_F32), rank, dims[i]};
+  }
+  cleave_concat_info info;
+  int64_t shape[DEMO_MAX_RANK + 1];
+  cleave_error err;
+  if (cleave_concat_infer(&op, parts, n, &info, shape, DEMO_MAX_RANK + 1, &err) != CLEAVE_OK) {
+    cli_library_error(&err, c->title);
+    return -1;
+  }
+  unsigned char *joined = cli_calloc((size_t)info.output_bytes + 1, 1);
+  if (joined == NULL) {
+    return -1;
+  }
+  int ok = -1;
+  if (cleave_concat_run(&op, parts, n, joined, &err) != CLEAVE_OK) {
+    cli_library_error(&err, c->title);
+  } else {
+    ok = info.output_rank == c->rank && memcmp(shape, c->shape, c->rank * sizeof *shape) == 0 &&
+         memcmp(joined, input, (size_t)info.output_bytes) == 0;
+  }
+  free(joined);
+  return ok;
+}
+
 static int run_case(const demo_case *c) {
   const int64_t item = 4;
   split_result res;
@@ -108,6 +146,19 @@ static int run_case(const demo_case *c) {
            ok ? "gives the input back" : "does NOT give the input back");
     if (!ok) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "demo: the round trip of %s failed", c->title);
+    }
+  }
+  if (rc == 0) {
+    const char *name = NULL;
+    int ok = inverse_ok(c, &res, input, outputs, &name);
+    if (ok < 0) {
+      rc = CLI_EXIT_SOFTWARE;
+    } else {
+      printf("  inverse: cleave's %s of the outputs %s\n", name,
+             ok ? "gives the input back" : "does NOT give the input back");
+      if (!ok) {
+        rc = cli_error(CLI_EXIT_SOFTWARE, "demo: the inverse of %s failed", c->title);
+      }
     }
   }
   for (size_t i = 0; i < n; i++) {
