@@ -1,4 +1,4 @@
-/* cleave gguf ls|check|split|shard|merge: GGUF files (dispatch). */
+/* cleave gguf ls|check|split|shard|merge|verify: GGUF files (dispatch). */
 #include <string.h>
 
 #include "cli_util.h"
@@ -6,7 +6,11 @@
 #include "help.h"
 
 int cmd_gguf(int argc, char **argv, int first) {
+#ifdef CLEAVE_HAVE_GGUF_VERIFY
+  static const char subs[] = "ls, check, split, shard, merge, verify";
+#else
   static const char subs[] = "ls, check, split, shard, merge";
+#endif
   if (first >= argc) {
     help_print("gguf", stderr);
     return cli_error(CLI_EXIT_USAGE, "gguf: a subcommand is missing (%s)", subs);
@@ -28,5 +32,10 @@ int cmd_gguf(int argc, char **argv, int first) {
   if (strcmp(sub, "merge") == 0) {
     return cmd_gguf_merge(argc, argv, first + 1);
   }
+#ifdef CLEAVE_HAVE_GGUF_VERIFY
+  if (strcmp(sub, "verify") == 0) {
+    return cmd_gguf_verify(argc, argv, first + 1);
+  }
+#endif
   return cli_error(CLI_EXIT_USAGE, "gguf: unknown subcommand '%s' (%s)", sub, subs);
 }

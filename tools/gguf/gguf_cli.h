@@ -16,7 +16,7 @@
 #include "gguf_model.h"
 #include "gguf_outputs.h"
 
-/** cleave gguf ls|check|split|shard|merge ...: `argv[first]` is the subcommand. Returns the
+/** cleave gguf ls|check|split|shard|merge|verify ...: `argv[first]` is the subcommand. Returns the
  * process exit status (docs/cli.md, "Errors and exit status"). */
 int cmd_gguf(int argc, char **argv, int first);
 
@@ -71,5 +71,7 @@ int cmd_gguf_inspect(int argc, char **argv, int first, int is_check);
 int cmd_gguf_split(int argc, char **argv, int first);
 int cmd_gguf_shard(int argc, char **argv, int first);
 int cmd_gguf_merge(int argc, char **argv, int first);
+/** gguf verify: built when jansson is (CLEAVE_HAVE_GGUF_VERIFY). */
+int cmd_gguf_verify(int argc, char **argv, int first);
 
 #endif /* CLEAVE_GGUF_CLI_H */

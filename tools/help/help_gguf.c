@@ -11,6 +11,7 @@ static const char gguf_help[] =
     "       cleave gguf shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
     "                         [--replicate GLOB] [--unmatched replicate|error]\n"
     "       cleave gguf merge PART... -o OUT.gguf [--max-shard-size SIZE]\n"
+    "       cleave gguf verify OUTDIR [--against MODEL...] [--json] [-q]\n"
     "\n"
     "Tensor surgery on GGUF files (llama.cpp's format, versions 2 and 3) without re-quantizing.\n"
     "MODEL is a .gguf file or the first file of a split set (NAME-00001-of-0000N.gguf, as\n"
@@ -18,7 +19,7 @@ static const char gguf_help[] =
     "first (no data is read by ls, check or --dry-run); outputs are written in one pass each, in\n"
     "memory that does not grow with the model, to temporary files renamed into place only when\n"
     "all are complete, with cleave-manifest.json (each output tensor's checksum and input byte\n"
-    "ranges; 'cleave st verify OUTDIR' checks them). An input is never written over.\n"
+    "ranges; 'cleave gguf verify OUTDIR' checks them). An input is never written over.\n"
     "\n"
     "Shapes and axes are in NumPy order: the reverse of GGUF's ne[] (a tensor of ne [4096, 11008]\n"
     "is [11008,4096], and axis -1 is ne[0], the innermost). Quantized tensors (Q4_0 ... Q8_K,\n"
@@ -167,6 +168,21 @@ static const char gguf_merge_help[] =
     "OUT.gguf may not be one of the parts unless -f is given (then it replaces that part by a\n"
     "rename once complete, never by writing into it).\n";
 
+static const char gguf_verify_help[] =
+    "usage: cleave gguf verify OUTDIR [--against MODEL...] [--json] [-q]\n"
+    "\n"
+    "Re-reads what gguf split, shard or merge wrote into OUTDIR against\n"
+    "OUTDIR/cleave-manifest.json, as 'cleave st verify' does (see its help: sizes, XXH3-64\n"
+    "checksums of each file and tensor, no file missing or extra, the same report and exit\n"
+    "statuses), each .gguf output read back by 'gguf check''s rules with its tensors as the\n"
+    "manifest says. With --against, each tensor is also compared byte for byte with the input\n"
+    "bytes it was copied from (MODEL: the input files, or folders holding them).\n"
+    "\n"
+    "  --against MODEL...  the inputs of the run (files, or folders holding them)\n"
+    "  --json              print the report as one JSON object (as st verify's)\n"
+    "  -q, --quiet         print only the differences\n"
+    "  -h, --help          print this help\n";
+
 const char *help_gguf_text(const char *command, int *write_options) {
   static const struct {
     const char *name;
@@ -179,6 +195,7 @@ const char *help_gguf_text(const char *command, int *write_options) {
       {"gguf split", gguf_split_help, 1},
       {"gguf shard", gguf_shard_help, 1},
       {"gguf merge", gguf_merge_help, 1},
+      {"gguf verify", gguf_verify_help, 0},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     if (strcmp(texts[i].name, command) == 0) {
