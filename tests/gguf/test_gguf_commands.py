@@ -409,7 +409,7 @@ def options(work):
                      ["PARTs are missing"])
     u.expect_failure("merge: no -o", ["gguf", "merge", "m.gguf"], work, 64, ["-o OUT.gguf"])
     u.expect_failure("merge: rules", ["gguf", "merge", "m.gguf", "-o", "x.gguf", "--tensor", "x"],
-                     work, 64, ["not rules"])
+                     work, 64, ["belong to 'gguf split'"])
     # Errors are never JSON: with --json too, the message on stderr and nothing on stdout.
     r = u.run(["gguf", "check", "--json", "nope.gguf"], work)
     check(r.returncode == 66 and r.stdout == "" and "cleave: error: " in r.stderr and

@@ -1,4 +1,4 @@
-/* cleave gguf ls|check|split|shard|merge|verify: GGUF files (dispatch). */
+/* cleave gguf ls|check|split|shard|merge|reshard|verify: GGUF files (dispatch). */
 #include <string.h>
 
 #include "cli_util.h"
@@ -7,9 +7,9 @@
 
 int cmd_gguf(int argc, char **argv, int first) {
 #ifdef CLEAVE_HAVE_GGUF_VERIFY
-  static const char subs[] = "ls, check, split, shard, merge, verify";
+  static const char subs[] = "ls, check, split, shard, merge, reshard, verify";
 #else
-  static const char subs[] = "ls, check, split, shard, merge";
+  static const char subs[] = "ls, check, split, shard, merge, reshard";
 #endif
   if (first >= argc) {
     help_print("gguf", stderr);
@@ -31,6 +31,9 @@ int cmd_gguf(int argc, char **argv, int first) {
   }
   if (strcmp(sub, "merge") == 0) {
     return cmd_gguf_merge(argc, argv, first + 1);
+  }
+  if (strcmp(sub, "reshard") == 0) {
+    return cmd_gguf_reshard(argc, argv, first + 1);
   }
 #ifdef CLEAVE_HAVE_GGUF_VERIFY
   if (strcmp(sub, "verify") == 0) {

@@ -107,6 +107,31 @@ int gguf_parse_write_option(int id, const char *value, gguf_write_opts *o, int *
   }
 }
 
+int gguf_rank_option(ckpt_rank_rules *r, int id, const char *value, const char *cmd, int *rc) {
+  ckpt_rank_option kind;
+  switch (id) {
+  case CKPT_RULE_AXIS:
+    kind = CKPT_RANK_AXIS;
+    break;
+  case CKPT_RULE_VIEW:
+    kind = CKPT_RANK_VIEW;
+    break;
+  case GOPT_REPLICATE:
+    kind = CKPT_RANK_REPLICATE;
+    break;
+  case GOPT_UNMATCHED:
+    kind = CKPT_RANK_UNMATCHED;
+    break;
+  case CKPT_RULE_NUM:
+    kind = CKPT_RANK_NUM;
+    break;
+  default:
+    return 0;
+  }
+  *rc = ckpt_rank_rules_apply(r, kind, value, cmd);
+  return 1;
+}
+
 int gguf_report(tool_error *err) {
   tool_scrub(err);
   return tool_report(err);

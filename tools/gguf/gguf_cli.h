@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "ckpt_plan.h"
+#include "ckpt_rank_options.h"
 #include "ckpt_report.h"
 #include "ckpt_rules.h"
 #include "error.h"
@@ -55,6 +56,10 @@ typedef struct gguf_write_opts {
  * malformed size); returns 1 when `id` was one of them (with `*rc` set), else 0. */
 int gguf_parse_write_option(int id, const char *value, gguf_write_opts *o, int *rc);
 
+/** Applies -n, --axis, --view, --replicate and --unmatched to `r` (ckpt_rank_options.h); returns 1
+ * when `id` was one of them (with `*rc` 0 or CLI_EXIT_USAGE, reported naming `cmd`), else 0. */
+int gguf_rank_option(ckpt_rank_rules *r, int id, const char *value, const char *cmd, int *rc);
+
 /** Prints the error of a reader or planner (control characters made inert); returns its status. */
 int gguf_report(tool_error *err);
 
@@ -71,6 +76,7 @@ int cmd_gguf_inspect(int argc, char **argv, int first, int is_check);
 int cmd_gguf_split(int argc, char **argv, int first);
 int cmd_gguf_shard(int argc, char **argv, int first);
 int cmd_gguf_merge(int argc, char **argv, int first);
+int cmd_gguf_reshard(int argc, char **argv, int first);
 /** gguf verify: built when jansson is (CLEAVE_HAVE_GGUF_VERIFY). */
 int cmd_gguf_verify(int argc, char **argv, int first);
 

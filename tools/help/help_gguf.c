@@ -11,6 +11,8 @@ static const char gguf_help[] =
     "       cleave gguf shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
     "                         [--replicate GLOB] [--unmatched replicate|error]\n"
     "       cleave gguf merge PART... -o OUT.gguf [--max-shard-size SIZE]\n"
+    "       cleave gguf merge RANK... -o OUT.gguf --axis GLOB=AXIS... [--max-shard-size SIZE]\n"
+    "       cleave gguf reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS...\n"
     "       cleave gguf verify OUTDIR [--against MODEL...] [--json] [-q]\n"
     "\n"
     "Tensor surgery on GGUF files (llama.cpp's format, versions 2 and 3) without re-quantizing.\n"
@@ -158,6 +160,9 @@ static const char gguf_shard_help[] =
 
 static const char gguf_merge_help[] =
     "usage: cleave gguf merge PART... -o OUT.gguf [--max-shard-size SIZE] [OPTIONS]\n"
+    "       cleave gguf merge RANK... -o OUT.gguf --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "                         [--replicate GLOB] [--unmatched replicate|error]\n"
+    "                         [--max-shard-size SIZE] [OPTIONS]\n"
     "\n"
     "Reads a split set (written by gguf-split or by cleave) back into one file, OUT.gguf: the\n"
     "tensors of every part in order, the first part's metadata without split.no, split.count and\n"
@@ -166,12 +171,36 @@ static const char gguf_merge_help[] =
     "split.count and split.tensors.count in all, every part present, no tensor twice. With\n"
     "--max-shard-size the result is a set of that size instead, OUT-00001-of-0000N.gguf ....\n"
     "OUT.gguf may not be one of the parts unless -f is given (then it replaces that part by a\n"
-    "rename once complete, never by writing into it).\n";
+    "rename once complete, never by writing into it).\n"
+    "\n"
+    "With --axis rules, the inputs are the ranks of a tensor-parallel checkpoint instead (the\n"
+    "inverse of 'gguf shard' with the same rules): RANK... is the rank files in rank order, or\n"
+    "one folder holding rank0.gguf, rank1.gguf, ... as gguf shard writes them. Each tensor an\n"
+    "--axis rule matches is joined from the ranks' parts along AXIS in rank order (Concat-1: the\n"
+    "other dims must agree; a quantized tensor's innermost axis in whole blocks); every other\n"
+    "tensor must be the same in every rank (type, shape and bytes, compared before anything is\n"
+    "written) and is written once; the ranks' metadata must agree, an expert count the rules\n"
+    "changed becomes the model's again. A tensor missing from a rank, or differing, is an error\n"
+    "(65) naming the tensor and the rank.\n";
+
+static const char gguf_reshard_help[] =
+    "usage: cleave gguf reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "                           [--replicate GLOB] [--unmatched replicate|error] [OPTIONS]\n"
+    "\n"
+    "The ranks of a tensor-parallel GGUF checkpoint (as 'gguf merge' takes them with --axis\n"
+    "rules) into RANKS ranks, OUTDIR/rank<R>.gguf, in one pass that never holds a whole tensor:\n"
+    "each output range is read from the input ranges that hold it. The result is, byte for byte,\n"
+    "what 'gguf merge' then 'gguf shard -n RANKS' give with the same rules, and the errors are\n"
+    "theirs (a cut off the quantization blocks is 65 naming the tensor and its block size).\n"
+    "\n"
+    "Example (2 ranks to 4):\n"
+    "  cleave gguf reshard tp2/ -o tp4/ -n 4 --axis 'blk.*.ffn_up.weight=0' \\\n"
+    "    --axis 'blk.*.ffn_down.weight=1'\n";
 
 static const char gguf_verify_help[] =
     "usage: cleave gguf verify OUTDIR [--against MODEL...] [--json] [-q]\n"
     "\n"
-    "Re-reads what gguf split, shard or merge wrote into OUTDIR against\n"
+    "Re-reads what gguf split, shard, merge or reshard wrote into OUTDIR against\n"
     "OUTDIR/cleave-manifest.json, as 'cleave st verify' does (see its help: sizes, XXH3-64\n"
     "checksums of each file and tensor, no file missing or extra, the same report and exit\n"
     "statuses), each .gguf output read back by 'gguf check''s rules with its tensors as the\n"
@@ -195,6 +224,7 @@ const char *help_gguf_text(const char *command, int *write_options) {
       {"gguf split", gguf_split_help, 1},
       {"gguf shard", gguf_shard_help, 1},
       {"gguf merge", gguf_merge_help, 1},
+      {"gguf reshard", gguf_reshard_help, 1},
       {"gguf verify", gguf_verify_help, 0},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {

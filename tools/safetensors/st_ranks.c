@@ -1,154 +1,27 @@
-/* Loading the ranks of a tensor-parallel checkpoint as one model. */
+/* Loading the ranks of a tensor-parallel checkpoint as one model (tools/checkpoint/ckpt_ranks.h
+ * with this format's reader). */
 #include "st_ranks.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "ckpt_ranks.h"
 #include "st_read.h"
 
-static const char rank_prefix[] = "rank", rank_suffix[] = ".safetensors";
-
-/* R when `name` is rank<R>.safetensors (R in decimal, no leading zero, below ST_MAX_RANKS * 16
- * so that it cannot overflow), else -1. */
-static long rank_of(const char *name) {
-  size_t p = sizeof rank_prefix - 1, s = sizeof rank_suffix - 1, n = strlen(name);
-  if (n <= p + s || strncmp(name, rank_prefix, p) != 0 || strcmp(name + n - s, rank_suffix) != 0) {
-    return -1;
-  }
-  const char *digits = name + p;
-  size_t count = n - p - s;
-  if (count > 6 || (count > 1 && digits[0] == '0')) {
-    return -1;
-  }
-  long r = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (digits[i] < '0' || digits[i] > '9') {
-      return -1;
-    }
-    r = r * 10 + (digits[i] - '0');
-  }
-  return r;
-}
-
-/* The rank files of folder `dir`: *count is 1 + the highest rank found (0: none); `found[R]` says
- * which were found (ST_MAX_RANKS entries; higher ranks are counted in *beyond). */
-static int scan(const char *dir, unsigned char *found, size_t *count, size_t *beyond,
-                tool_error *err) {
-  DIR *d = opendir(dir);
-  if (d == NULL) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open the folder '%s': %s", dir,
-                     strerror(errno));
-  }
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    long r = rank_of(e->d_name);
-    if (r < 0) {
-      continue;
-    }
-    if (r >= ST_MAX_RANKS) {
-      (*beyond)++;
-      continue;
-    }
-    found[r] = 1;
-    *count = (size_t)r + 1 > *count ? (size_t)r + 1 : *count;
-  }
-  closedir(d);
-  return 0;
-}
-
-/* The paths of the folder's ranks, rank0 to rank<N-1>. */
-static int folder_ranks(const char *dir, char ***paths, size_t *count, tool_error *err) {
-  unsigned char *found = calloc(ST_MAX_RANKS, 1);
-  if (found == NULL) {
-    return tool_oom(err, "listing the ranks");
-  }
-  size_t beyond = 0;
-  *count = 0;
-  int rc = scan(dir, found, count, &beyond, err);
-  if (rc == 0 && beyond > 0) {
-    rc = tool_fail(err, CLI_EXIT_DATA, "the folder '%s' holds ranks beyond rank%d: at most %d", dir,
-                   ST_MAX_RANKS - 1, ST_MAX_RANKS);
-  } else if (rc == 0 && *count == 0) {
-    rc = tool_fail(err, CLI_EXIT_NOINPUT,
-                   "the folder '%s' holds no rank<R>%s (the files st shard writes)", dir,
-                   rank_suffix);
-  }
-  for (size_t r = 0; rc == 0 && r < *count; r++) {
-    if (!found[r]) {
-      rc = tool_fail(err, CLI_EXIT_DATA,
-                     "the folder '%s' holds ranks up to rank%zu%s but not rank%zu%s", dir,
-                     *count - 1, rank_suffix, r, rank_suffix);
-    }
-  }
-  free(found);
-  *paths = rc == 0 ? calloc(*count + 1, sizeof **paths) : NULL;
-  if (rc == 0 && *paths == NULL) {
-    rc = tool_oom(err, "listing the ranks");
-  }
-  size_t n = strlen(dir);
-  const char *sep = n > 0 && dir[n - 1] == '/' ? "" : "/";
-  for (size_t r = 0; rc == 0 && r < *count; r++) {
-    if (asprintf(&(*paths)[r], "%s%s%s%zu%s", dir, sep, rank_prefix, r, rank_suffix) < 0) {
-      (*paths)[r] = NULL;
-      rc = tool_oom(err, "listing the ranks");
-    }
-  }
-  return rc;
-}
-
-/* Reads rank r from `path` into file r of the model. */
-static int read_rank(ckpt_model *m, size_t r, const char *path, tool_error *err) {
-  m->file_count = r + 1;
-  int rc = st_read_file(path, &m->files[r], err);
-  for (size_t k = 0; rc == 0 && k < m->files[r].tensor_count; k++) {
-    m->files[r].tensors[k].file = r;
-  }
-  return rc;
+static int read_rank(void *ctx, size_t r, const char *path, ckpt_file *out, tool_error *err) {
+  (void)ctx;
+  (void)r;
+  return st_read_file(path, out, err);
 }
 
 int st_ranks_load(char *const *paths, size_t count, st_model *m, tool_error *err) {
   memset(m, 0, sizeof *m);
-  char **listed = NULL;
-  struct stat st;
-  int rc = 0;
-  const char *folder = count > 0 ? paths[0] : "";
-  if (count == 1 && stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)) {
-    rc = folder_ranks(paths[0], &listed, &count, err);
-    paths = listed;
-  } else if (count > ST_MAX_RANKS) {
-    rc = tool_fail(err, CLI_EXIT_DATA, "%zu ranks: at most %d", count, ST_MAX_RANKS);
+  ckpt_rank_source source = {".safetensors", "st shard", read_rank, NULL};
+  int rc = ckpt_ranks_load(paths, count, &source, &m->ckpt, err);
+  /* A folder of ranks has sidecars (the files shard copied beside the ranks); ranks named one
+   * by one have none. */
+  if (rc == 0 && m->ckpt.dir[0] != '\0') {
+    static const char *const skip[] = {".safetensors", ".safetensors.index.json"};
+    rc = ckpt_model_list_sidecars(&m->ckpt, skip, 2, err);
   }
-  ckpt_model *c = &m->ckpt;
-  if (rc == 0) {
-    /* A folder of ranks has sidecars (the files shard copied beside the ranks); ranks named one
-     * by one have none. */
-    size_t n = listed != NULL ? strlen(folder) : 0;
-    c->dir = listed != NULL ? malloc(n + 2) : strdup("");
-    if (c->dir != NULL && listed != NULL) {
-      snprintf(c->dir, n + 2, "%s%s", folder, n > 0 && folder[n - 1] == '/' ? "" : "/");
-    }
-    c->files = calloc(count + 1, sizeof *c->files);
-    if (c->dir == NULL || c->files == NULL) {
-      rc = tool_oom(err, "loading the ranks");
-    }
-  }
-  for (size_t r = 0; r < count && rc == 0; r++) {
-    rc = read_rank(c, r, paths[r], err);
-  }
-  if (rc == 0) {
-    rc = ckpt_model_sort(c, err);
-  }
-  if (rc == 0 && listed != NULL) {
-    static const char *const skip[] = {rank_suffix, ".safetensors.index.json"};
-    rc = ckpt_model_list_sidecars(c, skip, 2, err);
-  }
-  for (size_t r = 0; listed != NULL && r < count; r++) {
-    free(listed[r]);
-  }
-  free(listed);
   return rc;
 }
