@@ -71,7 +71,9 @@ int cmd_st_split(int argc, char **argv, int first) {
     } else if (rule_kind(id) != 0) {
       rc = ckpt_rule_command_line(&s, rule_kind(id), value);
     } else {
-      rc = cli_error(CLI_EXIT_USAGE, "st split: --replicate and --unmatched belong to 'st shard'");
+      rc = cli_error(CLI_EXIT_USAGE, "st split: --replicate, --unmatched, --preset and "
+                                     "--replicate-kv belong to the rank commands (st shard, "
+                                     "merge, reshard)");
     }
     if (rc != 0) {
       break;

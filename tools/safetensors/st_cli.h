@@ -11,6 +11,7 @@
 #include "args.h"
 #include "ckpt_plan.h"
 #include "ckpt_planner.h"
+#include "ckpt_preset.h"
 #include "error.h"
 #include "st_model.h"
 
@@ -42,6 +43,8 @@ enum {
   OPT_STRICT,
   OPT_AGAINST,
   OPT_NO_SIDECAR,
+  OPT_PRESET,
+  OPT_REPLICATE_KV,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -79,11 +82,19 @@ int st_parse_write_common(int id, const char *value, write_opts *o);
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
- * command line gives them (spec.ranks is the caller's). Free with st_rank_rules_free. */
+ * command line gives them (spec.ranks is the caller's), then --preset's (st_rank_rules_preset).
+ * Free with st_rank_rules_free. */
 typedef struct st_rank_rules {
   ckpt_shard_spec spec;
   ckpt_shard_rule *axes, *views;
   const char **replicate;
+  /** --preset NAME|auto (NULL: none) and --replicate-kv. */
+  const char *preset_name;
+  int replicate_kv;
+  /** The preset's rules, once appended to spec (its --axis rules after the command line's
+   * `command_axes`). */
+  ckpt_preset preset;
+  size_t command_axes;
 } st_rank_rules;
 
 /** Makes room for the rules of a command line of `argc` words. Returns 0 or CLI_EXIT_SOFTWARE
@@ -93,6 +104,15 @@ int st_rank_rules_init(st_rank_rules *r, int argc);
 /** Applies option `id` with `value` when it is one of the rules' options and returns 1, with
  * `*rc` 0 or CLI_EXIT_USAGE (reported, naming `cmd`); returns 0 for another option. */
 int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char *cmd, int *rc);
+
+/**
+ * With --preset: reads the config.json of MODEL's folder (MODEL itself when it is a folder, else
+ * the folder that holds it; for merge and reshard the first RANK), makes the preset
+ * (ckpt_preset_make) and appends its rules to the command line's. Without --preset: nothing.
+ * Returns 0 or the status of the error it reported (naming `cmd`): CLI_EXIT_NOINPUT (no
+ * config.json), CLI_EXIT_DATA, CLI_EXIT_SOFTWARE.
+ */
+int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd);
 
 /** Releases the rules (the globs they copied) and zeroes them. */
 void st_rank_rules_free(st_rank_rules *r);

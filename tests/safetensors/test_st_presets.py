@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+"""cleave st shard/merge/reshard --preset NAME|auto on small synthetic models of the Llama family
+(llama, mistral, qwen2, qwen3) with their config.json: every rank holds exactly its attention
+and KV heads, its rows of gate/up, columns of o/down, rows of the embeddings (checked against
+NumPy slicing by heads, written here independently of cleave), the norms whole; a merge gives
+the model back byte for byte (and st verify --against agrees); reshard gives what shard gives;
+the command line's rules take the tensors they match before the preset; and every refusal (a
+rank count that cuts heads, a config.json that disagrees with the tensors, an unknown
+model_type, no config.json, a bad one, an unknown preset, a preset whose names are not the
+model's) exits with its status and message and writes nothing."""
+import json
+import os
+
+import numpy as np
+
+import clitest
+import st_util as u
+from clitest import check
+
+RNG = np.random.default_rng(24)
+
+
+def make_model(folder, model_type="llama", heads=4, kv_heads=2, head_dim=None, hidden=64,
+               inter=96, vocab=48, layers=2, bias=False, qk_norm=False, tied=False,
+               config_extra=None, write_config=True):
+    """Writes FOLDER/model.safetensors and FOLDER/config.json of a small model laid out as
+    Hugging Face's Llama family: returns {name: array} and the config."""
+    os.makedirs(folder, exist_ok=True)
+    hd = head_dim or hidden // heads
+    t = {"model.embed_tokens.weight": RNG.standard_normal((vocab, hidden)).astype(np.float16),
+         "model.norm.weight": RNG.standard_normal(hidden).astype(np.float32)}
+    if not tied:
+        t["lm_head.weight"] = RNG.standard_normal((vocab, hidden)).astype(np.float32)
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        t[p + "self_attn.q_proj.weight"] = RNG.standard_normal((heads * hd, hidden)).astype(np.float32)
+        t[p + "self_attn.k_proj.weight"] = RNG.standard_normal((kv_heads * hd, hidden)).astype(np.float32)
+        t[p + "self_attn.v_proj.weight"] = RNG.standard_normal((kv_heads * hd, hidden)).astype(np.float16)
+        t[p + "self_attn.o_proj.weight"] = RNG.standard_normal((hidden, heads * hd)).astype(np.float32)
+        if bias:
+            t[p + "self_attn.q_proj.bias"] = RNG.standard_normal(heads * hd).astype(np.float32)
+            t[p + "self_attn.k_proj.bias"] = RNG.standard_normal(kv_heads * hd).astype(np.float32)
+            t[p + "self_attn.v_proj.bias"] = RNG.standard_normal(kv_heads * hd).astype(np.float32)
+        if qk_norm:
+            t[p + "self_attn.q_norm.weight"] = RNG.standard_normal(hd).astype(np.float32)
+            t[p + "self_attn.k_norm.weight"] = RNG.standard_normal(hd).astype(np.float32)
+        t[p + "mlp.gate_proj.weight"] = RNG.standard_normal((inter, hidden)).astype(np.float16)
+        t[p + "mlp.up_proj.weight"] = RNG.standard_normal((inter, hidden)).astype(np.float16)
+        t[p + "mlp.down_proj.weight"] = RNG.integers(-9, 9, (hidden, inter), dtype=np.int8)
+        t[p + "input_layernorm.weight"] = RNG.standard_normal(hidden).astype(np.float32)
+        t[p + "post_attention_layernorm.weight"] = RNG.standard_normal(hidden).astype(np.float32)
+    u.write_st(os.path.join(folder, "model.safetensors"),
+               {k: u.array_tensor(v) for k, v in t.items()}, {"format": "pt"})
+    config = {"model_type": model_type, "num_attention_heads": heads,
+              "num_key_value_heads": kv_heads, "hidden_size": hidden, "intermediate_size": inter,
+              "vocab_size": vocab, "num_hidden_layers": layers, "tie_word_embeddings": tied,
+              "torch_dtype": "float32"}
+    if head_dim is not None:
+        config["head_dim"] = head_dim
+    config.update(config_extra or {})
+    if write_config:
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f)
+    return t, config
+
+
+def heads_slice(a, axis, heads, rank, ranks):
+    """Rank `rank`'s whole heads of `a` along `axis`: `heads` heads, ranks dividing them."""
+    per = heads // ranks
+    shape = a.shape[:axis] + (heads, a.shape[axis] // heads) + a.shape[axis + 1:]
+    v = a.reshape(shape)
+    index = [slice(None)] * v.ndim
+    index[axis] = slice(rank * per, (rank + 1) * per)
+    part = v[tuple(index)]
+    return part.reshape(a.shape[:axis] + (per * a.shape[axis] // heads,) + a.shape[axis + 1:])
+
+
+def kv_of(rank, ranks, kv):
+    """The KV heads rank `rank` takes: its share when the ranks divide them."""
+    return rank * kv // ranks
+
+
+def expected_rank(t, config, rank, ranks):
+    """What a rank of shard --preset holds, from NumPy slicing by heads and rows."""
+    heads, kv = config["num_attention_heads"], config["num_key_value_heads"]
+    out = {}
+    for name, a in t.items():
+        if name.endswith(("q_proj.weight", "q_proj.bias")):
+            out[name] = heads_slice(a, 0, heads, rank, ranks)
+        elif name.endswith(("k_proj.weight", "k_proj.bias", "v_proj.weight", "v_proj.bias")):
+            out[name] = heads_slice(a, 0, kv, rank, ranks)
+        elif name.endswith("o_proj.weight"):
+            out[name] = heads_slice(a, 1, heads, rank, ranks)
+        elif name.endswith(("gate_proj.weight", "up_proj.weight", "embed_tokens.weight")) or \
+                name == "lm_head.weight":
+            out[name] = np.split(a, ranks, axis=0)[rank]
+        elif name.endswith("down_proj.weight"):
+            out[name] = np.split(a, ranks, axis=1)[rank]
+        else:
+            out[name] = a
+    return out
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def cmd(work, args, label):
+    r = u.run(args, work)
+    check(r.returncode == 0, f"{label}: {r.returncode} {r.stderr.strip()}")
+    return r
+
+
+def check_ranks(folder, t, config, ranks, label, expect=expected_rank):
+    for rank in range(ranks):
+        _, got = u.read_st(os.path.join(folder, f"rank{rank}.safetensors"))
+        want = expect(t, config, rank, ranks)
+        check(sorted(got) == sorted(want), f"{label}: rank {rank} tensors {sorted(got)}")
+        for name, a in want.items():
+            if name in got:
+                g = u.as_array(got[name])
+                check(g.shape == a.shape and np.array_equal(g, a),
+                      f"{label}: rank {rank}: {name} is {g.shape}, not its heads {a.shape}")
+
+
+def verify(work, outdir, against, label):
+    r = u.run(["st", "verify", outdir, "--against"] + against, work)
+    check(r.returncode == 0, f"{label}: st verify: {r.returncode} {r.stdout} {r.stderr}")
+
+
+def round_trip(work, name, t, config, ranks_list, preset=("--preset", "auto"), tag=""):
+    """shard -n N with the preset, each rank checked; merge with it gives the model back."""
+    model = os.path.join(name, "model.safetensors")
+    original = read(os.path.join(work, model))
+    for n in ranks_list:
+        tp = f"{name}{tag}_tp{n}"
+        cmd(work, ["st", "shard", name, "-o", tp, "-n", str(n), "-q"] + list(preset),
+            f"{name}: shard -n {n}")
+        check_ranks(os.path.join(work, tp), t, config, n, f"{name} -n {n}")
+        verify(work, tp, [name], f"{name} shard -n {n}")
+        # merge reads the config.json shard copied beside the ranks.
+        check(os.path.exists(os.path.join(work, tp, "config.json")), f"{tp}: no config.json")
+        merged = f"{name}{tag}_merged{n}"
+        cmd(work, ["st", "merge", tp, "-o", merged, "-q"] + list(preset), f"{name}: merge {n}")
+        check(read(os.path.join(work, merged, "model.safetensors")) == original,
+              f"{name}: merge of {n} ranks is not the model byte for byte")
+        verify(work, merged, [os.path.join(tp, f"rank{r}.safetensors") for r in range(n)],
+               f"{name} merge {n}")
+
+
+def test_llama_gqa(work):
+    """Llama with 4 heads and 2 KV heads: 1 and 2 ranks; reshard 2 -> 1 and 1 -> 2."""
+    t, config = make_model(os.path.join(work, "llama"))
+    round_trip(work, "llama", t, config, (1, 2))
+    cmd(work, ["st", "reshard", "llama_tp2", "-o", "re21", "-n", "1", "-q", "--preset", "auto"],
+        "reshard 2 -> 1")
+    check(read(os.path.join(work, "re21", "rank0.safetensors")) ==
+          read(os.path.join(work, "llama_tp1", "rank0.safetensors")), "reshard 2 -> 1")
+    cmd(work, ["st", "reshard", "llama_tp1", "-o", "re12", "-n", "2", "-q", "--preset", "auto"],
+        "reshard 1 -> 2")
+    for r in range(2):
+        check(read(os.path.join(work, "re12", f"rank{r}.safetensors")) ==
+              read(os.path.join(work, "llama_tp2", f"rank{r}.safetensors")), f"reshard 1 -> 2: {r}")
+    # The rules of docs/presets.md written out give the same ranks.
+    hand = ["--axis", "*.self_attn.q_proj.weight=0", "--axis", "*.self_attn.k_proj.weight=0",
+            "--axis", "*.self_attn.v_proj.weight=0", "--axis", "*.self_attn.o_proj.weight=1",
+            "--axis", "*.mlp.gate_proj.weight=0", "--axis", "*.mlp.up_proj.weight=0",
+            "--axis", "*.mlp.down_proj.weight=1", "--axis", "*embed_tokens.weight=0",
+            "--axis", "lm_head.weight=0", "--replicate", "*norm.weight", "--unmatched", "error"]
+    cmd(work, ["st", "shard", "llama", "-o", "hand", "-n", "2", "-q"] + hand, "rules by hand")
+    for r in range(2):
+        check(read(os.path.join(work, "hand", f"rank{r}.safetensors")) ==
+              read(os.path.join(work, "llama_tp2", f"rank{r}.safetensors")), f"by hand: {r}")
+    # The rank files named one by one: config.json beside the first.
+    files = [f"llama_tp2/rank{r}.safetensors" for r in range(2)]
+    cmd(work, ["st", "merge"] + files + ["-o", "files", "-q", "--preset", "llama"], "merge files")
+    check(read(os.path.join(work, "files", "model.safetensors")) ==
+          read(os.path.join(work, "llama", "model.safetensors")), "merge of the files")
+
+
+def test_family(work):
+    """mistral (by name and auto), qwen2 (q/k/v biases), qwen3 (head_dim given, not hidden /
+    heads; q_norm and k_norm replicated; tied embeddings without lm_head), MHA with 4 ranks."""
+    t, config = make_model(os.path.join(work, "mistral"), "mistral", heads=8, kv_heads=2)
+    round_trip(work, "mistral", t, config, (2,))
+    round_trip(work, "mistral", t, config, (2,), ("--preset", "mistral"), "_named")
+    t, config = make_model(os.path.join(work, "qwen2"), "qwen2", heads=4, kv_heads=2, bias=True)
+    round_trip(work, "qwen2", t, config, (2,))
+    t, config = make_model(os.path.join(work, "qwen3"), "qwen3", heads=4, kv_heads=2, head_dim=8,
+                           hidden=48, qk_norm=True, tied=True)
+    round_trip(work, "qwen3", t, config, (1, 2))
+    t, config = make_model(os.path.join(work, "mha"), "llama", heads=4, kv_heads=4, inter=64)
+    round_trip(work, "mha", t, config, (4,))
+    # A named preset need not be the model_type: a llama model sharded as qwen2 (no biases: its
+    # rules for them match nothing, which a preset's may).
+    round_trip(work, "mha", t, config, (2,), ("--preset", "qwen2"), "_as_qwen2")
+
+
+def test_command_line_first(work):
+    """The command line's rules take the tensors they match before the preset: --axis cuts
+    lm_head along axis 1, --replicate keeps k and v whole (the preset's head checks do not apply
+    to them; 8 ranks then reach o_proj's 4 attention heads, refused); --unmatched error accepts
+    the norms the preset replicates and refuses a tensor no rule names."""
+    t, config = make_model(os.path.join(work, "m"))
+    rules = ["--preset", "auto", "--axis", "lm_head.weight=1", "--replicate", "*.k_proj.weight",
+             "--replicate", "*.v_proj.weight"]
+    cmd(work, ["st", "shard", "m", "-o", "tp", "-n", "2", "-q"] + rules, "shard with overrides")
+
+    def expect(t, config, rank, ranks):
+        out = expected_rank(t, config, rank, ranks)
+        out["lm_head.weight"] = np.split(t["lm_head.weight"], ranks, axis=1)[rank]
+        for name in t:
+            if "k_proj" in name or "v_proj" in name:
+                out[name] = t[name]
+        return out
+    check_ranks(os.path.join(work, "tp"), t, config, 2, "overrides", expect)
+    cmd(work, ["st", "merge", "tp", "-o", "back", "-q"] + rules, "merge with overrides")
+    check(read(os.path.join(work, "back", "model.safetensors")) ==
+          read(os.path.join(work, "m", "model.safetensors")), "merge with overrides")
+    cmd(work, ["st", "shard", "m", "-o", "strict", "-n", "2", "-q", "--preset", "auto",
+               "--unmatched", "error"], "--unmatched error with the preset")
+    extra = dict(t, **{"model.extra.weight": np.zeros(4, np.float32)})
+    u.write_st(os.path.join(work, "m", "model.safetensors"),
+               {k: u.array_tensor(v) for k, v in extra.items()})
+    u.expect_failure("unmatched extra", ["st", "shard", "m", "-o", "x", "-n", "2", "--preset",
+                                         "auto", "--unmatched", "error"], work, 65,
+                     ["st shard: tensor 'model.extra.weight' matches no --axis or --replicate "
+                      "rule (--unmatched error)"])
+    # With k and v replicated by the command line, 8 ranks reach o_proj's 4 attention heads.
+    u.write_st(os.path.join(work, "m", "model.safetensors"),
+               {k: u.array_tensor(v) for k, v in t.items()})
+    u.expect_failure("attention heads cut", ["st", "shard", "m", "-o", "x", "-n", "8"] + rules,
+                     work, 65,
+                     ["tensor 'model.layers.0.self_attn.o_proj.weight': 8 ranks would cut its 4 "
+                      "attention heads of 16 columns (every rank takes whole heads"])
+
+
+def test_refusals(work):
+    """Each refusal: its status, its message, nothing written."""
+    make_model(os.path.join(work, "m"))
+    m = os.path.join("m", "model.safetensors")
+    u.expect_failure("KV heads cut", ["st", "shard", "m", "-o", "x", "-n", "4", "--preset",
+                                      "auto"], work, 65,
+                     ["st shard: m/model.safetensors: tensor "
+                      "'model.layers.0.self_attn.k_proj.weight': 4 ranks would cut its 2 KV heads "
+                      "of 16 rows; --replicate-kv gives each rank the KV heads its query heads "
+                      "use"])
+    u.expect_failure("KV heads cut unevenly", ["st", "shard", m, "-o", "x", "-n", "3",
+                                               "--preset", "llama"], work, 65,
+                     ["'model.layers.0.self_attn.k_proj.weight': 3 ranks would cut its 2 KV "
+                      "heads of 16 rows (every rank takes whole heads: the ranks must divide "
+                      "the heads)"])
+    # A merge of ranks that a cut inside heads made (explicit rules): the merged tensor is whole,
+    # but a reshard to 4 would cut the KV heads.
+    plain = ["--axis", "*_proj.weight=0"]
+    cmd(work, ["st", "shard", "m", "-o", "tp4", "-n", "4", "-q"] + plain, "plain shard -n 4")
+    u.expect_failure("reshard cuts KV heads", ["st", "reshard", "tp4", "-o", "x", "-n", "4",
+                                               "--preset", "auto"], work, 65,
+                     ["st reshard: the merge of 4 ranks: tensor "
+                      "'model.layers.0.self_attn.k_proj.weight': 4 ranks would cut its 2 KV "
+                      "heads of 16 rows; --replicate-kv"])
+    # config.json that disagrees with the tensors.
+    with open(os.path.join(work, "m", "config.json")) as f:
+        config = json.load(f)
+    wrong = dict(config, num_key_value_heads=4)
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        json.dump(wrong, f)
+    u.expect_failure("config disagrees", ["st", "shard", "m", "-o", "x", "-n", "2", "--preset",
+                                          "auto"], work, 65,
+                     ["tensor 'model.layers.0.self_attn.k_proj.weight' has 32 rows on axis 0, "
+                      "not the 4 KV heads of 16 (64) that config.json gives"])
+    for model_type, words in (("gpt2", ["m/config.json: model_type 'gpt2' has no preset (the "
+                                        "presets: llama, mistral, qwen2, qwen3)"]),
+                              (None, ["m/config.json: no model_type, so --preset auto cannot "
+                                      "choose"])):
+        bad = dict(config)
+        if model_type is None:
+            del bad["model_type"]
+        else:
+            bad["model_type"] = model_type
+        with open(os.path.join(work, "m", "config.json"), "w") as f:
+            json.dump(bad, f)
+        u.expect_failure(f"model_type {model_type}", ["st", "shard", "m", "-o", "x", "-n", "2",
+                                                      "--preset", "auto"], work, 65, words)
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        f.write('{"model_type": "llama", "num_attention_heads": "4"}')
+    u.expect_failure("bad config", ["st", "shard", "m", "-o", "x", "-n", "2", "--preset", "auto"],
+                     work, 65, ["st shard: m/config.json: num_attention_heads is not an integer"])
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        json.dump(dict(config, num_attention_heads=None, num_key_value_heads=None), f)
+    u.expect_failure("no heads", ["st", "shard", "m", "-o", "x", "-n", "2", "--preset", "auto"],
+                     work, 65, ["m/config.json: no num_attention_heads, which preset 'llama' "
+                                "needs to keep attention heads whole"])
+    os.remove(os.path.join(work, "m", "config.json"))
+    u.expect_failure("no config", ["st", "shard", m, "-o", "x", "-n", "2", "--preset", "auto"],
+                     work, 66, ["st shard: --preset auto: the model's config.json gives its "
+                                "heads: cannot open 'm/config.json'"])
+    u.expect_failure("unknown preset", ["st", "shard", m, "-o", "x", "-n", "2", "--preset",
+                                        "gpt2"], work, 64,
+                     ["st shard: --preset 'gpt2' is not one of auto, llama, mistral, qwen2, "
+                      "qwen3"])
+    u.expect_failure("unknown preset (merge)", ["st", "merge", "tp4", "-o", "x", "--preset",
+                                                "Llama"], work, 64,
+                     ["st merge: --preset 'Llama' is not one of auto"])
+    u.expect_failure("split has no presets", ["st", "split", m, "-o", "x", "--preset", "auto"],
+                     work, 64, ["st split: --replicate, --unmatched, --preset and --replicate-kv "
+                                "belong to the rank commands"])
+    # A preset whose names are not the model's cuts nothing: refused, not replicated silently.
+    os.makedirs(os.path.join(work, "other"))
+    u.write_st(os.path.join(work, "other", "model.safetensors"),
+               {"transformer.h.0.attn.c_attn.weight": u.array_tensor(np.zeros((4, 4), np.float32))})
+    with open(os.path.join(work, "other", "config.json"), "w") as f:
+        json.dump(dict(config, model_type="llama"), f)
+    u.expect_failure("names not the preset's", ["st", "shard", "other", "-o", "x", "-n", "2",
+                                                "--preset", "auto"], work, 65,
+                     ["st shard: the preset cuts no tensor of the model: its names are not the "
+                      "preset's (no tensor matches '*.self_attn.q_proj.weight'"])
+
+
+def expected_replicated(t, config, rank, ranks):
+    """A rank of shard --preset --replicate-kv: its query heads, and whole the KV head they use
+    when the ranks outnumber the KV heads (vLLM: rank // (ranks / kv_heads))."""
+    kv = config["num_key_value_heads"]
+    if kv >= ranks:
+        return expected_rank(t, config, rank, ranks)
+    out = expected_rank(t, dict(config, num_key_value_heads=ranks), rank, ranks)
+    for name, a in t.items():
+        if "k_proj" in name or "v_proj" in name:
+            out[name] = heads_slice(a, 0, kv, rank // (ranks // kv), kv)
+    return out
+
+
+def test_replicate_kv(work):
+    """--replicate-kv: one KV head (MQA) over 2 and 4 ranks, 2 KV heads over 4 ranks (ranks 0, 1
+    take head 0, ranks 2, 3 head 1); merge takes each head once and gives the model back;
+    reshard in and out of replicated ranks; replicas that differ, a merge without the option, a
+    rank count that is no multiple of the KV heads, o_proj's heads still checked."""
+    rk = ["--preset", "auto", "--replicate-kv"]
+    for name, heads, kv, ranks in (("mqa", 4, 1, (2, 4)), ("gqa", 8, 2, (4, 2))):
+        t, config = make_model(os.path.join(work, name), heads=heads, kv_heads=kv)
+        original = read(os.path.join(work, name, "model.safetensors"))
+        for n in ranks:
+            tp = f"{name}_tp{n}"
+            cmd(work, ["st", "shard", name, "-o", tp, "-n", str(n), "-q"] + rk, f"{tp}: shard")
+            check_ranks(os.path.join(work, tp), t, config, n, tp, expected_replicated)
+            verify(work, tp, [name], f"{tp} shard")
+            cmd(work, ["st", "merge", tp, "-o", f"{tp}_m", "-q"] + rk, f"{tp}: merge")
+            check(read(os.path.join(work, f"{tp}_m", "model.safetensors")) == original,
+                  f"{tp}: merge with --replicate-kv is not the model byte for byte")
+            verify(work, f"{tp}_m", [os.path.join(tp, f"rank{r}.safetensors") for r in range(n)],
+                   f"{tp} merge")
+        a, b = (f"{name}_tp{n}" for n in ranks)
+        cmd(work, ["st", "reshard", a, "-o", f"{name}_re", "-n", str(ranks[1]), "-q"] + rk,
+            f"{name}: reshard {ranks[0]} -> {ranks[1]}")
+        for r in range(ranks[1]):
+            check(read(os.path.join(work, f"{name}_re", f"rank{r}.safetensors")) ==
+                  read(os.path.join(work, b, f"rank{r}.safetensors")),
+                  f"{name}: reshard {ranks[0]} -> {ranks[1]}: rank {r} differs from the shard")
+    # The copies of a KV head must agree: rank 1's differs from rank 0's.
+    _, r1 = u.read_st(os.path.join(work, "mqa_tp4", "rank1.safetensors"))
+    k = "model.layers.1.self_attn.k_proj.weight"
+    a = u.as_array(r1[k]).copy()
+    a[3, 5] += 1
+    r1[k] = u.array_tensor(a)
+    u.write_st(os.path.join(work, "mqa_tp4", "rank1.safetensors"), r1, {"format": "pt"})
+    u.expect_failure("replicas differ", ["st", "merge", "mqa_tp4", "-o", "x"] + rk, work, 65,
+                     [f"tensor '{k}' differs between rank 0", "and rank 1",
+                      f"first at byte {(3 * 64 + 5) * 4}", "the ranks that share a KV head must "
+                      "hold the same copy of it (--replicate-kv)"])
+    u.expect_failure("merge without --replicate-kv", ["st", "merge", "mqa_tp2", "-o", "x",
+                                                      "--preset", "auto"], work, 65,
+                     ["st merge: the merge of 2 ranks: tensor "
+                      "'model.layers.0.self_attn.k_proj.weight' has 32 rows on axis 0, not the 1 "
+                      "KV heads of 16 (16) that config.json gives"])
+    u.expect_failure("not a multiple", ["st", "shard", "gqa", "-o", "x", "-n", "3"] + rk, work,
+                     65, ["tensor 'model.layers.0.self_attn.k_proj.weight': 3 ranks would cut its "
+                          "2 KV heads of 8 rows (--replicate-kv needs the ranks to be a multiple "
+                          "of the KV heads)"])
+    u.expect_failure("attention heads", ["st", "shard", "mqa", "-o", "x", "-n", "8"] + rk, work,
+                     65, ["tensor 'model.layers.0.self_attn.o_proj.weight': 8 ranks would cut its "
+                          "4 attention heads of 16 columns (every rank takes whole heads"])
+    u.expect_failure("--replicate-kv alone", ["st", "shard", "mqa", "-o", "x", "-n", "2",
+                                              "--replicate-kv", "--axis", "*.q_proj.weight=0"],
+                     work, 64, ["st shard: --replicate-kv needs --preset"])
+
+
+def main():
+    root = clitest.workdir("st_presets")
+    for name, fn in [("llama_gqa", test_llama_gqa), ("family", test_family),
+                     ("command_line_first", test_command_line_first),
+                     ("refusals", test_refusals), ("replicate_kv", test_replicate_kv)]:
+        work = os.path.join(root, name)
+        os.makedirs(work)
+        fn(work)
+    clitest.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+/* The presets' rule tables and their heads from config.json. */
+#include "ckpt_preset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Which heads a rule's axis holds. */
+enum { NO_HEADS, QUERY_HEADS, KV_HEADS };
+
+typedef struct preset_rule {
+  const char *glob;
+  int64_t axis;
+  int heads;
+} preset_rule;
+
+/* Attention of the Llama layout: q, k and v column-parallel (axis 0 of the [out, in] weight, and
+ * their biases), o row-parallel (axis 1: its input columns are the heads). */
+static const preset_rule attention[] = {
+    {"*.self_attn.q_proj.weight", 0, QUERY_HEADS}, {"*.self_attn.q_proj.bias", 0, QUERY_HEADS},
+    {"*.self_attn.k_proj.weight", 0, KV_HEADS},    {"*.self_attn.k_proj.bias", 0, KV_HEADS},
+    {"*.self_attn.v_proj.weight", 0, KV_HEADS},    {"*.self_attn.v_proj.bias", 0, KV_HEADS},
+    {"*.self_attn.o_proj.weight", 1, QUERY_HEADS},
+};
+
+/* The dense MLP: gate and up column-parallel, down row-parallel. */
+static const preset_rule dense_mlp[] = {
+    {"*.mlp.gate_proj.weight", 0, NO_HEADS},
+    {"*.mlp.up_proj.weight", 0, NO_HEADS},
+    {"*.mlp.down_proj.weight", 1, NO_HEADS},
+};
+
+/* The embeddings and the output projection, vocabulary-parallel (axis 0: one row per token). */
+static const preset_rule vocabulary[] = {
+    {"*embed_tokens.weight", 0, NO_HEADS},
+    {"lm_head.weight", 0, NO_HEADS},
+};
+
+/* Replicated: the norms (Qwen3's per-head q_norm and k_norm included), the biases added after a
+ * row-parallel product, rotary tables. */
+static const char *const llama_replicated[] = {
+    "*norm.weight",
+    "*.self_attn.o_proj.bias",
+    "*.mlp.down_proj.bias",
+    "*.rotary_emb.inv_freq",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct rule_group {
+  const preset_rule *rules;
+  size_t count;
+} rule_group;
+
+typedef struct preset_def {
+  const char *name;
+  rule_group groups[3];
+  const char *const *replicate;
+  size_t replicate_count;
+} preset_def;
+
+#define LLAMA_LAYOUT(name)                                                                         \
+  {                                                                                                \
+    name,                                                                                          \
+        {{attention, COUNT(attention)},                                                            \
+         {dense_mlp, COUNT(dense_mlp)},                                                            \
+         {vocabulary, COUNT(vocabulary)}},                                                         \
+        llama_replicated, COUNT(llama_replicated)                                                  \
+  }
+
+static const preset_def presets[] = {
+    LLAMA_LAYOUT("llama"),
+    LLAMA_LAYOUT("mistral"),
+    LLAMA_LAYOUT("qwen2"),
+    LLAMA_LAYOUT("qwen3"),
+};
+
+const char *ckpt_preset_names(void) {
+  return "llama, mistral, qwen2, qwen3";
+}
+
+static const preset_def *find(const char *name) {
+  for (size_t i = 0; i < COUNT(presets); i++) {
+    if (strcmp(presets[i].name, name) == 0) {
+      return &presets[i];
+    }
+  }
+  return NULL;
+}
+
+int ckpt_preset_known(const char *name) {
+  return strcmp(name, "auto") == 0 || find(name) != NULL;
+}
+
+/* The counts a head-aware preset needs from config.json. */
+static int needs_heads(const ckpt_config *c, const char *path, const char *name, tool_error *err) {
+  const char *missing = c->heads == 0      ? "num_attention_heads"
+                        : c->head_dim == 0 ? "head_dim (or hidden_size)"
+                                           : NULL;
+  if (missing == NULL) {
+    return 0;
+  }
+  return tool_fail(err, CLI_EXIT_DATA,
+                   "%s: no %s, which preset '%s' needs to keep attention heads whole", path,
+                   missing, name);
+}
+
+int ckpt_preset_make(const char *name, const ckpt_config *config, const char *config_path,
+                     int replicate_kv, ckpt_preset *p, tool_error *err) {
+  memset(p, 0, sizeof *p);
+  const preset_def *def = NULL;
+  if (strcmp(name, "auto") != 0) {
+    def = find(name);
+    if (def == NULL) {
+      return tool_fail(err, CLI_EXIT_USAGE, "--preset '%.100s' is not one of auto, %s", name,
+                       ckpt_preset_names());
+    }
+  } else if (config->model_type[0] == '\0') {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: no model_type, so --preset auto cannot choose a preset (%s); name one "
+                     "with --preset NAME, or give the rules with --axis",
+                     config_path, ckpt_preset_names());
+  } else if ((def = find(config->model_type)) == NULL) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: model_type '%s' has no preset (the presets: %s); give its rules with "
+                     "--axis and --replicate (docs/presets.md), or --preset NAME for a model laid "
+                     "out as one of them",
+                     config_path, config->model_type, ckpt_preset_names());
+  }
+  int rc = needs_heads(config, config_path, def->name, err);
+  size_t total = 0;
+  for (size_t g = 0; g < COUNT(def->groups); g++) {
+    total += def->groups[g].count;
+  }
+  p->name = def->name;
+  p->axes = rc == 0 ? calloc(total, sizeof *p->axes) : NULL;
+  if (rc == 0 && p->axes == NULL) {
+    rc = tool_oom(err, "making the preset's rules");
+  }
+  for (size_t g = 0; g < COUNT(def->groups) && rc == 0; g++) {
+    for (size_t i = 0; i < def->groups[g].count; i++) {
+      const preset_rule *r = &def->groups[g].rules[i];
+      ckpt_shard_rule *out = &p->axes[p->axis_count++];
+      out->glob = r->glob;
+      out->axis = r->axis;
+      out->preset = 1;
+      if (r->heads != NO_HEADS) {
+        int kv = r->heads == KV_HEADS;
+        out->heads = kv ? config->kv_heads : config->heads;
+        out->head_size = config->head_dim;
+        out->head_kind = kv ? "KV heads" : "attention heads";
+        out->replicate_heads = !kv            ? CKPT_HEADS_CUT
+                               : replicate_kv ? CKPT_HEADS_REPLICATED
+                                              : CKPT_HEADS_REPLICABLE;
+      }
+    }
+  }
+  p->replicate = def->replicate;
+  p->replicate_count = def->replicate_count;
+  return rc;
+}
+
+void ckpt_preset_free(ckpt_preset *p) {
+  free(p->axes);
+  memset(p, 0, sizeof *p);
+}
