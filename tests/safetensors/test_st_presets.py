@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """cleave st shard/merge/reshard --preset NAME|auto on small synthetic models of the Llama family
-(llama, mistral, qwen2, qwen3) with their config.json: every rank holds exactly its attention
+(llama, mistral, qwen2, qwen3) and mixtures of experts (mixtral, qwen2_moe, qwen3_moe)
+with their config.json: every rank holds exactly its attention
 and KV heads, its rows of gate/up, columns of o/down, rows of the embeddings (checked against
 NumPy slicing by heads, written here independently of cleave), the norms whole; a merge gives
 the model back byte for byte (and st verify --against agrees); reshard gives what shard gives;
@@ -91,10 +92,10 @@ def expected_rank(t, config, rank, ranks):
             out[name] = heads_slice(a, 0, kv, rank, ranks)
         elif name.endswith("o_proj.weight"):
             out[name] = heads_slice(a, 1, heads, rank, ranks)
-        elif name.endswith(("gate_proj.weight", "up_proj.weight", "embed_tokens.weight")) or \
-                name == "lm_head.weight":
+        elif name.endswith(("gate_proj.weight", "up_proj.weight", "embed_tokens.weight",
+                            ".w1.weight", ".w3.weight")) or name == "lm_head.weight":
             out[name] = np.split(a, ranks, axis=0)[rank]
-        elif name.endswith("down_proj.weight"):
+        elif name.endswith(("down_proj.weight", ".w2.weight")):
             out[name] = np.split(a, ranks, axis=1)[rank]
         else:
             out[name] = a
@@ -271,7 +272,7 @@ def test_refusals(work):
                      ["tensor 'model.layers.0.self_attn.k_proj.weight' has 32 rows on axis 0, "
                       "not the 4 KV heads of 16 (64) that config.json gives"])
     for model_type, words in (("gpt2", ["m/config.json: model_type 'gpt2' has no preset (the "
-                                        "presets: llama, mistral, qwen2, qwen3)"]),
+                                        "presets: llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe)"]),
                               (None, ["m/config.json: no model_type, so --preset auto cannot "
                                       "choose"])):
         bad = dict(config)
@@ -299,7 +300,7 @@ def test_refusals(work):
     u.expect_failure("unknown preset", ["st", "shard", m, "-o", "x", "-n", "2", "--preset",
                                         "gpt2"], work, 64,
                      ["st shard: --preset 'gpt2' is not one of auto, llama, mistral, qwen2, "
-                      "qwen3"])
+                      "qwen3, mixtral, qwen2_moe, qwen3_moe"])
     u.expect_failure("unknown preset (merge)", ["st", "merge", "tp4", "-o", "x", "--preset",
                                                 "Llama"], work, 64,
                      ["st merge: --preset 'Llama' is not one of auto"])
@@ -385,11 +386,85 @@ def test_replicate_kv(work):
                      work, 64, ["st shard: --replicate-kv needs --preset"])
 
 
+def make_moe(folder, model_type, experts=4, moe_inter=24, shared=0, dense_layers=(), **kw):
+    """A small mixture of experts of Hugging Face's layout: Mixtral's block_sparse_moe (router
+    gate, experts.E.w1/w2/w3) or Qwen MoE's mlp (router gate, experts.E.gate/up/down_proj, and
+    with `shared` a shared expert and its gate); layers in `dense_layers` keep a dense MLP."""
+    t, config = make_model(folder, model_type, write_config=False, **kw)
+    hidden, layers = config["hidden_size"], config["num_hidden_layers"]
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        if i in dense_layers:
+            continue
+        for k in ("gate_proj", "up_proj", "down_proj"):
+            del t[p + f"mlp.{k}.weight"]
+        if model_type == "mixtral":
+            m = p + "block_sparse_moe."
+            t[m + "gate.weight"] = RNG.standard_normal((experts, hidden)).astype(np.float32)
+            for e in range(experts):
+                t[m + f"experts.{e}.w1.weight"] = RNG.standard_normal((moe_inter, hidden)).astype(np.float16)
+                t[m + f"experts.{e}.w3.weight"] = RNG.standard_normal((moe_inter, hidden)).astype(np.float16)
+                t[m + f"experts.{e}.w2.weight"] = RNG.standard_normal((hidden, moe_inter)).astype(np.float16)
+            continue
+        m = p + "mlp."
+        t[m + "gate.weight"] = RNG.standard_normal((experts, hidden)).astype(np.float32)
+        for e in range(experts):
+            t[m + f"experts.{e}.gate_proj.weight"] = RNG.standard_normal((moe_inter, hidden)).astype(np.float32)
+            t[m + f"experts.{e}.up_proj.weight"] = RNG.standard_normal((moe_inter, hidden)).astype(np.float32)
+            t[m + f"experts.{e}.down_proj.weight"] = RNG.standard_normal((hidden, moe_inter)).astype(np.float32)
+        if shared:
+            t[m + "shared_expert.gate_proj.weight"] = RNG.standard_normal((shared, hidden)).astype(np.float32)
+            t[m + "shared_expert.up_proj.weight"] = RNG.standard_normal((shared, hidden)).astype(np.float32)
+            t[m + "shared_expert.down_proj.weight"] = RNG.standard_normal((hidden, shared)).astype(np.float32)
+            t[m + "shared_expert_gate.weight"] = RNG.standard_normal((1, hidden)).astype(np.float32)
+    u.write_st(os.path.join(folder, "model.safetensors"),
+               {k: u.array_tensor(v) for k, v in t.items()}, {"format": "pt"})
+    key = "num_local_experts" if model_type == "mixtral" else "num_experts"
+    config.update({key: experts, "moe_intermediate_size": moe_inter, "num_experts_per_tok": 2})
+    if shared:
+        config["shared_expert_intermediate_size"] = shared
+    if dense_layers:
+        config["mlp_only_layers"] = list(dense_layers)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f)
+    return t, config
+
+
+def test_moe(work):
+    """mixtral, qwen2_moe (a shared expert, q/k/v biases, a dense layer), qwen3_moe (q_norm,
+    k_norm, head_dim given): each expert cut as a dense MLP (w1/w3 or gate/up rows, w2 or down
+    columns), the routers whole, the merge the model byte for byte; an expert size the ranks do
+    not divide is refused."""
+    t, config = make_moe(os.path.join(work, "mixtral"), "mixtral", heads=4, kv_heads=2)
+    round_trip(work, "mixtral", t, config, (1, 2))
+    _, rank1 = u.read_st(os.path.join(work, "mixtral_tp2", "rank1.safetensors"))
+    check(rank1["model.layers.1.block_sparse_moe.experts.3.w2.weight"][1] == (64, 12) and
+          rank1["model.layers.0.block_sparse_moe.gate.weight"][1] == (4, 64),
+          "mixtral: expert 3's w2 is cut, the router is whole")
+    t, config = make_moe(os.path.join(work, "qwen2_moe"), "qwen2_moe", bias=True, shared=40,
+                         dense_layers=(0,))
+    round_trip(work, "qwen2_moe", t, config, (1, 2))
+    cmd(work, ["st", "reshard", "qwen2_moe_tp2", "-o", "q2re", "-n", "1", "-q", "--preset",
+               "auto"], "qwen2_moe: reshard 2 -> 1")
+    check(read(os.path.join(work, "q2re", "rank0.safetensors")) ==
+          read(os.path.join(work, "qwen2_moe_tp1", "rank0.safetensors")),
+          "qwen2_moe: reshard 2 -> 1 differs from shard -n 1")
+    t, config = make_moe(os.path.join(work, "qwen3_moe"), "qwen3_moe", heads=4, kv_heads=4,
+                         head_dim=8, hidden=48, qk_norm=True, tied=True, experts=8)
+    round_trip(work, "qwen3_moe", t, config, (4,))
+    make_moe(os.path.join(work, "odd"), "qwen3_moe", moe_inter=30)
+    u.expect_failure("expert size", ["st", "shard", "odd", "-o", "x", "-n", "4", "--preset",
+                                     "auto"], work, 65,
+                     ["tensor 'model.layers.0.mlp.experts.0.down_proj.weight' (F32 [64,30])",
+                      "not divisible by num_splits = 4"])
+
+
 def main():
     root = clitest.workdir("st_presets")
     for name, fn in [("llama_gqa", test_llama_gqa), ("family", test_family),
                      ("command_line_first", test_command_line_first),
-                     ("refusals", test_refusals), ("replicate_kv", test_replicate_kv)]:
+                     ("refusals", test_refusals), ("replicate_kv", test_replicate_kv),
+                     ("moe", test_moe)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)

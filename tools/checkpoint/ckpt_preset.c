@@ -29,6 +29,25 @@ static const preset_rule dense_mlp[] = {
     {"*.mlp.down_proj.weight", 1, NO_HEADS},
 };
 
+/* Mixtral's experts (w1 gate and w3 up column-parallel, w2 down row-parallel), each expert cut
+ * as a dense MLP; the router (block_sparse_moe.gate) is replicated. */
+static const preset_rule mixtral_experts[] = {
+    {"*.block_sparse_moe.experts.*.w1.weight", 0, NO_HEADS},
+    {"*.block_sparse_moe.experts.*.w3.weight", 0, NO_HEADS},
+    {"*.block_sparse_moe.experts.*.w2.weight", 1, NO_HEADS},
+};
+
+/* Qwen2-MoE and Qwen3-MoE: each expert and the shared expert cut as a dense MLP; the router
+ * (mlp.gate) and the shared expert's gate are replicated. */
+static const preset_rule qwen_experts[] = {
+    {"*.mlp.experts.*.gate_proj.weight", 0, NO_HEADS},
+    {"*.mlp.experts.*.up_proj.weight", 0, NO_HEADS},
+    {"*.mlp.experts.*.down_proj.weight", 1, NO_HEADS},
+    {"*.mlp.shared_expert.gate_proj.weight", 0, NO_HEADS},
+    {"*.mlp.shared_expert.up_proj.weight", 0, NO_HEADS},
+    {"*.mlp.shared_expert.down_proj.weight", 1, NO_HEADS},
+};
+
 /* The embeddings and the output projection, vocabulary-parallel (axis 0: one row per token). */
 static const preset_rule vocabulary[] = {
     {"*embed_tokens.weight", 0, NO_HEADS},
@@ -44,6 +63,17 @@ static const char *const llama_replicated[] = {
     "*.rotary_emb.inv_freq",
 };
 
+/* Llama's, and the routers of the mixtures of experts. */
+static const char *const moe_replicated[] = {
+    "*norm.weight",
+    "*.self_attn.o_proj.bias",
+    "*.mlp.down_proj.bias",
+    "*.rotary_emb.inv_freq",
+    "*.block_sparse_moe.gate.weight",
+    "*.mlp.gate.weight",
+    "*.mlp.shared_expert_gate.weight",
+};
+
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef struct rule_group {
@@ -53,7 +83,7 @@ typedef struct rule_group {
 
 typedef struct preset_def {
   const char *name;
-  rule_group groups[3];
+  rule_group groups[4];
   const char *const *replicate;
   size_t replicate_count;
 } preset_def;
@@ -67,15 +97,34 @@ typedef struct preset_def {
         llama_replicated, COUNT(llama_replicated)                                                  \
   }
 
+/* Qwen MoE models may keep dense MLPs in some layers (mlp_only_layers): both kinds of rules. */
+#define QWEN_MOE_LAYOUT(name)                                                                      \
+  {                                                                                                \
+    name,                                                                                          \
+        {{attention, COUNT(attention)},                                                            \
+         {dense_mlp, COUNT(dense_mlp)},                                                            \
+         {qwen_experts, COUNT(qwen_experts)},                                                      \
+         {vocabulary, COUNT(vocabulary)}},                                                         \
+        moe_replicated, COUNT(moe_replicated)                                                      \
+  }
+
 static const preset_def presets[] = {
     LLAMA_LAYOUT("llama"),
     LLAMA_LAYOUT("mistral"),
     LLAMA_LAYOUT("qwen2"),
     LLAMA_LAYOUT("qwen3"),
+    {"mixtral",
+     {{attention, COUNT(attention)},
+      {mixtral_experts, COUNT(mixtral_experts)},
+      {vocabulary, COUNT(vocabulary)}},
+     moe_replicated,
+     COUNT(moe_replicated)},
+    QWEN_MOE_LAYOUT("qwen2_moe"),
+    QWEN_MOE_LAYOUT("qwen3_moe"),
 };
 
 const char *ckpt_preset_names(void) {
-  return "llama, mistral, qwen2, qwen3";
+  return "llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe";
 }
 
 static const preset_def *find(const char *name) {
