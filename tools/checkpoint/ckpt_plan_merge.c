@@ -169,13 +169,16 @@ static int take_heads_once(rank_run *run, const ckpt_shard_rule *axis, size_t *c
  * cut again (reshard). */
 static int joined(rank_run *run, const ckpt_shard_rule *axis, const ckpt_shard_rule *view,
                   tool_error *err) {
+  if (axis->segment_count > 0) {
+    return ckpt_fused_join(run->m, axis, run->parts, run->m->file_count, run->all, run->plan, err);
+  }
   ckpt_concat c;
   memset(&c, 0, sizeof c);
   size_t count = run->m->file_count;
+  /* A preset's rule carries its view; a --view rule of the command line comes first. */
+  const ckpt_cut *shape = view != NULL ? &view->view : axis->view.has_view ? &axis->view : NULL;
   int rc = take_heads_once(run, axis, &count, err);
-  rc = rc != 0 ? rc
-               : ckpt_concat_prepare(run->m, run->parts, count, view != NULL ? &view->view : NULL,
-                                     axis->axis, &c, err);
+  rc = rc != 0 ? rc : ckpt_concat_prepare(run->m, run->parts, count, shape, axis->axis, &c, err);
   if (rc == 0 && run->all != NULL) {
     char place[64];
     snprintf(place, sizeof place, "the merge of %zu ranks", run->m->file_count);

@@ -61,7 +61,9 @@ int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_s
     rc = ckpt_rules_for(spec, t->name, hits, &axis, &view, err);
     if (rc == 0) {
       rc = axis == NULL ? replicate(t, plan, err)
-                        : cut_across(m, spec, axis, view, t, (uint64_t)k + 1, plan, err);
+           : axis->segment_count > 0
+               ? ckpt_fused_shard(m, axis, t, plan, err)
+               : cut_across(m, spec, axis, view, t, (uint64_t)k + 1, plan, err);
     }
   }
   if (rc == 0) {

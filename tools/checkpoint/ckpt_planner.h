@@ -68,6 +68,12 @@ typedef struct ckpt_shard_rule {
   const char *head_kind;
   /** Whether the heads may be replicated when the ranks outnumber them (the KV heads). */
   ckpt_head_policy replicate_heads;
+  /** A fused tensor (a preset's, on axis 0): `segment_count` segments one after another, segment
+   * i holding segment_heads[i] heads of `head_size` rows ([q; k; v]: the attention heads, then
+   * the KV heads twice). Rank r takes its share of each segment, one after another
+   * ([q_r; k_r; v_r]; ckpt_fused_shard). 0: not fused. */
+  int segment_count;
+  int64_t segment_heads[3];
 } ckpt_shard_rule;
 
 /** What `shard` does: `ranks` files; the first --axis rule a tensor matches cuts it into one
@@ -127,6 +133,27 @@ size_t ckpt_rules_part_of(int64_t parts, int64_t ranks, size_t rank);
 
 /** The cut of an --axis rule (after its --view rule, when not NULL) into `parts` equal parts. */
 ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view, int64_t parts);
+
+/**
+ * Shard of a fused tensor `t` (rule->segment_count segments on axis 0): rank R's part is its
+ * share of every segment, one after another, assembled from one contiguous range per segment.
+ * Returns 0, CLI_EXIT_DATA (the heads: ckpt_rules_check_heads) or CLI_EXIT_SOFTWARE.
+ */
+int ckpt_fused_shard(const ckpt_model *m, const ckpt_shard_rule *rule, const ckpt_tensor *t,
+                     ckpt_plan *plan, tool_error *err);
+
+/**
+ * The inverse, for merge and reshard: the fused parts `parts[0..count)` (one per input rank,
+ * equal in dtype and shape) joined into one tensor whose segment i is the ranks' shares of it in
+ * rank order: added to `all` for a merge; for a reshard (`all` NULL) cut again into
+ * plan->file_count ranks as ckpt_fused_shard cuts, each part read from the input ranges that hold
+ * it. Returns 0, CLI_EXIT_DATA (parts that differ in dtype or shape, heads that the input or
+ * output ranks would cut, a joined tensor that does not hold the heads config.json gives) or
+ * CLI_EXIT_SOFTWARE.
+ */
+int ckpt_fused_join(const ckpt_model *m, const ckpt_shard_rule *rule,
+                    const ckpt_tensor *const *parts, size_t count, ckpt_out_file *all,
+                    ckpt_plan *plan, tool_error *err);
 
 /** Gives `plan` `ranks` empty files named "rank<R>" + the format's suffix. Returns 0 or
  * CLI_EXIT_SOFTWARE. */

@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Which heads a rule's axis holds. */
-enum { NO_HEADS, QUERY_HEADS, KV_HEADS };
+/* Which heads a rule's axis holds: none, the attention heads, the KV heads, a fused QKV's (its
+ * layout says how), or none but a fused [gate; up] seen as [2, -1, hidden]. */
+enum { NO_HEADS, QUERY_HEADS, KV_HEADS, FUSED_QKV, FUSED_GATE_UP };
 
 typedef struct preset_rule {
   const char *glob;
@@ -46,6 +47,15 @@ static const preset_rule qwen_experts[] = {
     {"*.mlp.shared_expert.gate_proj.weight", 0, NO_HEADS},
     {"*.mlp.shared_expert.up_proj.weight", 0, NO_HEADS},
     {"*.mlp.shared_expert.down_proj.weight", 1, NO_HEADS},
+};
+
+/* Phi-3: q, k and v fused in qkv_proj, gate and up in gate_up_proj; each rank takes its share
+ * of every part of both. */
+static const preset_rule phi3_fused[] = {
+    {"*.self_attn.qkv_proj.weight", 0, FUSED_QKV},
+    {"*.self_attn.o_proj.weight", 1, QUERY_HEADS},
+    {"*.mlp.gate_up_proj.weight", 1, FUSED_GATE_UP},
+    {"*.mlp.down_proj.weight", 1, NO_HEADS},
 };
 
 /* The embeddings and the output projection, vocabulary-parallel (axis 0: one row per token). */
@@ -121,10 +131,14 @@ static const preset_def presets[] = {
      COUNT(moe_replicated)},
     QWEN_MOE_LAYOUT("qwen2_moe"),
     QWEN_MOE_LAYOUT("qwen3_moe"),
+    {"phi3",
+     {{phi3_fused, COUNT(phi3_fused)}, {vocabulary, COUNT(vocabulary)}},
+     llama_replicated,
+     COUNT(llama_replicated)},
 };
 
 const char *ckpt_preset_names(void) {
-  return "llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe";
+  return "llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, phi3";
 }
 
 static const preset_def *find(const char *name) {
@@ -153,9 +167,9 @@ static int needs_heads(const ckpt_config *c, const char *path, const char *name,
                    missing, name);
 }
 
-int ckpt_preset_make(const char *name, const ckpt_config *config, const char *config_path,
-                     int replicate_kv, ckpt_preset *p, tool_error *err) {
-  memset(p, 0, sizeof *p);
+/* The preset `name` names, or config.json's model_type for "auto". */
+static int choose(const char *name, const ckpt_config *config, const char *config_path,
+                  const preset_def **chosen, tool_error *err) {
   const preset_def *def = NULL;
   if (strcmp(name, "auto") != 0) {
     def = find(name);
@@ -175,14 +189,49 @@ int ckpt_preset_make(const char *name, const ckpt_config *config, const char *co
                      "out as one of them",
                      config_path, config->model_type, ckpt_preset_names());
   }
-  int rc = needs_heads(config, config_path, def->name, err);
+  *chosen = def;
+  return needs_heads(config, config_path, def->name, err);
+}
+
+/* The rule of a fused QKV: [q; k; v] as three segments, or Megatron's groups as plain heads. */
+static void fused_qkv(const ckpt_config *c, ckpt_qkv_layout layout, ckpt_shard_rule *out) {
+  out->head_size = c->head_dim;
+  out->replicate_heads = CKPT_HEADS_CUT;
+  if (layout == CKPT_QKV_INTERLEAVED) {
+    /* Each KV head group holds heads / kv_heads query heads, a k head and a v head. */
+    out->heads = c->kv_heads;
+    out->head_size = (c->heads / c->kv_heads + 2) * c->head_dim;
+    out->head_kind = "KV head groups (q, k and v)";
+    return;
+  }
+  out->segment_count = 3;
+  out->segment_heads[0] = c->heads;
+  out->segment_heads[1] = out->segment_heads[2] = c->kv_heads;
+  out->head_kind = "heads";
+}
+
+int ckpt_preset_make(const char *name, const ckpt_config *config, const char *config_path,
+                     int replicate_kv, ckpt_qkv_layout layout, ckpt_preset *p, tool_error *err) {
+  memset(p, 0, sizeof *p);
+  const preset_def *def = NULL;
+  int rc = choose(name, config, config_path, &def, err);
+  if (rc != 0) {
+    return rc;
+  }
+  for (size_t i = 0; i < COUNT(phi3_fused) && def->groups[0].rules == phi3_fused; i++) {
+    if (phi3_fused[i].heads == FUSED_GATE_UP && config->hidden_size == 0) {
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%s: no hidden_size, which preset '%s' needs to cut gate_up_proj",
+                       config_path, def->name);
+    }
+  }
   size_t total = 0;
   for (size_t g = 0; g < COUNT(def->groups); g++) {
     total += def->groups[g].count;
   }
   p->name = def->name;
-  p->axes = rc == 0 ? calloc(total, sizeof *p->axes) : NULL;
-  if (rc == 0 && p->axes == NULL) {
+  p->axes = calloc(total, sizeof *p->axes);
+  if (p->axes == NULL) {
     rc = tool_oom(err, "making the preset's rules");
   }
   for (size_t g = 0; g < COUNT(def->groups) && rc == 0; g++) {
@@ -192,7 +241,16 @@ int ckpt_preset_make(const char *name, const ckpt_config *config, const char *co
       out->glob = r->glob;
       out->axis = r->axis;
       out->preset = 1;
-      if (r->heads != NO_HEADS) {
+      if (r->heads == FUSED_QKV) {
+        fused_qkv(config, layout, out);
+      } else if (r->heads == FUSED_GATE_UP) {
+        /* [gate; up] seen as [2, -1, hidden]: each rank takes its share of both. */
+        out->view.has_view = 1;
+        out->view.view_ndim = 3;
+        out->view.view[0] = 2;
+        out->view.view[1] = -1;
+        out->view.view[2] = config->hidden_size;
+      } else if (r->heads != NO_HEADS) {
         int kv = r->heads == KV_HEADS;
         out->heads = kv ? config->kv_heads : config->heads;
         out->head_size = config->head_dim;
@@ -211,4 +269,64 @@ int ckpt_preset_make(const char *name, const ckpt_config *config, const char *co
 void ckpt_preset_free(ckpt_preset *p) {
   free(p->axes);
   memset(p, 0, sizeof *p);
+}
+
+int ckpt_preset_splits(const char *name) {
+  const preset_def *def = find(name);
+  return def != NULL && def->groups[0].rules == phi3_fused;
+}
+
+/* The names of the parts (the '*' takes what the glob's captured). */
+static char q_name[] = "*.self_attn.q_proj.weight", k_name[] = "*.self_attn.k_proj.weight",
+            v_name[] = "*.self_attn.v_proj.weight", gate_name[] = "*.mlp.gate_proj.weight",
+            up_name[] = "*.mlp.up_proj.weight";
+static char *qkv_names[] = {q_name, k_name, v_name};
+static char *gate_up_names[] = {gate_name, up_name};
+
+int ckpt_preset_make_split(const char *name, const ckpt_config *config, const char *config_path,
+                           ckpt_qkv_layout layout, ckpt_preset_split *p, tool_error *err) {
+  memset(p, 0, sizeof *p);
+  const preset_def *def = NULL;
+  int rc = choose(name, config, config_path, &def, err);
+  if (rc != 0) {
+    return rc;
+  }
+  p->name = def->name;
+  if (def->groups[0].rules != phi3_fused) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "preset '%s' has no fused tensors to split (st shard --preset %s shards the "
+                     "model as it is)",
+                     def->name, def->name);
+  }
+  int64_t hd = config->head_dim, group = config->heads / config->kv_heads;
+  ckpt_split_rule *qkv = &p->rules[0], *gate_up = &p->rules[1];
+  qkv->glob = "*.self_attn.qkv_proj.weight";
+  qkv->origin = "preset phi3 (qkv_proj)";
+  qkv->names = qkv_names;
+  qkv->name_count = 3;
+  qkv->cut.lengths = p->lengths;
+  qkv->cut.length_count = 3;
+  if (layout == CKPT_QKV_INTERLEAVED) {
+    /* Seen as [kv groups, rows of a group, -1], each group cut into its q, k and v rows: the
+     * parts fold back to [heads * head_dim, hidden] and twice [kv_heads * head_dim, hidden]. */
+    qkv->cut.has_view = 1;
+    qkv->cut.view_ndim = 3;
+    qkv->cut.view[0] = config->kv_heads;
+    qkv->cut.view[1] = (group + 2) * hd;
+    qkv->cut.view[2] = -1;
+    qkv->cut.axis = 1;
+    p->lengths[0] = group * hd;
+    p->lengths[1] = p->lengths[2] = hd;
+  } else {
+    p->lengths[0] = config->heads * hd;
+    p->lengths[1] = p->lengths[2] = config->kv_heads * hd;
+  }
+  gate_up->glob = "*.mlp.gate_up_proj.weight";
+  gate_up->origin = "preset phi3 (gate_up_proj)";
+  gate_up->names = gate_up_names;
+  gate_up->name_count = 2;
+  gate_up->cut.has_parts = 1;
+  gate_up->cut.parts = 2;
+  p->count = 2;
+  return 0;
 }

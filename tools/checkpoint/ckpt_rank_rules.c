@@ -117,8 +117,40 @@ static const char *entries(const ckpt_tensor *t, int64_t axis) {
   return axis == t->ndim - 1 ? "columns" : "rows";
 }
 
+/* The heads of a fused [q; k; v] tensor: its rows, then each part's heads against the ranks. */
+static int check_segments(const ckpt_shard_rule *axis, const ckpt_tensor *t, const char *where,
+                          int64_t ranks, tool_error *err) {
+  static const char *const part[] = {"q", "k", "v"};
+  const int64_t *h = axis->segment_heads, size = axis->head_size;
+  int64_t total = 0;
+  for (int i = 0; i < axis->segment_count; i++) {
+    total += h[i] * size;
+  }
+  if (t->ndim < 1 || t->shape[0] != total) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%.300s: tensor '%.200s' has %lld rows, not the %lld of its q, k and v (%lld, "
+                     "%lld and %lld heads of %lld) that config.json gives",
+                     where, t->name, t->ndim < 1 ? 0LL : (long long)t->shape[0], (long long)total,
+                     (long long)h[0], (long long)h[1], (long long)h[2], (long long)size);
+  }
+  for (int i = 0; i < axis->segment_count; i++) {
+    if (h[i] % ranks != 0) {
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%.300s: tensor '%.200s': %lld ranks would cut the %lld %s of its %s part "
+                       "(%lld rows each; every rank takes whole heads of q, k and v: the ranks "
+                       "must divide the heads)",
+                       where, t->name, (long long)ranks, (long long)h[i],
+                       i == 0 ? "attention heads" : "KV heads", part[i], (long long)size);
+    }
+  }
+  return 0;
+}
+
 int ckpt_rules_check_heads(const ckpt_shard_rule *axis, const ckpt_tensor *t, const char *where,
                            int64_t ranks, tool_error *err) {
+  if (axis->segment_count > 0) {
+    return check_segments(axis, t, where, ranks, err);
+  }
   int64_t a = axis->axis < 0 ? axis->axis + t->ndim : axis->axis;
   if (axis->heads == 0 || a < 0 || a >= t->ndim) {
     return 0; /* no heads, or an axis out of range, which the cut reports */
@@ -166,6 +198,8 @@ ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view
   ckpt_cut cut;
   if (view != NULL) {
     cut = view->view;
+  } else if (axis->view.has_view) {
+    cut = axis->view; /* a preset's rule carries its view */
   } else {
     memset(&cut, 0, sizeof cut);
   }

@@ -91,6 +91,10 @@ int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char 
   case OPT_REPLICATE_KV:
     r->replicate_kv = 1;
     return 1;
+  case OPT_QKV_LAYOUT:
+    r->has_qkv_layout = 1;
+    *rc = st_parse_qkv_layout(value, cmd, &r->qkv_layout);
+    return 1;
   case OPT_UNMATCHED:
     if (strcmp(value, "replicate") == 0 || strcmp(value, "error") == 0) {
       r->spec.unmatched_error = strcmp(value, "error") == 0;
@@ -144,27 +148,66 @@ static void *grow(void *array, size_t have, size_t n, size_t size) {
   return realloc(array, (have + n + 1) * size);
 }
 
+int st_parse_qkv_layout(const char *value, const char *cmd, ckpt_qkv_layout *layout) {
+  if (strcmp(value, "concat") == 0 || strcmp(value, "interleaved") == 0) {
+    *layout = strcmp(value, "concat") == 0 ? CKPT_QKV_CONCAT : CKPT_QKV_INTERLEAVED;
+    return 0;
+  }
+  return cli_error(CLI_EXIT_USAGE, "%s: --qkv-layout is 'concat' or 'interleaved', not '%s'", cmd,
+                   value);
+}
+
+int st_check_qkv_layout(const char *preset_name, int has_layout, const char *cmd) {
+  if (has_layout && preset_name == NULL) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --qkv-layout needs --preset, whose rules know the fused QKV's heads",
+                     cmd);
+  }
+  if (has_layout && strcmp(preset_name, "auto") != 0 && !ckpt_preset_splits(preset_name)) {
+    return cli_error(CLI_EXIT_USAGE, "%s: --qkv-layout: preset '%s' has no fused QKV (phi3 has)",
+                     cmd, preset_name);
+  }
+  return 0;
+}
+
+int st_preset_config(const char *model, const char *preset_name, ckpt_config *config, char **path,
+                     tool_error *err) {
+  *path = config_path(model);
+  if (*path == NULL) {
+    return tool_oom(err, "finding config.json");
+  }
+  int rc = ckpt_config_read(*path, config, err);
+  if (rc == CLI_EXIT_NOINPUT) {
+    tool_prefix(err, "--preset %s: the model's config.json gives its heads", preset_name);
+  }
+  return rc;
+}
+
 int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd) {
   if (r->preset_name == NULL) {
     if (r->replicate_kv) {
       return cli_error(CLI_EXIT_USAGE,
                        "%s: --replicate-kv needs --preset, whose rules know the KV heads", cmd);
     }
-    return 0;
+    return st_check_qkv_layout(NULL, r->has_qkv_layout, cmd);
+  }
+  int rc = st_check_qkv_layout(r->preset_name, r->has_qkv_layout, cmd);
+  if (rc != 0) {
+    return rc;
   }
   r->command_axes = r->spec.axis_count;
-  char *path = config_path(model);
-  if (path == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-  }
+  char *path = NULL;
   tool_error err;
   ckpt_config config;
-  int rc = ckpt_config_read(path, &config, &err);
-  if (rc == CLI_EXIT_NOINPUT) {
-    tool_prefix(&err, "--preset %s: the model's config.json gives its heads", r->preset_name);
-  }
+  rc = st_preset_config(model, r->preset_name, &config, &path, &err);
   if (rc == 0) {
-    rc = ckpt_preset_make(r->preset_name, &config, path, r->replicate_kv, &r->preset, &err);
+    rc = ckpt_preset_make(r->preset_name, &config, path, r->replicate_kv, r->qkv_layout, &r->preset,
+                          &err);
+  }
+  if (rc == 0 && r->has_qkv_layout && !ckpt_preset_splits(r->preset.name)) {
+    rc = tool_fail(&err, CLI_EXIT_DATA,
+                   "--qkv-layout: preset '%s' (model_type of %s) has no fused QKV (phi3 has)",
+                   r->preset.name, path);
   }
   free(path);
   ckpt_shard_rule *axes = NULL;

@@ -31,6 +31,7 @@ const cli_option st_write_options[] = {
     {"no-sidecar", 0, 0, OPT_NO_SIDECAR},
     {"preset", 0, 1, OPT_PRESET},
     {"replicate-kv", 0, 0, OPT_REPLICATE_KV},
+    {"qkv-layout", 0, 1, OPT_QKV_LAYOUT},
 };
 const size_t st_common_option_count = sizeof st_common_options / sizeof st_common_options[0];
 const size_t st_write_option_count = sizeof st_write_options / sizeof st_write_options[0];

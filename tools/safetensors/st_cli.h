@@ -45,6 +45,7 @@ enum {
   OPT_NO_SIDECAR,
   OPT_PRESET,
   OPT_REPLICATE_KV,
+  OPT_QKV_LAYOUT,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -88,9 +89,11 @@ typedef struct st_rank_rules {
   ckpt_shard_spec spec;
   ckpt_shard_rule *axes, *views;
   const char **replicate;
-  /** --preset NAME|auto (NULL: none) and --replicate-kv. */
+  /** --preset NAME|auto (NULL: none), --replicate-kv and --qkv-layout (has_qkv_layout: given). */
   const char *preset_name;
   int replicate_kv;
+  int has_qkv_layout;
+  ckpt_qkv_layout qkv_layout;
   /** The preset's rules, once appended to spec (its --axis rules after the command line's
    * `command_axes`). */
   ckpt_preset preset;
@@ -113,6 +116,21 @@ int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char 
  * config.json), CLI_EXIT_DATA, CLI_EXIT_SOFTWARE.
  */
 int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd);
+
+/** Parses --qkv-layout concat|interleaved into `layout`. Returns 0 or CLI_EXIT_USAGE (reported,
+ * naming `cmd`). */
+int st_parse_qkv_layout(const char *value, const char *cmd, ckpt_qkv_layout *layout);
+
+/** Checks --qkv-layout against --preset NAME: a named preset without a fused QKV, or no preset,
+ * is CLI_EXIT_USAGE (reported, naming `cmd`); else 0. */
+int st_check_qkv_layout(const char *preset_name, int has_layout, const char *cmd);
+
+/** Reads the config.json of MODEL's folder (as st_rank_rules_preset finds it) into `config`;
+ * `*path` is its path (malloc'd, freed by the caller, also on failure). Returns 0 or the status
+ * of the error in `err` (CLI_EXIT_NOINPUT naming --preset `preset_name`, CLI_EXIT_DATA,
+ * CLI_EXIT_SOFTWARE). */
+int st_preset_config(const char *model, const char *preset_name, ckpt_config *config, char **path,
+                     tool_error *err);
 
 /** Releases the rules (the globs they copied) and zeroes them. */
 void st_rank_rules_free(st_rank_rules *r);
