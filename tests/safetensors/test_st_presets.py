@@ -297,6 +297,11 @@ def test_refusals(work):
     u.expect_failure("no config", ["st", "shard", m, "-o", "x", "-n", "2", "--preset", "auto"],
                      work, 66, ["st shard: --preset auto: the model's config.json gives its "
                                 "heads: cannot open 'm/config.json'"])
+    # The model is opened before its config.json is looked for: a missing one is named.
+    u.expect_failure("no model", ["st", "shard", "nope", "-o", "x", "-n", "2", "--preset",
+                                  "auto"], work, 66, ["nope"])
+    u.expect_failure("no ranks", ["st", "merge", "nope/", "-o", "x", "--preset", "auto"], work,
+                     66, ["nope"])
     u.expect_failure("unknown preset", ["st", "shard", m, "-o", "x", "-n", "2", "--preset",
                                         "gpt2"], work, 64,
                      ["st shard: --preset 'gpt2' is not one of auto, llama, mistral, qwen2, "
