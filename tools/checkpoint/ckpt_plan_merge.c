@@ -98,11 +98,14 @@ static int recut(rank_run *run, const ckpt_concat *c, const ckpt_shard_rule *axi
   ckpt_cut cut = ckpt_rules_cut(axis, view, run->spec->ranks);
   char place[64];
   snprintf(place, sizeof place, "the merge of %zu ranks", run->m->file_count);
+  int64_t ranks = run->spec->ranks, cuts = ckpt_rules_parts(axis, ranks);
+  cut.parts = cuts;
   ckpt_part *parts = NULL;
   size_t count = 0;
-  int rc = ckpt_cut_tensor(&cut, &c->merged, place, &parts, &count, err);
-  for (size_t j = 0; j < count && rc == 0; j++) {
-    const ckpt_part *p = &parts[j];
+  int rc = ckpt_rules_check_heads(axis, &c->merged, place, ranks, err);
+  rc = rc != 0 ? rc : ckpt_cut_tensor(&cut, &c->merged, place, &parts, &count, err);
+  for (size_t j = 0; j < run->plan->file_count && count != 0 && rc == 0; j++) {
+    const ckpt_part *p = &parts[ckpt_rules_part_of(cuts, ranks, j)];
     if (p->rows != c->rows || p->row_bytes != c->row_bytes) {
       rc = tool_fail(err, CLI_EXIT_SOFTWARE,
                      "internal error: tensor '%.200s' is cut in rows other than it was joined in",
@@ -121,13 +124,66 @@ static int recut(rank_run *run, const ckpt_concat *c, const ckpt_shard_rule *axi
   return rc;
 }
 
+/* With replicated heads (the ranks outnumber them): the first rank of each head's replicas
+ * into run->parts[0..heads), the other replicas compared with it (plan->checks); *count becomes
+ * the heads. Otherwise nothing changes. */
+static int take_heads_once(rank_run *run, const ckpt_shard_rule *axis, size_t *count,
+                           tool_error *err) {
+  int64_t ranks = (int64_t)*count, heads = ckpt_rules_parts(axis, ranks);
+  if (heads == ranks) {
+    return 0;
+  }
+  if (ranks % heads != 0) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s': %lld ranks cannot hold replicas of its %lld %s "
+                     "(--replicate-kv needs the ranks to be a multiple of them)",
+                     run->parts[0]->name, (long long)ranks, (long long)heads, axis->head_kind);
+  }
+  int64_t replicas = ranks / heads;
+  for (int64_t h = 0; h < heads; h++) {
+    const ckpt_tensor *first = run->parts[h * replicas];
+    for (int64_t k = 1; k < replicas; k++) {
+      const ckpt_tensor *copy = run->parts[h * replicas + k];
+      int same = copy->dtype == first->dtype && copy->ndim == first->ndim &&
+                 memcmp(copy->shape, first->shape, (size_t)copy->ndim * sizeof *copy->shape) == 0;
+      if (!same) {
+        return tool_fail(err, CLI_EXIT_DATA,
+                         "tensor '%.200s': rank %zu holds another shape or dtype than rank %zu, "
+                         "whose replica of %s %lld it should be (--replicate-kv)",
+                         copy->name, copy->file, first->file, axis->head_kind, (long long)h);
+      }
+      int rc = ckpt_plan_add_check(run->plan, first, copy, err);
+      if (rc != 0) {
+        return rc;
+      }
+      run->plan->checks[run->plan->check_count - 1].why =
+          "the ranks that share a KV head must hold the same copy of it (--replicate-kv)";
+    }
+    run->parts[h] = first;
+  }
+  *count = (size_t)heads;
+  return 0;
+}
+
 /* A tensor an --axis rule takes: its parts joined along the axis (merge), or the joined tensor
  * cut again (reshard). */
 static int joined(rank_run *run, const ckpt_shard_rule *axis, const ckpt_shard_rule *view,
                   tool_error *err) {
+  if (axis->segment_count > 0) {
+    return ckpt_fused_join(run->m, axis, run->parts, run->m->file_count, run->all, run->plan, err);
+  }
   ckpt_concat c;
-  int rc = ckpt_concat_prepare(run->m, run->parts, run->m->file_count,
-                               view != NULL ? &view->view : NULL, axis->axis, &c, err);
+  memset(&c, 0, sizeof c);
+  size_t count = run->m->file_count;
+  /* A preset's rule carries its view; a --view rule of the command line comes first. */
+  const ckpt_cut *shape = view != NULL ? &view->view : axis->view.has_view ? &axis->view : NULL;
+  int rc = take_heads_once(run, axis, &count, err);
+  rc = rc != 0 ? rc : ckpt_concat_prepare(run->m, run->parts, count, shape, axis->axis, &c, err);
+  if (rc == 0 && run->all != NULL) {
+    char place[64];
+    snprintf(place, sizeof place, "the merge of %zu ranks", run->m->file_count);
+    rc = ckpt_rules_check_heads(axis, &c.merged, place, 1, err);
+  }
   if (rc == 0 && run->all != NULL) {
     ckpt_out_tensor o = ckpt_out_whole(&c.merged);
     o.source = run->parts[0];

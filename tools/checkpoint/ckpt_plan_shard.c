@@ -16,19 +16,24 @@ static int replicate(const ckpt_tensor *t, ckpt_plan *plan, tool_error *err) {
   return 0;
 }
 
-/* Part R of `t` into rank R. */
+/* Part R of `t` into rank R (or, with replicated heads, the part of the head rank R uses). */
 static int cut_across(const ckpt_model *m, const ckpt_shard_spec *spec, const ckpt_shard_rule *axis,
                       const ckpt_shard_rule *view, const ckpt_tensor *t, uint64_t group,
                       ckpt_plan *plan, tool_error *err) {
-  ckpt_cut cut = ckpt_rules_cut(axis, view, spec->ranks);
+  const char *path = m->files[t->file].path;
+  int64_t n = ckpt_rules_parts(axis, spec->ranks);
+  ckpt_cut cut = ckpt_rules_cut(axis, view, n);
   ckpt_part *parts = NULL;
   size_t count = 0;
-  int rc = ckpt_cut_tensor(&cut, t, m->files[t->file].path, &parts, &count, err);
-  for (size_t i = 0; i < count && rc == 0; i++) {
+  int rc = ckpt_rules_check_heads(axis, t, path, spec->ranks, err);
+  rc = rc != 0 ? rc : ckpt_cut_tensor(&cut, t, path, &parts, &count, err);
+  for (size_t i = 0; i < plan->file_count && count != 0 && rc == 0; i++) {
+    const ckpt_part *p = &parts[ckpt_rules_part_of(n, spec->ranks, i)];
     ckpt_out_tensor o = ckpt_out_whole(t);
-    ckpt_span span = ckpt_span_part(t, &parts[i], group);
-    o.ndim = parts[i].ndim;
-    o.shape = parts[i].shape;
+    /* Parts taken by several ranks are copied to each, not gathered as one cut. */
+    ckpt_span span = ckpt_span_part(t, p, n == spec->ranks ? group : 0);
+    o.ndim = p->ndim;
+    o.shape = (int64_t *)p->shape;
     o.bytes = span.rows * span.take;
     if (ckpt_out_file_add(&plan->files[i], &o, &span, 1) != 0) {
       rc = tool_oom(err, "planning the shard");
@@ -56,7 +61,9 @@ int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_s
     rc = ckpt_rules_for(spec, t->name, hits, &axis, &view, err);
     if (rc == 0) {
       rc = axis == NULL ? replicate(t, plan, err)
-                        : cut_across(m, spec, axis, view, t, (uint64_t)k + 1, plan, err);
+           : axis->segment_count > 0
+               ? ckpt_fused_shard(m, axis, t, plan, err)
+               : cut_across(m, spec, axis, view, t, (uint64_t)k + 1, plan, err);
     }
   }
   if (rc == 0) {

@@ -55,7 +55,7 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
     } else {
       rc = cli_error(CLI_EXIT_USAGE,
                      "%s: --tensor, -l, --into and --rules belong to 'st split'; %s takes "
-                     "--axis GLOB=AXIS",
+                     "--axis GLOB=AXIS or --preset",
                      cmd, cmd + 3);
     }
   }
@@ -74,10 +74,10 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
   if (reshard && a->rules.spec.ranks == 0) {
     return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", cmd);
   }
-  if (a->rules.spec.axis_count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule", cmd);
+  if (a->rules.spec.axis_count == 0 && a->rules.preset_name == NULL) {
+    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule and no --preset", cmd);
   }
-  return 0;
+  return st_rank_rules_check(&a->rules, cmd);
 }
 
 int cmd_st_merge(int argc, char **argv, int first, int reshard) {
@@ -100,17 +100,18 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
   } else if (rc == 0) {
     tool_error err;
     rc = st_ranks_load(a.ranks, a.rank_count, &m, &err);
-    if (rc == 0) {
+    if (rc != 0) {
+      st_report(&err);
+    } else if ((rc = st_rank_rules_preset(&a.rules, a.ranks[0], cmd)) == 0) {
       ckpt_format format = st_format(&m);
       rc = reshard ? ckpt_plan_reshard(&m.ckpt, &format, &a.rules.spec, &plan, &err)
                    : ckpt_plan_merge(&m.ckpt, &format, &a.rules.spec, a.max_size, &plan, &err);
       if (rc != 0) {
         tool_prefix(&err, "%s", cmd);
+        st_report(&err);
       }
     }
-    if (rc != 0) {
-      st_report(&err);
-    } else {
+    if (rc == 0) {
       a.o.model = a.ranks[0];
       rc = st_execute(&plan, &m, &a.o, cmd);
     }

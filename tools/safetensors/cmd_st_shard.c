@@ -48,7 +48,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
     } else {
       rc = cli_error(CLI_EXIT_USAGE,
                      "st shard: --tensor, -l, --into and --rules belong to 'st split'; shard "
-                     "takes -n RANKS and --axis GLOB=AXIS");
+                     "takes -n RANKS and --axis GLOB=AXIS or --preset");
     }
   }
   if (rc == -1) {
@@ -61,13 +61,17 @@ int cmd_st_shard(int argc, char **argv, int first) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: -o OUTDIR is missing");
   } else if (rc == 0 && rules.spec.ranks == 0) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: -n RANKS is missing");
-  } else if (rc == 0 && rules.spec.axis_count == 0) {
-    rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule");
+  } else if (rc == 0 && rules.spec.axis_count == 0 && rules.preset_name == NULL) {
+    rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule and no --preset");
+  }
+  if (rc == 0 && o.dry_run >= 0) {
+    rc = st_rank_rules_check(&rules, "st shard");
   }
   st_model m = {0};
   ckpt_plan plan = {0};
   if (rc == 0 && o.dry_run >= 0) {
     rc = st_load(o.model, &m);
+    rc = rc != 0 ? rc : st_rank_rules_preset(&rules, o.model, "st shard");
     if (rc == 0) {
       tool_error err;
       ckpt_format format = st_format(&m);

@@ -10,16 +10,28 @@ const cli_option st_common_options[] = {
 };
 
 const cli_option st_write_options[] = {
-    {"help", 'h', 0, OPT_HELP},           {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},         {"output", 'o', 1, OPT_OUTPUT},
-    {"force", 'f', 0, OPT_FORCE},         {"sync", 0, 0, OPT_SYNC},
-    {"dry-run", 0, 0, OPT_DRY_RUN},       {"no-progress", 0, 0, OPT_NO_PROGRESS},
-    {"tensor", 0, 1, OPT_TENSOR},         {"view", 0, 1, OPT_VIEW},
-    {"axis", 'a', 1, OPT_AXIS},           {"num-splits", 'n', 1, OPT_NUM},
-    {"lengths", 'l', 1, OPT_LENGTHS},     {"into", 0, 1, OPT_INTO},
-    {"rules", 0, 1, OPT_RULES},           {"replicate", 0, 1, OPT_REPLICATE},
-    {"unmatched", 0, 1, OPT_UNMATCHED},   {"max-shard-size", 0, 1, OPT_MAX_SHARD_SIZE},
+    {"help", 'h', 0, OPT_HELP},
+    {"json", 0, 0, OPT_JSON},
+    {"quiet", 'q', 0, OPT_QUIET},
+    {"output", 'o', 1, OPT_OUTPUT},
+    {"force", 'f', 0, OPT_FORCE},
+    {"sync", 0, 0, OPT_SYNC},
+    {"dry-run", 0, 0, OPT_DRY_RUN},
+    {"no-progress", 0, 0, OPT_NO_PROGRESS},
+    {"tensor", 0, 1, OPT_TENSOR},
+    {"view", 0, 1, OPT_VIEW},
+    {"axis", 'a', 1, OPT_AXIS},
+    {"num-splits", 'n', 1, OPT_NUM},
+    {"lengths", 'l', 1, OPT_LENGTHS},
+    {"into", 0, 1, OPT_INTO},
+    {"rules", 0, 1, OPT_RULES},
+    {"replicate", 0, 1, OPT_REPLICATE},
+    {"unmatched", 0, 1, OPT_UNMATCHED},
+    {"max-shard-size", 0, 1, OPT_MAX_SHARD_SIZE},
     {"no-sidecar", 0, 0, OPT_NO_SIDECAR},
+    {"preset", 0, 1, OPT_PRESET},
+    {"replicate-kv", 0, 0, OPT_REPLICATE_KV},
+    {"qkv-layout", 0, 1, OPT_QKV_LAYOUT},
 };
 const size_t st_common_option_count = sizeof st_common_options / sizeof st_common_options[0];
 const size_t st_write_option_count = sizeof st_write_options / sizeof st_write_options[0];
