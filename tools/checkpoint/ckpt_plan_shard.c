@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_companion.h"
 #include "ckpt_planner.h"
 
 /* A tensor no --axis rule matches: a copy in every rank. */
@@ -16,14 +17,12 @@ static int replicate(const ckpt_tensor *t, ckpt_plan *plan, tool_error *err) {
   return 0;
 }
 
-/* Part R of `t` into rank R. */
-static int cut_across(const ckpt_model *m, const ckpt_shard_spec *spec, const ckpt_shard_rule *axis,
-                      const ckpt_shard_rule *view, const ckpt_tensor *t, uint64_t group,
-                      ckpt_plan *plan, tool_error *err) {
-  ckpt_cut cut = ckpt_rules_cut(axis, view, spec->ranks);
+/* Part R of `t`, cut by `cut`, into rank R. */
+static int cut_across(const ckpt_model *m, const ckpt_cut *cut, const ckpt_tensor *t,
+                      uint64_t group, ckpt_plan *plan, tool_error *err) {
   ckpt_part *parts = NULL;
   size_t count = 0;
-  int rc = ckpt_cut_tensor(&cut, t, m->files[t->file].path, &parts, &count, err);
+  int rc = ckpt_cut_tensor(cut, t, m->files[t->file].path, &parts, &count, err);
   for (size_t i = 0; i < count && rc == 0; i++) {
     ckpt_out_tensor o = ckpt_out_whole(t);
     ckpt_span span = ckpt_span_part(t, &parts[i], group);
@@ -38,6 +37,32 @@ static int cut_across(const ckpt_model *m, const ckpt_shard_spec *spec, const ck
   return rc;
 }
 
+/* The scale `s` of weight `w`: cut in blocks as `w` is cut, or replicated with it. */
+static int scale_across(const ckpt_model *m, const ckpt_shard_spec *spec, size_t *hits,
+                        size_t *scratch, const ckpt_tensor *w, const ckpt_tensor *s, uint64_t group,
+                        ckpt_plan *plan, tool_error *err) {
+  const char *path = m->files[s->file].path;
+  const ckpt_shard_rule *axis, *view;
+  int rc = ckpt_rules_for_scale(spec, w, s, path, hits, scratch, &axis, &view, err);
+  if (rc == 0 && axis == NULL) {
+    rc = ckpt_companion_check(&m->quant, w, s, path, err);
+    return rc == 0 ? replicate(s, plan, err) : rc;
+  }
+  if (rc != 0) {
+    return rc;
+  }
+  ckpt_cut wcut = ckpt_rules_cut(axis, view, spec->ranks), scut;
+  rc = ckpt_companion_check(&m->quant, w, s, path, err);
+  if (rc == 0) {
+    rc = ckpt_companion_cut(&m->quant, w, s, &wcut, path, &scut, err);
+  }
+  if (rc == 0) {
+    rc = cut_across(m, &scut, s, group, plan, err);
+    ckpt_companion_cut_free(&scut);
+  }
+  return rc;
+}
+
 int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_shard_spec *spec,
                     ckpt_plan *plan, tool_error *err) {
   memset(plan, 0, sizeof *plan);
@@ -47,22 +72,32 @@ int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_s
     rc = ckpt_plan_union_meta(plan, m, format->metadata_name, "shards", err);
   }
   size_t *hits = calloc(ckpt_rules_count(spec) + 1, sizeof *hits);
-  if (rc == 0 && hits == NULL) {
+  size_t *scratch = calloc(ckpt_rules_count(spec) + 1, sizeof *scratch);
+  if (rc == 0 && (hits == NULL || scratch == NULL)) {
     rc = tool_oom(err, "planning the shard");
   }
   for (size_t k = 0; k < m->tensor_count && rc == 0; k++) {
     const ckpt_tensor *t = m->by_name[k];
+    size_t at;
+    const ckpt_tensor *w = ckpt_companion_weight(m, t, &at);
+    if (w != NULL) {
+      rc = scale_across(m, spec, hits, scratch, w, t, (uint64_t)k + 1, plan, err);
+      continue;
+    }
     const ckpt_shard_rule *axis, *view;
     rc = ckpt_rules_for(spec, t->name, hits, &axis, &view, err);
-    if (rc == 0) {
-      rc = axis == NULL ? replicate(t, plan, err)
-                        : cut_across(m, spec, axis, view, t, (uint64_t)k + 1, plan, err);
+    if (rc == 0 && axis == NULL) {
+      rc = replicate(t, plan, err);
+    } else if (rc == 0) {
+      ckpt_cut cut = ckpt_rules_cut(axis, view, spec->ranks);
+      rc = cut_across(m, &cut, t, (uint64_t)k + 1, plan, err);
     }
   }
   if (rc == 0) {
     rc = ckpt_rules_unmatched(spec, hits, err);
   }
   free(hits);
+  free(scratch);
   for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
     rc = format->layout(format->ctx, &plan->files[i], err);
   }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ckpt_by_size.h"
+#include "ckpt_companion.h"
 #include "ckpt_glob.h"
 #include "ckpt_planner.h"
 
@@ -27,9 +28,22 @@ static int find_rule(const ckpt_split_rule *rules, size_t rule_count, const ckpt
   return 0;
 }
 
-/* Adds the parts of `t` that `rule` cuts to `out`; `group` is the cut's number. */
+/* `name` followed by `suffix`, malloc'd, or NULL. */
+static char *with_suffix(const char *name, const char *suffix) {
+  size_t a = strlen(name), b = strlen(suffix);
+  char *out = malloc(a + b + 1);
+  if (out != NULL) {
+    memcpy(out, name, a);
+    memcpy(out + a, suffix, b + 1);
+  }
+  return out;
+}
+
+/* Adds the parts of `t` that `rule` cuts to `out`, named by the rule and `suffix`; `group` is the
+ * cut's number. */
 static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckpt_match *match,
-                     const ckpt_tensor *t, uint64_t group, ckpt_out_file *out, tool_error *err) {
+                     const char *suffix, const ckpt_tensor *t, uint64_t group, ckpt_out_file *out,
+                     tool_error *err) {
   ckpt_part *parts = NULL;
   size_t count = 0;
   int rc = ckpt_cut_tensor(&rule->cut, t, m->files[t->file].path, &parts, &count, err);
@@ -41,7 +55,9 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
   for (size_t i = 0; i < count && rc == 0; i++) {
     ckpt_out_tensor o = ckpt_out_whole(t);
     ckpt_span span = ckpt_span_part(t, &parts[i], group);
-    char *name = ckpt_glob_fill(rule->names[i], match);
+    char *filled = ckpt_glob_fill(rule->names[i], match);
+    char *name = filled != NULL ? with_suffix(filled, suffix) : NULL;
+    free(filled);
     o.name = name;
     o.ndim = parts[i].ndim;
     o.shape = parts[i].shape;
@@ -55,23 +71,73 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
   return rc;
 }
 
+/* The scale `s` of weight `w`: cut as the rule of `w` cuts it, its parts named after the weight's
+ * parts with the scale's suffix, or copied whole when no rule cuts `w`. A rule that matches the
+ * scale must be the weight's: a scale cut apart from its weight would describe other blocks. */
+static int add_companion(const ckpt_model *m, const ckpt_split_rule *rules, size_t rule_count,
+                         size_t *hits, size_t *scratch, const ckpt_tensor *w, const ckpt_tensor *s,
+                         uint64_t group, ckpt_out_file *out, tool_error *err) {
+  const ckpt_split_rule *own = NULL, *rule = NULL;
+  ckpt_match own_match, match;
+  const char *path = m->files[s->file].path;
+  int rc = find_rule(rules, rule_count, s, hits, &own, &own_match, err);
+  if (rc == 0) {
+    rc = find_rule(rules, rule_count, w, scratch, &rule, &match, err);
+  }
+  if (rc == 0 && own != NULL && own != rule) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: tensor '%.200s' is the quantization scale of '%.200s' and is cut as its "
+                     "weight is, but %s matches it and not its weight",
+                     path, s->name, w->name, own->origin);
+  }
+  if (rc == 0 && rule == NULL) {
+    rc = ckpt_companion_check(&m->quant, w, s, path, err);
+    ckpt_out_tensor o = ckpt_out_whole(s);
+    ckpt_span span = ckpt_span_whole(s);
+    if (rc == 0 && ckpt_out_file_add(out, &o, &span, 1) != 0) {
+      rc = tool_oom(err, "planning the split");
+    }
+    return rc;
+  }
+  ckpt_split_rule scaled;
+  if (rc == 0) {
+    rc = ckpt_companion_check(&m->quant, w, s, path, err);
+  }
+  if (rc == 0) {
+    scaled = *rule;
+    rc = ckpt_companion_cut(&m->quant, w, s, &rule->cut, path, &scaled.cut, err);
+  }
+  if (rc == 0) {
+    rc = add_parts(m, &scaled, &match, CKPT_SCALE_SUFFIX, s, group, out, err);
+    ckpt_companion_cut_free(&scaled.cut);
+  }
+  return rc;
+}
+
 /* Every tensor, by name: its parts when a rule cuts it, else itself, into files[t->file], or
  * into files[0] when `one_file`. */
 static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_t rule_count,
                         ckpt_out_file *files, int one_file, tool_error *err) {
   size_t *hits = calloc(rule_count + 1, sizeof *hits);
-  int rc = hits == NULL ? tool_oom(err, "planning the split") : 0;
+  size_t *scratch = calloc(rule_count + 1, sizeof *scratch);
+  int rc = hits == NULL || scratch == NULL ? tool_oom(err, "planning the split") : 0;
   for (size_t k = 0; k < m->tensor_count && rc == 0; k++) {
     const ckpt_tensor *t = m->by_name[k];
+    ckpt_out_file *out = &files[one_file ? 0 : t->file];
+    size_t at;
+    const ckpt_tensor *w = ckpt_companion_weight(m, t, &at);
+    if (w != NULL) {
+      rc = add_companion(m, rules, rule_count, hits, scratch, w, t, (uint64_t)k + 1, out, err);
+      continue;
+    }
     const ckpt_split_rule *rule = NULL;
     ckpt_match match;
     rc = find_rule(rules, rule_count, t, hits, &rule, &match, err);
     if (rc != 0) {
       break;
     }
-    ckpt_out_file *out = &files[one_file ? 0 : t->file];
     if (rule != NULL) {
-      rc = add_parts(m, rule, &match, t, (uint64_t)k + 1, out, err);
+      rc = add_parts(m, rule, &match, "", t, (uint64_t)k + 1, out, err);
       continue;
     }
     ckpt_out_tensor o = ckpt_out_whole(t);
@@ -87,6 +153,7 @@ static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_
     }
   }
   free(hits);
+  free(scratch);
   return rc;
 }
 

@@ -73,6 +73,19 @@ typedef struct ckpt_shard_spec {
 int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
                    const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err);
 
+/**
+ * How the rules of `spec` take scale `s` of weight `w` (ckpt_companion.h): as they take `w`
+ * (`*axis`, `*view` as ckpt_rules_for gives them for w, counted in `scratch`), whatever rules
+ * match `s` (counted in `hits`; a scale is never unmatched). A rule that matches `s` must take
+ * it as `w` is taken: another --axis rule of another axis, a --view rule other than w's, or a
+ * --replicate glob while w is cut is CLI_EXIT_DATA naming the scale, its weight and the rule
+ * (`where` first). Returns 0 or that.
+ */
+int ckpt_rules_for_scale(const ckpt_shard_spec *spec, const ckpt_tensor *w, const ckpt_tensor *s,
+                         const char *where, size_t *hits, size_t *scratch,
+                         const ckpt_shard_rule **axis, const ckpt_shard_rule **view,
+                         tool_error *err);
+
 /** The number of rules of `spec`: the size of the `hits` array of ckpt_rules_for. */
 size_t ckpt_rules_count(const ckpt_shard_spec *spec);
 

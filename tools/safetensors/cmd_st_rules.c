@@ -107,3 +107,27 @@ int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes)
   }
   return 0;
 }
+
+int st_parse_quant_block(const char *value, const char *cmd, ckpt_quant *q) {
+  const char *p = value;
+  for (int i = 0; i < 2; i++) {
+    char *end = NULL;
+    long long v = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : 0;
+    if (end == NULL || v < 1 || v > (1LL << 31) || *end != (i == 0 ? ',' : '\0')) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --quant-block '%s' is not B0,B1 (the rows and columns of a "
+                       "quantization block, each from 1 to 2147483648, e.g. 128,128)",
+                       cmd, value);
+    }
+    q->block[i] = v;
+    p = end + 1;
+  }
+  q->has_block = 1;
+  return 0;
+}
+
+void st_model_quant(st_model *m, const ckpt_quant *given) {
+  if (given->has_block) {
+    m->ckpt.quant = *given;
+  }
+}

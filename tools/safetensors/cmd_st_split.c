@@ -41,6 +41,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   memset(&s, 0, sizeof s);
   s.command = "st split";
   uint64_t max_size = 0;
+  ckpt_quant quant = {0};
   int rc = 0;
   for (;;) {
     int id;
@@ -68,6 +69,8 @@ int cmd_st_split(int argc, char **argv, int first) {
       rc = ckpt_rules_read(&s, value);
     } else if (id == OPT_MAX_SHARD_SIZE) {
       rc = st_parse_max_shard_size(value, "st split", &max_size);
+    } else if (id == OPT_QUANT_BLOCK) {
+      rc = st_parse_quant_block(value, "st split", &quant);
     } else if (rule_kind(id) != 0) {
       rc = ckpt_rule_command_line(&s, rule_kind(id), value);
     } else {
@@ -96,6 +99,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   }
   if (rc == 0) {
     tool_error err;
+    st_model_quant(&m, &quant);
     ckpt_format format = st_format(&m);
     rc = ckpt_plan_split_sized(&m.ckpt, &format, s.rules, s.count, max_size, &plan, &err);
     if (rc != 0) {

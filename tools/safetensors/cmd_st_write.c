@@ -19,7 +19,7 @@ const cli_option st_write_options[] = {
     {"lengths", 'l', 1, OPT_LENGTHS},     {"into", 0, 1, OPT_INTO},
     {"rules", 0, 1, OPT_RULES},           {"replicate", 0, 1, OPT_REPLICATE},
     {"unmatched", 0, 1, OPT_UNMATCHED},   {"max-shard-size", 0, 1, OPT_MAX_SHARD_SIZE},
-    {"no-sidecar", 0, 0, OPT_NO_SIDECAR},
+    {"no-sidecar", 0, 0, OPT_NO_SIDECAR}, {"quant-block", 0, 1, OPT_QUANT_BLOCK},
 };
 const size_t st_common_option_count = sizeof st_common_options / sizeof st_common_options[0];
 const size_t st_write_option_count = sizeof st_write_options / sizeof st_write_options[0];

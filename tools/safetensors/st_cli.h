@@ -42,6 +42,7 @@ enum {
   OPT_STRICT,
   OPT_AGAINST,
   OPT_NO_SIDECAR,
+  OPT_QUANT_BLOCK,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -102,6 +103,14 @@ int st_parse_ranks(const char *value, const char *cmd, int64_t *ranks);
 
 /** Parses --max-shard-size SIZE (ckpt_parse_size). Returns 0 or CLI_EXIT_USAGE (reported). */
 int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes);
+
+/** Parses --quant-block B0,B1 (two sizes from 1 to 2^31) into `q`. Returns 0 or CLI_EXIT_USAGE
+ * (reported, naming `cmd`). */
+int st_parse_quant_block(const char *value, const char *cmd, ckpt_quant *q);
+
+/** Gives the loaded model `m` the block size of its scales: `given` (--quant-block) when it has
+ * one. */
+void st_model_quant(st_model *m, const ckpt_quant *given);
 
 /** The subcommands. */
 int cmd_st_inspect(int argc, char **argv, int first, int is_check);

@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""FP8 block scales travel with their weights (st split, shard, merge, reshard): a synthetic
+block-quantized model (F8_E4M3 weights, F32 `*_scale_inv` of shape [ceil(out/B0), ceil(in/B1)],
+as DeepSeek-V3 and Qwen3 FP8 store them) is cut at block boundaries, every rank's weights and
+scales equal NumPy's slices of the originals computed here, the round trips give the model back
+byte for byte (and `st verify --against` agrees), and every refusal exits 65 (64 for a malformed
+option) naming the tensor and the block size, with nothing written."""
+import json
+import os
+
+import numpy as np
+
+import clitest
+import st_util as u
+from clitest import check
+
+RNG = np.random.default_rng(24)
+B0, B1 = 4, 8
+BLOCK = ["--quant-block", f"{B0},{B1}"]
+P = "model.layers.0."
+# name: shape of an F8_E4M3 weight with a scale (out rows, in columns)
+WEIGHTS = {P + "self_attn.q_proj.weight": (16, 24), P + "self_attn.k_proj.weight": (16, 24),
+           P + "self_attn.o_proj.weight": (24, 32), P + "mlp.gate_proj.weight": (18, 24),
+           P + "mlp.down_proj.weight": (24, 20), P + "self_attn.qkv.weight": (48, 24)}
+RULES = ["--axis", "*.q_proj.weight=0", "--axis", "*.k_proj.weight=0",
+         "--axis", "*.o_proj.weight=1", "--view", "*.qkv.weight=3,-1,24",
+         "--axis", "*.qkv.weight=1"]
+
+
+def ceil(a, b):
+    return -(-a // b)
+
+
+def model():
+    """name -> NumPy array: the weights as uint8 (F8_E4M3 bytes), their F32 scales, and plain
+    tensors without scales."""
+    t = {"model.embed_tokens.weight": RNG.standard_normal((12, 24)).astype(np.float32),
+         P + "input_layernorm.weight": RNG.standard_normal(24).astype(np.float32)}
+    for name, (out, cols) in WEIGHTS.items():
+        t[name] = RNG.integers(0, 256, (out, cols), dtype=np.uint8)
+        t[name + "_scale_inv"] = RNG.standard_normal((ceil(out, B0), ceil(cols, B1))).astype(
+            np.float32)
+    return t
+
+
+def to_st(arrays):
+    return {k: (("F8_E4M3", v.shape, v.tobytes()) if v.dtype == np.uint8 else u.array_tensor(v))
+            for k, v in arrays.items()}
+
+
+def write_model(folder, arrays, config=True):
+    os.makedirs(folder, exist_ok=True)
+    u.write_st(os.path.join(folder, "model.safetensors"), to_st(arrays), {"format": "pt"})
+    if config:
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump({"model_type": "llama", "quantization_config": {
+                "quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                "weight_block_size": [B0, B1]}}, f)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def cmd(work, args, label):
+    r = u.run(args, work)
+    check(r.returncode == 0, f"{label}: {r.returncode} {r.stderr.strip()}")
+    return r
+
+
+def arrays_of(path):
+    _, tensors = u.read_st(path)
+    out = {}
+    for name, (dtype, shape, raw) in tensors.items():
+        kind = np.uint8 if dtype == "F8_E4M3" else np.float32
+        out[name] = np.frombuffer(raw, kind).reshape(shape)
+    return out
+
+
+def expected_rank(src, rank, n):
+    """Rank `rank` of shard -n n with RULES, by NumPy slicing: a weight's rows or columns and
+    the scale's rows or columns of the same blocks (rank r's rows [r*R, (r+1)*R) take scale
+    rows [r*R/B0, (r+1)*R/B0))."""
+    out = {}
+    for name, a in src.items():
+        weight = name[:-len("_scale_inv")] if name.endswith("_scale_inv") else name
+        if weight.endswith(("q_proj.weight", "k_proj.weight")):
+            out[name] = np.split(a, n, axis=0)[rank]
+        elif weight.endswith("o_proj.weight"):
+            out[name] = np.split(a, n, axis=1)[rank]
+        elif weight.endswith("qkv.weight"):
+            # [q; k; v] each cut in n: the weight viewed [3, 16, 24], the scale [3, 16/B0, 3].
+            v = a.reshape(3, -1, a.shape[1])
+            out[name] = np.split(v, n, axis=1)[rank].reshape(-1, a.shape[1])
+        else:
+            out[name] = a
+    return out
+
+
+def test_shard_merge(work):
+    """shard -n 1, 2, 4 keeps every weight with its scale rows or columns; merge and reshard
+    give back the model and the direct shards, byte for byte; verify agrees."""
+    src = model()
+    write_model(os.path.join(work, "fp8"), src)
+    original = read(os.path.join(work, "fp8", "model.safetensors"))
+    for n in (1, 2, 4):
+        cmd(work, ["st", "shard", "fp8", "-o", f"tp{n}", "-n", str(n), "-q"] + BLOCK + RULES,
+            f"shard -n {n}")
+        for r in range(n):
+            got = arrays_of(os.path.join(work, f"tp{n}", f"rank{r}.safetensors"))
+            want = expected_rank(src, r, n)
+            check(sorted(got) == sorted(want), f"shard -n {n} rank {r}: names {sorted(got)}")
+            for name in want:
+                check(name in got and np.array_equal(got[name], want[name]),
+                      f"shard -n {n} rank {r}: {name} is not NumPy's slice")
+        r = u.run(["st", "verify", f"tp{n}", "--against", "fp8"], work)
+        check(r.returncode == 0, f"verify shard -n {n}: {r.returncode} {r.stdout} {r.stderr}")
+        cmd(work, ["st", "merge", f"tp{n}", "-o", f"m{n}", "-q"] + BLOCK + RULES, f"merge {n}")
+        check(read(os.path.join(work, f"m{n}", "model.safetensors")) == original,
+              f"merge of {n} ranks is not the model byte for byte")
+        r = u.run(["st", "verify", f"m{n}", "--against", f"tp{n}"], work)
+        check(r.returncode == 0, f"verify merge {n}: {r.returncode} {r.stdout} {r.stderr}")
+    for n, m in ((2, 4), (4, 2), (4, 1), (1, 4)):
+        cmd(work, ["st", "reshard", f"tp{n}", "-o", f"re{n}_{m}", "-n", str(m), "-q"] + BLOCK +
+            RULES, f"reshard {n} -> {m}")
+        for r in range(m):
+            name = f"rank{r}.safetensors"
+            check(read(os.path.join(work, f"re{n}_{m}", name)) ==
+                  read(os.path.join(work, f"tp{m}", name)),
+                  f"reshard {n} -> {m}: {name} differs from shard -n {m}")
+
+
+def test_split(work):
+    """split cuts a scale with its weight: the parts' scales are the rows of their blocks, the
+    last part taking the last block, whole or not; the names are the parts' with the suffix."""
+    src = model()
+    write_model(os.path.join(work, "fp8"), src)
+    cmd(work, ["st", "split", "fp8", "-o", "out", "-q"] + BLOCK +
+        ["--tensor", "*.gate_proj.weight", "-a", "0", "-l", "8,-1",
+         "--into", "*.gate_a.weight,*.gate_b.weight",
+         "--tensor", "*.down_proj.weight", "-a", "1", "-l", "8,8,4",
+         "--into", "*.d0.weight,*.d1.weight,*.d2.weight"], "split")
+    got = arrays_of(os.path.join(work, "out", "model.safetensors"))
+    g, gs = src[P + "mlp.gate_proj.weight"], src[P + "mlp.gate_proj.weight_scale_inv"]
+    d, ds = src[P + "mlp.down_proj.weight"], src[P + "mlp.down_proj.weight_scale_inv"]
+    want = {P + "mlp.gate_a.weight": g[:8], P + "mlp.gate_a.weight_scale_inv": gs[:2],
+            P + "mlp.gate_b.weight": g[8:], P + "mlp.gate_b.weight_scale_inv": gs[2:],
+            P + "mlp.d0.weight": d[:, :8], P + "mlp.d0.weight_scale_inv": ds[:, :1],
+            P + "mlp.d1.weight": d[:, 8:16], P + "mlp.d1.weight_scale_inv": ds[:, 1:2],
+            P + "mlp.d2.weight": d[:, 16:], P + "mlp.d2.weight_scale_inv": ds[:, 2:]}
+    for name, a in want.items():
+        check(name in got and np.array_equal(got[name], a), f"split: {name} is not NumPy's")
+    check(not any("gate_proj" in k or "down_proj" in k for k in got), "split left the fused")
+    r = u.run(["st", "verify", "out", "--against", "fp8"], work)
+    check(r.returncode == 0, f"verify split: {r.returncode} {r.stdout} {r.stderr}")
+
+
+def test_refusals(work):
+    """A cut off a block boundary, no block size, a scale of the wrong shape, a rule that cuts
+    a scale apart from its weight, a view that breaks blocks, ranks cut off block, a malformed
+    --quant-block: status, message, nothing written."""
+    src = model()
+    write_model(os.path.join(work, "fp8"), src)
+    down = P + "mlp.down_proj.weight"
+    u.expect_failure("off-block columns", ["st", "shard", "fp8", "-o", "x", "-n", "4"] + BLOCK +
+                     ["--axis", "*.down_proj.weight=1"], work, 65,
+                     [f"tensor '{down}' (F8_E4M3 [24,20]): part 1 would start at column 5",
+                      "quantization block of 8 columns (weight_block_size [4, 8])",
+                      f"'{down}_scale_inv'"])
+    u.expect_failure("off-block rows", ["st", "split", "fp8", "-o", "x"] + BLOCK +
+                     ["--tensor", "*.q_proj.weight", "-a", "0", "-l", "6,10",
+                      "--into", "*.a,*.b"], work, 65,
+                     ["part 1 would start at row 6 of axis 0", "weight_block_size [4, 8]"])
+    write_model(os.path.join(work, "noconf"), src, config=False)
+    u.expect_failure("no block size", ["st", "shard", "noconf", "-o", "x", "-n", "2", "--axis",
+                                       "*.q_proj.weight=0"], work, 65,
+                     [f"tensor '{P}self_attn.q_proj.weight' is cut", "--quant-block B0,B1"])
+    u.expect_failure("scale rule", ["st", "shard", "fp8", "-o", "x", "-n", "2"] + BLOCK +
+                     ["--axis", "*.q_proj.weight=0", "--axis", "*_scale_inv=1"], work, 65,
+                     [f"'{P}mlp.down_proj.weight_scale_inv' is the quantization scale of "
+                      f"'{P}mlp.down_proj.weight'",
+                      "the --axis rule '*_scale_inv' takes it otherwise"])
+    u.expect_failure("scale replicated", ["st", "shard", "fp8", "-o", "x", "-n", "2"] + BLOCK +
+                     ["--axis", "*.q_proj.weight=0", "--replicate", "*q_proj.weight_scale_inv"],
+                     work, 65, ["the --replicate rule '*q_proj.weight_scale_inv'"])
+    u.expect_failure("split rule on a scale", ["st", "split", "fp8", "-o", "x"] + BLOCK +
+                     ["--tensor", "*.k_proj.weight_scale_inv", "-a", "0", "-n", "2",
+                      "--into", "*.a,*.b"], work, 65,
+                     ["is the quantization scale of", "rule 1 (--tensor"])
+    u.expect_failure("view", ["st", "shard", "fp8", "-o", "x", "-n", "2"] + BLOCK +
+                     ["--view", "*.qkv.weight=2,-1", "--axis", "*.qkv.weight=1"], work, 65,
+                     ["viewed as [2,576]", "does not keep whole quantization blocks of [4, 8]"])
+    u.expect_failure("bad option", ["st", "merge", "fp8", "-o", "x", "--quant-block", "4",
+                                    "--axis", "*=0"], work, 64, ["--quant-block '4' is not B0,B1"])
+    u.expect_failure("zero block", ["st", "shard", "fp8", "-o", "x", "-n", "2", "--quant-block",
+                                    "0,8", "--axis", "*=0"], work, 64, ["is not B0,B1"])
+    # A scale whose shape does not fit its weight's blocks.
+    bad = dict(src)
+    bad[P + "self_attn.k_proj.weight_scale_inv"] = np.zeros((3, 3), np.float32)
+    write_model(os.path.join(work, "bad"), bad)
+    u.expect_failure("scale shape", ["st", "shard", "bad", "-o", "x", "-n", "2"] + BLOCK +
+                     ["--axis", "*.q_proj.weight=0"], work, 65,
+                     [f"tensor '{P}self_attn.k_proj.weight_scale_inv' (F32 [3,3]) is the scale "
+                      f"of '{P}self_attn.k_proj.weight' (F8_E4M3 [16,24]), which in "
+                      "quantization blocks of [4, 8] needs a scale of shape [4,3]"])
+    # Ranks whose parts of a weight do not meet on a block boundary (6 rows each, blocks of 4).
+    os.makedirs(os.path.join(work, "ranks"))
+    for r in range(2):
+        part = {"w.weight": RNG.integers(0, 256, (6, 8), dtype=np.uint8),
+                "w.weight_scale_inv": np.ones((2, 1), np.float32)}
+        u.write_st(os.path.join(work, "ranks", f"rank{r}.safetensors"), to_st(part))
+    for verb, extra in (("merge", []), ("reshard", ["-n", "1"])):
+        u.expect_failure(f"{verb} off block", ["st", verb, "ranks", "-o", "x"] + extra + BLOCK +
+                         ["--axis", "w.weight=0"], work, 65,
+                         ["the merge of 2 ranks: tensor 'w.weight' (F8_E4M3 [12,8]): part 1 "
+                          "would start at row 6", "weight_block_size [4, 8]"])
+
+
+def main():
+    root = clitest.workdir("st_companions")
+    for name, fn in [("shard_merge", test_shard_merge), ("split", test_split),
+                     ("refusals", test_refusals)]:
+        work = os.path.join(root, name)
+        os.makedirs(work)
+        fn(work)
+    clitest.finish()
+
+
+if __name__ == "__main__":
+    main()
