@@ -153,14 +153,6 @@ static int scale_view(const ckpt_quant *q, const ckpt_tensor *w, const ckpt_tens
 int ckpt_companion_cut(const ckpt_quant *q, const ckpt_tensor *w, const ckpt_tensor *s,
                        const ckpt_cut *wcut, const char *where, ckpt_cut *scut, tool_error *err) {
   memset(scut, 0, sizeof *scut);
-  if (!q->has_block) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "%s: tensor '%.200s' is cut, and its scale '%.200s' must be cut with it at "
-                     "the boundaries of its quantization blocks, whose size is not known: give "
-                     "--quant-block B0,B1 (quantization_config.weight_block_size in the "
-                     "config.json of a model folder)",
-                     where, w->name, s->name);
-  }
   int rc = 0;
   int64_t shape[CKPT_MAX_RANK];
   int k = 0;
@@ -168,13 +160,22 @@ int ckpt_companion_cut(const ckpt_quant *q, const ckpt_tensor *w, const ckpt_ten
     return tool_fail(err, CLI_EXIT_SOFTWARE, "internal error: tensor '%.200s' cannot be viewed",
                      w->name);
   }
+  int64_t axis = wcut->axis < 0 ? wcut->axis + k : wcut->axis;
+  /* A cut of the leading dimensions (stacked experts) leaves the blocks whole, whatever size. */
+  if (!q->has_block && (wcut->has_view || axis >= k - 2)) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: tensor '%.200s' is cut, and its scale '%.200s' must be cut with it at "
+                     "the boundaries of its quantization blocks, whose size is not known: give "
+                     "--quant-block B0,B1 (quantization_config.weight_block_size in the "
+                     "config.json of a model folder)",
+                     where, w->name, s->name);
+  }
   if (wcut->has_view) {
     rc = scale_view(q, w, s, shape, k, where, scut, err);
     if (rc != 0) {
       return rc;
     }
   }
-  int64_t axis = wcut->axis < 0 ? wcut->axis + k : wcut->axis;
   int64_t block = axis == k - 1 ? q->block[1] : axis == k - 2 ? q->block[0] : 1;
   size_t count = 0;
   int64_t dim = shape[axis];

@@ -44,8 +44,9 @@ int ckpt_companion_check(const ckpt_quant *q, const ckpt_tensor *w, const ckpt_t
 /**
  * The cut of scale `s` that goes with the cut `wcut` of its weight `w` (already accepted by
  * ckpt_cut_tensor): the same axis, lengths in blocks (VariadicSplit-1), and, when wcut has a
- * view, the view of the scale in blocks. Checks that the block size is known (s's shape is the
- * caller's to check: ckpt_companion_check), that the view keeps whole blocks (its innermost
+ * view, the view of the scale in blocks. Checks that the block size is known unless the cut is
+ * of a leading dimension without a view (s's shape is the caller's to check:
+ * ckpt_companion_check), that the view keeps whole blocks (its innermost
  * dimension is IN and the one before it holds whole blocks of rows) and that every part starts on a
  * block boundary of the cut axis (or at its end). Stores the cut in `*scut`, whose lengths are
  * malloc'd (free them with ckpt_companion_cut_free). Returns 0 or, with a message starting with

@@ -6,6 +6,7 @@
 #include "ckpt_companion.h"
 #include "ckpt_glob.h"
 #include "ckpt_planner.h"
+#include "ckpt_stack.h"
 
 /* The one rule tensor `t` matches (NULL: none) with its captures; two rules are an error. */
 static int find_rule(const ckpt_split_rule *rules, size_t rule_count, const ckpt_tensor *t,
@@ -14,7 +15,10 @@ static int find_rule(const ckpt_split_rule *rules, size_t rule_count, const ckpt
   *rule = NULL;
   for (size_t i = 0; i < rule_count; i++) {
     ckpt_match here;
-    if (!ckpt_glob_match(rules[i].glob, t->name, &here)) {
+    int64_t index;
+    int hit = rules[i].experts == CKPT_STACK ? ckpt_stack_match(&rules[i], t->name, &here, &index)
+                                             : ckpt_glob_match(rules[i].glob, t->name, &here);
+    if (!hit) {
       continue;
     }
     if (*rule != NULL) {
@@ -28,15 +32,25 @@ static int find_rule(const ckpt_split_rule *rules, size_t rule_count, const ckpt
   return 0;
 }
 
-/* `name` followed by `suffix`, malloc'd, or NULL. */
-static char *with_suffix(const char *name, const char *suffix) {
-  size_t a = strlen(name), b = strlen(suffix);
-  char *out = malloc(a + b + 1);
-  if (out != NULL) {
-    memcpy(out, name, a);
-    memcpy(out + a, suffix, b + 1);
+/* The cut of `rule` for `t`: for a rule that unstacks, one part per index of its axis. */
+static int rule_cut(const ckpt_split_rule *rule, const ckpt_tensor *t, const char *path,
+                    ckpt_cut *cut, tool_error *err) {
+  *cut = rule->cut;
+  if (rule->experts != CKPT_UNSTACK) {
+    return 0;
   }
-  return out;
+  int64_t a = cut->axis < 0 ? cut->axis + t->ndim : cut->axis;
+  cut->has_parts = 1;
+  cut->parts = 1; /* an axis out of range gets the library's message */
+  if (a >= 0 && a < t->ndim) {
+    if (t->shape[a] == 0) {
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%s: %s: tensor '%.200s' has no experts to unstack: its axis %lld is 0",
+                       path, rule->origin, t->name, (long long)a);
+    }
+    cut->parts = t->shape[a];
+  }
+  return 0;
 }
 
 /* Adds the parts of `t` that `rule` cuts to `out`, named by the rule and `suffix`; `group` is the
@@ -47,7 +61,9 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
   ckpt_part *parts = NULL;
   size_t count = 0;
   int rc = ckpt_cut_tensor(&rule->cut, t, m->files[t->file].path, &parts, &count, err);
-  if (rc == 0 && count != rule->name_count) {
+  int unstack = rule->experts == CKPT_UNSTACK;
+  int64_t axis = rule->cut.axis < 0 ? rule->cut.axis + t->ndim : rule->cut.axis;
+  if (rc == 0 && !unstack && count != rule->name_count) {
     rc = tool_fail(err, CLI_EXIT_USAGE, "%s cuts tensor '%.200s' into %zu %s but names %zu",
                    rule->origin, t->name, count, tool_plural(count, "part", "parts"),
                    rule->name_count);
@@ -55,9 +71,15 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
   for (size_t i = 0; i < count && rc == 0; i++) {
     ckpt_out_tensor o = ckpt_out_whole(t);
     ckpt_span span = ckpt_span_part(t, &parts[i], group);
-    char *filled = ckpt_glob_fill(rule->names[i], match);
-    char *name = filled != NULL ? with_suffix(filled, suffix) : NULL;
-    free(filled);
+    char *name = unstack ? ckpt_expert_name(rule->names[0], match, (int64_t)i, suffix)
+                         : ckpt_expert_name(rule->names[i], match, -1, suffix);
+    if (unstack) {
+      /* The expert's own shape: the axis (of length 1 in the part) removed. */
+      ckpt_part *p = &parts[i];
+      memmove(&p->shape[axis], &p->shape[axis + 1],
+              (size_t)(p->ndim - axis - 1) * sizeof *p->shape);
+      p->ndim--;
+    }
     o.name = name;
     o.ndim = parts[i].ndim;
     o.shape = parts[i].shape;
@@ -90,6 +112,9 @@ static int add_companion(const ckpt_model *m, const ckpt_split_rule *rules, size
                      "weight is, but %s matches it and not its weight",
                      path, s->name, w->name, own->origin);
   }
+  if (rc == 0 && rule != NULL && rule->experts == CKPT_STACK) {
+    return 0; /* stacked with its weight (ckpt_stack.c) */
+  }
   if (rc == 0 && rule == NULL) {
     rc = ckpt_companion_check(&m->quant, w, s, path, err);
     ckpt_out_tensor o = ckpt_out_whole(s);
@@ -100,12 +125,16 @@ static int add_companion(const ckpt_model *m, const ckpt_split_rule *rules, size
     return rc;
   }
   ckpt_split_rule scaled;
+  ckpt_cut wcut;
   if (rc == 0) {
     rc = ckpt_companion_check(&m->quant, w, s, path, err);
   }
   if (rc == 0) {
+    rc = rule_cut(rule, w, m->files[w->file].path, &wcut, err);
+  }
+  if (rc == 0) {
     scaled = *rule;
-    rc = ckpt_companion_cut(&m->quant, w, s, &rule->cut, path, &scaled.cut, err);
+    rc = ckpt_companion_cut(&m->quant, w, s, &wcut, path, &scaled.cut, err);
   }
   if (rc == 0) {
     rc = add_parts(m, &scaled, &match, CKPT_SCALE_SUFFIX, s, group, out, err);
@@ -136,8 +165,15 @@ static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_
     if (rc != 0) {
       break;
     }
+    if (rule != NULL && rule->experts == CKPT_STACK) {
+      continue; /* written by ckpt_plan_stacks */
+    }
     if (rule != NULL) {
-      rc = add_parts(m, rule, &match, "", t, (uint64_t)k + 1, out, err);
+      ckpt_split_rule effective = *rule;
+      rc = rule_cut(rule, t, m->files[t->file].path, &effective.cut, err);
+      if (rc == 0) {
+        rc = add_parts(m, &effective, &match, "", t, (uint64_t)k + 1, out, err);
+      }
       continue;
     }
     ckpt_out_tensor o = ckpt_out_whole(t);
@@ -146,10 +182,17 @@ static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_
       rc = tool_oom(err, "planning the split");
     }
   }
+  if (rc == 0) {
+    rc = ckpt_plan_stacks(m, rules, rule_count, files, one_file, err);
+  }
   for (size_t i = 0; i < rule_count && rc == 0; i++) {
     if (hits[i] == 0) {
+      const char *note = rules[i].experts == CKPT_STACK
+                             ? " ('{e}' matches an expert's number: 0, 1, ... without a leading "
+                               "zero)"
+                             : ckpt_glob_note(rules[i].glob);
       rc = tool_fail(err, CLI_EXIT_DATA, "%s: no tensor matches '%.200s'%s", rules[i].origin,
-                     rules[i].glob, ckpt_glob_note(rules[i].glob));
+                     rules[i].glob, note);
     }
   }
   free(hits);

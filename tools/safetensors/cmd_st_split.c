@@ -40,6 +40,7 @@ int cmd_st_split(int argc, char **argv, int first) {
   ckpt_rule_set s;
   memset(&s, 0, sizeof s);
   s.command = "st split";
+  s.experts = 1;
   uint64_t max_size = 0;
   ckpt_quant quant = {0};
   int rc = 0;
