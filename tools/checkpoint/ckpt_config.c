@@ -1,0 +1,210 @@
+/* config.json read with jansson: every field the presets use, checked before it is used. */
+#include "ckpt_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+
+/* Counts and sizes above this are refused: no model has 2^31 heads or a hidden size that large,
+ * and products of two of them then fit in 64 bits. */
+#define CONFIG_MAX_COUNT INT64_C(2147483647)
+
+/* A positive integer at `key` of `obj` into *out (left 0 when the key is missing or null). */
+static int get_count(json_t *obj, const char *key, const char *path, const char *where,
+                     int64_t *out, tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  *out = 0;
+  if (v == NULL || json_is_null(v)) {
+    return 0;
+  }
+  if (!json_is_integer(v)) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s%s is not an integer", path, where, key);
+  }
+  json_int_t n = json_integer_value(v);
+  if (n < 1 || n > CONFIG_MAX_COUNT) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s%s is %lld (from 1 to %lld)", path, where, key,
+                     (long long)n, (long long)CONFIG_MAX_COUNT);
+  }
+  *out = (int64_t)n;
+  return 0;
+}
+
+/* A string at `key` of `obj` into out[size] ("" when missing or null). */
+static int get_text(json_t *obj, const char *key, const char *path, const char *where, char *out,
+                    size_t size, tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  out[0] = '\0';
+  if (v == NULL || json_is_null(v)) {
+    return 0;
+  }
+  if (!json_is_string(v)) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s%s is not a string", path, where, key);
+  }
+  size_t n = json_string_length(v);
+  const char *s = json_string_value(v);
+  if (n >= size || strlen(s) != n) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: %s%s is not a name of at most %zu characters without NUL", path, where,
+                     key, size - 1);
+  }
+  memcpy(out, s, n + 1);
+  return 0;
+}
+
+static int get_bool(json_t *obj, const char *key, const char *path, int *out, tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  *out = 0;
+  if (v == NULL || json_is_null(v)) {
+    return 0;
+  }
+  if (!json_is_boolean(v)) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s is not true or false", path, key);
+  }
+  *out = json_is_true(v);
+  return 0;
+}
+
+static int read_quantization(json_t *root, const char *path, ckpt_config *c, tool_error *err) {
+  json_t *q = json_object_get(root, "quantization_config");
+  if (q == NULL || json_is_null(q)) {
+    return 0;
+  }
+  if (!json_is_object(q)) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: quantization_config is not an object", path);
+  }
+  c->has_quantization = 1;
+  const char *where = "quantization_config.";
+  int rc = get_text(q, "quant_method", path, where, c->quant_method, sizeof c->quant_method, err);
+  json_t *b = json_object_get(q, "weight_block_size");
+  if (rc != 0 || b == NULL || json_is_null(b)) {
+    return rc;
+  }
+  if (!json_is_array(b) || json_array_size(b) != 2) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: quantization_config.weight_block_size is not an array of 2 integers",
+                     path);
+  }
+  for (size_t i = 0; i < 2; i++) {
+    json_t *v = json_array_get(b, i);
+    json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+    if (n < 1 || n > CONFIG_MAX_COUNT) {
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%s: quantization_config.weight_block_size[%zu] is not an integer from 1 "
+                       "to %lld",
+                       path, i, (long long)CONFIG_MAX_COUNT);
+    }
+    c->block[i] = (int64_t)n;
+  }
+  c->has_block = 1;
+  return 0;
+}
+
+/* The defaults and the relations between the counts. */
+static int derive(const char *path, ckpt_config *c, int64_t local_experts, int64_t experts,
+                  tool_error *err) {
+  if (local_experts != 0 && experts != 0 && local_experts != experts) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: num_local_experts (%lld) and num_experts (%lld) disagree", path,
+                     (long long)local_experts, (long long)experts);
+  }
+  c->experts = local_experts != 0 ? local_experts : experts;
+  if (c->kv_heads != 0 && c->heads == 0) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: num_key_value_heads is given without num_attention_heads", path);
+  }
+  if (c->kv_heads == 0) {
+    c->kv_heads = c->heads;
+  }
+  if (c->heads % c->kv_heads != 0) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: num_key_value_heads (%lld) does not divide num_attention_heads (%lld)",
+                     path, (long long)c->kv_heads, (long long)c->heads);
+  }
+  if (c->head_dim == 0 && c->heads != 0 && c->hidden_size != 0) {
+    if (c->hidden_size % c->heads != 0) {
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%s: no head_dim, and num_attention_heads (%lld) does not divide "
+                       "hidden_size (%lld)",
+                       path, (long long)c->heads, (long long)c->hidden_size);
+    }
+    c->head_dim = c->hidden_size / c->heads;
+  }
+  return 0;
+}
+
+int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_config *c,
+                      tool_error *err) {
+  memset(c, 0, sizeof *c);
+  json_error_t jerr;
+  json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: byte %d: invalid JSON: %s", path, jerr.position,
+                     jerr.text);
+  }
+  int rc = 0;
+  if (!json_is_object(root)) {
+    rc = tool_fail(err, CLI_EXIT_DATA, "%s: not a JSON object", path);
+  }
+  int64_t local_experts = 0, experts = 0;
+  struct {
+    const char *key;
+    int64_t *out;
+  } counts[] = {
+      {"num_attention_heads", &c->heads},
+      {"num_key_value_heads", &c->kv_heads},
+      {"head_dim", &c->head_dim},
+      {"hidden_size", &c->hidden_size},
+      {"intermediate_size", &c->intermediate_size},
+      {"vocab_size", &c->vocab_size},
+      {"num_local_experts", &local_experts},
+      {"num_experts", &experts},
+      {"moe_intermediate_size", &c->moe_intermediate_size},
+      {"shared_expert_intermediate_size", &c->shared_expert_intermediate_size},
+  };
+  rc = rc != 0 ? rc
+               : get_text(root, "model_type", path, "", c->model_type, sizeof c->model_type, err);
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0] && rc == 0; i++) {
+    rc = get_count(root, counts[i].key, path, "", counts[i].out, err);
+  }
+  rc = rc != 0 ? rc : get_bool(root, "tie_word_embeddings", path, &c->tie_word_embeddings, err);
+  rc = rc != 0 ? rc : read_quantization(root, path, c, err);
+  rc = rc != 0 ? rc : derive(path, c, local_experts, experts, err);
+  json_decref(root);
+  return rc;
+}
+
+int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err) {
+  memset(c, 0, sizeof *c);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+  }
+  struct stat st;
+  int rc = 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    rc = tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path);
+  } else if (st.st_size > (off_t)CKPT_CONFIG_MAX_BYTES) {
+    rc = tool_fail(err, CLI_EXIT_DATA, "%s: %lld bytes, more than a config.json holds (at most %u)",
+                   path, (long long)st.st_size, CKPT_CONFIG_MAX_BYTES);
+  }
+  size_t size = rc == 0 ? (size_t)st.st_size : 0;
+  char *text = rc == 0 ? malloc(size + 1) : NULL;
+  if (rc == 0 && text == NULL) {
+    rc = tool_oom(err, "reading config.json");
+  }
+  if (rc == 0) {
+    rc = io_read_full(fd, path, text, size, 0, CLI_EXIT_IOERR, err);
+  }
+  close(fd);
+  if (rc == 0) {
+    rc = ckpt_config_parse(text, size, path, c, err);
+  }
+  free(text);
+  return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * A model folder's config.json (Hugging Face's model configuration), read as hostile input: the
+ * fields the presets (ckpt_preset.h) and the quantization companions need, each checked for its
+ * type and range, every error naming the file and the key. Built with jansson.
+ */
+#ifndef CLEAVE_CKPT_CONFIG_H
+#define CLEAVE_CKPT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/** The largest config.json read, in bytes: configurations are a few KiB; the limit keeps a
+ * hostile file from taking memory. */
+#define CKPT_CONFIG_MAX_BYTES (4u << 20)
+
+/** The fields of a config.json. A count or size the file does not give is 0 (null counts as not
+ * given); a string it does not give is "". */
+typedef struct ckpt_config {
+  /** "model_type" ("llama", "qwen2", ...). */
+  char model_type[64];
+  /** "num_attention_heads". */
+  int64_t heads;
+  /** "num_key_value_heads", or `heads` when not given; it divides `heads`. */
+  int64_t kv_heads;
+  /** "head_dim", or hidden_size / heads when not given (then heads divides hidden_size). */
+  int64_t head_dim;
+  /** "hidden_size", "intermediate_size", "vocab_size". */
+  int64_t hidden_size, intermediate_size, vocab_size;
+  /** The experts of a mixture-of-experts model: "num_local_experts" (Mixtral) or "num_experts"
+   * (Qwen MoE), 0 for a dense model; both given must agree. */
+  int64_t experts;
+  /** "moe_intermediate_size" and "shared_expert_intermediate_size" (Qwen MoE). */
+  int64_t moe_intermediate_size, shared_expert_intermediate_size;
+  /** "tie_word_embeddings": 1 when true, 0 when false or not given. */
+  int tie_word_embeddings;
+  /** 1 when "quantization_config" is given (an object). */
+  int has_quantization;
+  /** Its "quant_method" ("fp8", ...), or "". */
+  char quant_method[32];
+  /** Its "weight_block_size" [b0, b1] (both 1 or more) when `has_block`. */
+  int has_block;
+  int64_t block[2];
+} ckpt_config;
+
+/**
+ * Parses the `size` bytes of `text` (not NUL-terminated) as the config.json at `path` (named in
+ * messages). Returns 0, or CLI_EXIT_DATA with the message in `err` ("PATH: num_key_value_heads:
+ * 3 does not divide num_attention_heads (32)"): invalid JSON, a document that is not an object, a
+ * key of the wrong type or out of range, counts that disagree. CLI_EXIT_SOFTWARE when out of
+ * memory.
+ */
+int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_config *c,
+                      tool_error *err);
+
+/**
+ * Reads and parses the config.json at `path` (at most CKPT_CONFIG_MAX_BYTES). Returns 0,
+ * CLI_EXIT_NOINPUT (it cannot be opened or is not a regular file), CLI_EXIT_IOERR (a read
+ * failed), or the statuses of ckpt_config_parse (CLI_EXIT_DATA also for a file over the limit).
+ */
+int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err);
+
+#endif /* CLEAVE_CKPT_CONFIG_H */
