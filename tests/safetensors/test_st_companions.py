@@ -3,7 +3,8 @@
 block-quantized model (F8_E4M3 weights, F32 `*_scale_inv` of shape [ceil(out/B0), ceil(in/B1)],
 as DeepSeek-V3 and Qwen3 FP8 store them) is cut at block boundaries, every rank's weights and
 scales equal NumPy's slices of the originals computed here, the round trips give the model back
-byte for byte (and `st verify --against` agrees), and every refusal exits 65 (64 for a malformed
+byte for byte (and `st verify --against` agrees), the block size is read from the model
+folder's config.json or given by --quant-block, and every refusal exits 65 (64 for a malformed
 option) naming the tensor and the block size, with nothing written."""
 import json
 import os
@@ -48,14 +49,14 @@ def to_st(arrays):
             for k, v in arrays.items()}
 
 
-def write_model(folder, arrays, config=True):
+def write_model(folder, arrays, config=True, block=(B0, B1)):
     os.makedirs(folder, exist_ok=True)
     u.write_st(os.path.join(folder, "model.safetensors"), to_st(arrays), {"format": "pt"})
     if config:
         with open(os.path.join(folder, "config.json"), "w") as f:
             json.dump({"model_type": "llama", "quantization_config": {
                 "quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
-                "weight_block_size": [B0, B1]}}, f)
+                "weight_block_size": list(block)}}, f)
 
 
 def read(path):
@@ -156,6 +157,42 @@ def test_split(work):
     check(r.returncode == 0, f"verify split: {r.returncode} {r.stdout} {r.stderr}")
 
 
+def test_config(work):
+    """The block size comes from the model folder's config.json (quantization_config.
+    weight_block_size), also for the ranks shard wrote (it copies config.json beside them);
+    --quant-block overrides it; config.json is read only for a model that has scales."""
+    src = model()
+    write_model(os.path.join(work, "fp8"), src)
+    original = read(os.path.join(work, "fp8", "model.safetensors"))
+    cmd(work, ["st", "shard", "fp8", "-o", "opt", "-n", "2", "-q"] + BLOCK + RULES, "with option")
+    cmd(work, ["st", "shard", "fp8", "-o", "conf", "-n", "2", "-q"] + RULES, "from config.json")
+    for r in range(2):
+        name = f"rank{r}.safetensors"
+        check(read(os.path.join(work, "conf", name)) == read(os.path.join(work, "opt", name)),
+              f"config.json: {name} differs from the run with --quant-block")
+    cmd(work, ["st", "merge", "conf", "-o", "merged", "-q"] + RULES, "merge from config.json")
+    check(read(os.path.join(work, "merged", "model.safetensors")) == original,
+          "merge with the ranks' config.json is not the model byte for byte")
+    cmd(work, ["st", "reshard", "conf", "-o", "re", "-n", "1", "-q"] + RULES, "reshard")
+    # Another block size in config.json: the scales do not fit it; --quant-block overrides it.
+    write_model(os.path.join(work, "other"), src, block=(8, 8))
+    u.expect_failure("config block", ["st", "shard", "other", "-o", "x", "-n", "2"] + RULES,
+                     work, 65, ["in quantization blocks of [8, 8] needs a scale of shape"])
+    cmd(work, ["st", "shard", "other", "-o", "over", "-n", "2", "-q"] + BLOCK + RULES,
+        "--quant-block over config.json")
+    # A config.json that breaks its rules is refused for a model with scales, with its name and
+    # the key; a model without scales does not read it.
+    write_model(os.path.join(work, "broken"), src, block=(0, 8))
+    u.expect_failure("broken config", ["st", "shard", "broken", "-o", "x", "-n", "2"] + RULES,
+                     work, 65, ["st shard: broken/config.json", "weight_block_size"])
+    plain = {k: v for k, v in src.items() if not k.endswith("_scale_inv")}
+    write_model(os.path.join(work, "plain"), plain, block=(0, 8))
+    cmd(work, ["st", "shard", "plain", "-o", "p", "-n", "2", "-q"] + RULES, "no scales")
+    # A model given by its file has no folder files: no config.json.
+    u.expect_failure("file", ["st", "shard", "fp8/model.safetensors", "-o", "x", "-n", "2"] +
+                     RULES, work, 65, ["--quant-block B0,B1"])
+
+
 def test_refusals(work):
     """A cut off a block boundary, no block size, a scale of the wrong shape, a rule that cuts
     a scale apart from its weight, a view that breaks blocks, ranks cut off block, a malformed
@@ -220,7 +257,7 @@ def test_refusals(work):
 def main():
     root = clitest.workdir("st_companions")
     for name, fn in [("shard_merge", test_shard_merge), ("split", test_split),
-                     ("refusals", test_refusals)]:
+                     ("config", test_config), ("refusals", test_refusals)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)

@@ -103,8 +103,13 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
   } else if (rc == 0) {
     tool_error err;
     rc = st_ranks_load(a.ranks, a.rank_count, &m, &err);
+    /* Reading config.json reports its own error. */
+    int reported = 0;
     if (rc == 0) {
-      st_model_quant(&m, &a.quant);
+      rc = st_model_quant(&m, &a.quant, cmd);
+      reported = rc != 0;
+    }
+    if (rc == 0) {
       ckpt_format format = st_format(&m);
       rc = reshard ? ckpt_plan_reshard(&m.ckpt, &format, &a.rules.spec, &plan, &err)
                    : ckpt_plan_merge(&m.ckpt, &format, &a.rules.spec, a.max_size, &plan, &err);
@@ -112,9 +117,9 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
         tool_prefix(&err, "%s", cmd);
       }
     }
-    if (rc != 0) {
+    if (rc != 0 && !reported) {
       st_report(&err);
-    } else {
+    } else if (rc == 0) {
       a.o.model = a.ranks[0];
       rc = st_execute(&plan, &m, &a.o, cmd);
     }

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "ckpt_by_size.h"
+#include "ckpt_companion.h"
+#include "ckpt_config.h"
 #include "ckpt_cut.h"
 #include "cli_util.h"
 #include "st_cli.h"
@@ -126,8 +128,49 @@ int st_parse_quant_block(const char *value, const char *cmd, ckpt_quant *q) {
   return 0;
 }
 
-void st_model_quant(st_model *m, const ckpt_quant *given) {
+/* Whether a tensor of `m` is the block scale of another. */
+static int has_scales(const ckpt_model *m) {
+  for (size_t k = 0; k < m->tensor_count; k++) {
+    size_t at;
+    if (ckpt_companion_weight(m, m->by_name[k], &at) != NULL) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int st_model_quant(st_model *m, const ckpt_quant *given, const char *cmd) {
   if (given->has_block) {
     m->ckpt.quant = *given;
+    return 0;
   }
+  /* config.json is read only for a model that has scales, so that a model without them is not
+   * refused for a configuration it does not need. */
+  const ckpt_model *c = &m->ckpt;
+  for (size_t i = 0; i < c->sidecar_count && has_scales(c); i++) {
+    if (strcmp(c->sidecars[i], "config.json") != 0) {
+      continue;
+    }
+    char *path = malloc(strlen(c->dir) + sizeof "config.json");
+    if (path == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    strcpy(path, c->dir);
+    strcat(path, "config.json");
+    ckpt_config config;
+    tool_error err;
+    int rc = ckpt_config_read(path, &config, &err);
+    free(path);
+    if (rc != 0) {
+      tool_prefix(&err, "%s", cmd);
+      return st_report(&err);
+    }
+    if (config.has_block) {
+      m->ckpt.quant.has_block = 1;
+      m->ckpt.quant.block[0] = config.block[0];
+      m->ckpt.quant.block[1] = config.block[1];
+    }
+    return 0;
+  }
+  return 0;
 }

@@ -72,8 +72,10 @@ int cmd_st_shard(int argc, char **argv, int first) {
   if (rc == 0 && o.dry_run >= 0) {
     rc = st_load(o.model, &m);
     if (rc == 0) {
+      rc = st_model_quant(&m, &quant, "st shard");
+    }
+    if (rc == 0) {
       tool_error err;
-      st_model_quant(&m, &quant);
       ckpt_format format = st_format(&m);
       rc = ckpt_plan_shard(&m.ckpt, &format, &rules.spec, &plan, &err);
       if (rc != 0) {

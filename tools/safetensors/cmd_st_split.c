@@ -99,8 +99,10 @@ int cmd_st_split(int argc, char **argv, int first) {
     rc = st_load(o.model, &m);
   }
   if (rc == 0) {
+    rc = st_model_quant(&m, &quant, "st split");
+  }
+  if (rc == 0) {
     tool_error err;
-    st_model_quant(&m, &quant);
     ckpt_format format = st_format(&m);
     rc = ckpt_plan_split_sized(&m.ckpt, &format, s.rules, s.count, max_size, &plan, &err);
     if (rc != 0) {
