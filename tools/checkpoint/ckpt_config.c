@@ -121,7 +121,8 @@ static int derive(const char *path, ckpt_config *c, int64_t local_experts, int64
   if (c->kv_heads == 0) {
     c->kv_heads = c->heads;
   }
-  if (c->heads % c->kv_heads != 0) {
+  /* No heads given (a configuration without attention): nothing to divide. */
+  if (c->kv_heads != 0 && c->heads % c->kv_heads != 0) {
     return tool_fail(err, CLI_EXIT_DATA,
                      "%s: num_key_value_heads (%lld) does not divide num_attention_heads (%lld)",
                      path, (long long)c->kv_heads, (long long)c->heads);
