@@ -409,12 +409,16 @@ def test_readme(work):
             line = line.split("  #")[0].strip()
             if line.startswith("cleave st "):
                 commands.append(shlex.split(line)[1:])
-    check(len(commands) == 9, f"README: {len(commands)} st commands found")
+    check(len(commands) == 11, f"README: {len(commands)} st commands found")
     phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
     llama = phi3_expected(phi3, kv=HEADS)
     for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):
         os.makedirs(os.path.join(work, folder))
         u.write_st(os.path.join(work, folder, "model.safetensors"), to_st(arrays))
+    # The config.json the README's Python gives phi3-llama (split copies phi3-mini's there).
+    with open(os.path.join(work, "phi3-mini", "config.json"), "w") as f:
+        json.dump({"model_type": "llama", "num_attention_heads": HEADS,
+                   "num_key_value_heads": HEADS, "head_dim": HD, "hidden_size": HID}, f)
     for args in commands:
         r = u.run(args, work)
         check(r.returncode == 0, f"README: {' '.join(args)}: {r.stderr}")
@@ -434,6 +438,15 @@ def test_readme(work):
         check(np.array_equal(part["model.layers.0.mlp.down_proj.weight"],
                              np.split(llama["model.layers.0.mlp.down_proj.weight"], 2, axis=1)[rank]),
               f"README: tp2 rank {rank}")
+    # --preset auto: each rank holds its 2 of the 4 heads; the merge is the model again.
+    q = "model.layers.1.self_attn.q_proj.weight"
+    for rank in range(2):
+        _, part = arrays_of(os.path.join(work, "tp2p", f"rank{rank}.safetensors"))
+        check(np.array_equal(part[q], llama[q].reshape(HEADS, HD, HID)[2 * rank:2 * rank + 2]
+                             .reshape(2 * HD, HID)), f"README: tp2p rank {rank}")
+    with open(os.path.join(work, "phi3-llama", "model.safetensors"), "rb") as a, \
+            open(os.path.join(work, "llama-merged", "model.safetensors"), "rb") as b:
+        check(a.read() == b.read(), "README: the merge of tp2p is the model")
 
 
 def main():

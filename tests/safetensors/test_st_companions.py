@@ -193,6 +193,117 @@ def test_config(work):
                      RULES, work, 65, ["--quant-block B0,B1"])
 
 
+def fp8_llama(folder, kv_heads, inter=64):
+    """A Llama-family FP8 model (hidden 32, 4 heads of 8, `kv_heads` KV heads, `inter`)
+    with block scales of [B0, B1] and its config.json: returns {name: array}."""
+    os.makedirs(folder)
+    t = {"model.embed_tokens.weight": RNG.standard_normal((16, 32)).astype(np.float32),
+         "lm_head.weight": RNG.standard_normal((16, 32)).astype(np.float32),
+         "model.norm.weight": RNG.standard_normal(32).astype(np.float32)}
+    p = "model.layers.0."
+    shapes = {"self_attn.q_proj": (32, 32), "self_attn.k_proj": (8 * kv_heads, 32),
+              "self_attn.v_proj": (8 * kv_heads, 32), "self_attn.o_proj": (32, 32),
+              "mlp.gate_proj": (inter, 32), "mlp.up_proj": (inter, 32),
+              "mlp.down_proj": (32, inter)}
+    for name, (out, cols) in shapes.items():
+        t[p + name + ".weight"] = RNG.integers(0, 256, (out, cols), dtype=np.uint8)
+        t[p + name + ".weight_scale_inv"] = RNG.standard_normal(
+            (ceil(out, B0), ceil(cols, B1))).astype(np.float32)
+    for name in ("input_layernorm", "post_attention_layernorm"):
+        t[p + name + ".weight"] = RNG.standard_normal(32).astype(np.float32)
+    u.write_st(os.path.join(folder, "model.safetensors"), to_st(t), {"format": "pt"})
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump({"model_type": "llama", "num_attention_heads": 4, "num_key_value_heads": kv_heads,
+                   "hidden_size": 32, "intermediate_size": inter, "vocab_size": 16,
+                   "quantization_config": {"quant_method": "fp8",
+                                           "weight_block_size": [B0, B1]}}, f)
+    return t
+
+
+def test_presets(work):
+    """--preset auto on an FP8 Llama: the scales follow the preset's cuts, and under
+    --replicate-kv each rank takes the scale rows of the KV head it takes; merge and reshard with
+    the preset give back the model and the direct shards."""
+    src = fp8_llama(os.path.join(work, "fp8"), kv_heads=2)
+    original = read(os.path.join(work, "fp8", "model.safetensors"))
+    preset = ["--preset", "auto", "--replicate-kv"]
+    for n in (2, 4):
+        cmd(work, ["st", "shard", "fp8", "-o", f"tp{n}", "-n", str(n), "-q"] + preset,
+            f"preset shard -n {n}")
+        for r in range(n):
+            got = arrays_of(os.path.join(work, f"tp{n}", f"rank{r}.safetensors"))
+            for name, a in src.items():
+                weight = name[:-len("_scale_inv")] if name.endswith("_scale_inv") else name
+                if weight.endswith(("k_proj.weight", "v_proj.weight")):
+                    head = r * 2 // n if n > 2 else r  # vLLM: rank r takes head r * kv / ranks
+                    want = np.split(a, 2, axis=0)[head]
+                elif weight.endswith(("q_proj.weight", "gate_proj.weight", "up_proj.weight",
+                                      "embed_tokens.weight", "lm_head.weight")):
+                    want = np.split(a, n, axis=0)[r]
+                elif weight.endswith(("o_proj.weight", "down_proj.weight")):
+                    want = np.split(a, n, axis=1)[r]
+                else:
+                    want = a
+                check(name in got and np.array_equal(got[name], want),
+                      f"preset -n {n} rank {r}: {name} is not NumPy's slice")
+        cmd(work, ["st", "merge", f"tp{n}", "-o", f"m{n}", "-q"] + preset, f"preset merge {n}")
+        check(read(os.path.join(work, f"m{n}", "model.safetensors")) == original,
+              f"preset merge of {n} ranks is not the model byte for byte")
+    cmd(work, ["st", "reshard", "tp4", "-o", "re", "-n", "2", "-q"] + preset, "preset reshard")
+    for r in range(2):
+        name = f"rank{r}.safetensors"
+        check(read(os.path.join(work, "re", name)) == read(os.path.join(work, "tp2", name)),
+              f"preset reshard 4 -> 2: {name} differs from shard -n 2")
+    # An intermediate size of 40: 2 ranks take 20 of down's columns, inside its second block.
+    fp8_llama(os.path.join(work, "odd"), kv_heads=2, inter=40)
+    u.expect_failure("preset off block", ["st", "shard", "odd", "-o", "x", "-n", "2"] + preset,
+                     work, 65, ["tensor 'model.layers.0.mlp.down_proj.weight' (F8_E4M3 [32,40]): "
+                                "part 1 would start at column 20", "weight_block_size [4, 8]"])
+
+
+def test_phi3(work):
+    """st split --preset phi3 unfuses FP8 qkv_proj and gate_up_proj with their scales, [q; k; v]
+    or per KV group (interleaved); shard --preset phi3 refuses a fused scaled weight."""
+    os.makedirs(os.path.join(work, "phi"))
+    p = "model.layers.0."
+    t = {p + "self_attn.qkv_proj.weight": RNG.integers(0, 256, (64, 32), dtype=np.uint8),
+         p + "mlp.gate_up_proj.weight": RNG.integers(0, 256, (128, 32), dtype=np.uint8)}
+    for name in list(t):
+        out, cols = t[name].shape
+        t[name + "_scale_inv"] = RNG.standard_normal((out // B0, cols // B1)).astype(np.float32)
+    u.write_st(os.path.join(work, "phi", "model.safetensors"), to_st(t))
+    with open(os.path.join(work, "phi", "config.json"), "w") as f:
+        json.dump({"model_type": "phi3", "num_attention_heads": 4, "num_key_value_heads": 2,
+                   "hidden_size": 32, "intermediate_size": 64, "vocab_size": 16,
+                   "quantization_config": {"weight_block_size": [B0, B1]}}, f)
+    qkv, qkv_s = t[p + "self_attn.qkv_proj.weight"], t[p + "self_attn.qkv_proj.weight_scale_inv"]
+    gu, gu_s = t[p + "mlp.gate_up_proj.weight"], t[p + "mlp.gate_up_proj.weight_scale_inv"]
+    for layout in ("concat", "interleaved"):
+        cmd(work, ["st", "split", "phi", "-o", layout, "-q", "--preset", "phi3", "--qkv-layout",
+                   layout], f"phi3 split {layout}")
+        got = arrays_of(os.path.join(work, layout, "model.safetensors"))
+        if layout == "concat":  # rows [q 32; k 16; v 16], scale rows [8; 4; 4]
+            parts = {"q": (qkv[:32], qkv_s[:8]), "k": (qkv[32:48], qkv_s[8:12]),
+                     "v": (qkv[48:], qkv_s[12:])}
+        else:  # per KV group of 32 rows: 2 q heads, 1 k, 1 v; scale rows per group: 4, 2, 2
+            g, gs = qkv.reshape(2, 32, 32), qkv_s.reshape(2, 8, 4)
+            parts = {"q": (g[:, :16].reshape(-1, 32), gs[:, :4].reshape(-1, 4)),
+                     "k": (g[:, 16:24].reshape(-1, 32), gs[:, 4:6].reshape(-1, 4)),
+                     "v": (g[:, 24:].reshape(-1, 32), gs[:, 6:].reshape(-1, 4))}
+        parts["gate"] = (gu[:64], gu_s[:16])
+        parts["up"] = (gu[64:], gu_s[16:])
+        for k, (w, sc) in parts.items():
+            kind = "mlp" if k in ("gate", "up") else "self_attn"
+            name = f"{p}{kind}.{k}_proj.weight"
+            check(np.array_equal(got.get(name), w), f"phi3 {layout}: {name}")
+            check(np.array_equal(got.get(name + "_scale_inv"), sc),
+                  f"phi3 {layout}: {name}_scale_inv is not its rows of the fused scale")
+    u.expect_failure("phi3 shard", ["st", "shard", "phi", "-o", "x", "-n", "2", "--preset",
+                                    "phi3"], work, 65,
+                     ["which the preset cuts as a fused tensor: fused block-quantized weights "
+                      "are not supported"])
+
+
 def test_refusals(work):
     """A cut off a block boundary, no block size, a scale of the wrong shape, a rule that cuts
     a scale apart from its weight, a view that breaks blocks, ranks cut off block, a malformed
@@ -257,7 +368,8 @@ def test_refusals(work):
 def main():
     root = clitest.workdir("st_companions")
     for name, fn in [("shard_merge", test_shard_merge), ("split", test_split),
-                     ("config", test_config), ("refusals", test_refusals)]:
+                     ("config", test_config), ("presets", test_presets), ("phi3", test_phi3),
+                     ("refusals", test_refusals)]:
         work = os.path.join(root, name)
         os.makedirs(work)
         fn(work)

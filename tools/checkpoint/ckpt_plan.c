@@ -137,7 +137,7 @@ int ckpt_plan_add_check(ckpt_plan *plan, const ckpt_tensor *tensor, const ckpt_t
               sizeof *plan->checks) != 0) {
     return tool_oom(err, "planning the comparisons");
   }
-  plan->checks[plan->check_count++] = (ckpt_check){tensor, copy};
+  plan->checks[plan->check_count++] = (ckpt_check){tensor, copy, NULL};
   return 0;
 }
 

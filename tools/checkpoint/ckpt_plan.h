@@ -83,6 +83,9 @@ typedef struct ckpt_out_file {
 typedef struct ckpt_check {
   const ckpt_tensor *tensor;
   const ckpt_tensor *copy;
+  /** Why they must be equal, for the message (a static string), or NULL: a tensor no --axis rule
+   * takes. */
+  const char *why;
 } ckpt_check;
 
 /** The plan. */

@@ -96,15 +96,19 @@ static int replicated(rank_run *run, tool_error *err) {
   return 0;
 }
 
-/* reshard: the merged tensor cut by `cut` as shard would cut it, each part read from the ranks. */
-static int recut(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, tool_error *err) {
+/* reshard: the merged tensor cut by `cut` into `cuts` parts as shard would cut it (rank j takes
+ * part ckpt_rules_part_of(cuts, ranks, j): under --replicate-kv the head its query heads use),
+ * each part read from the ranks. */
+static int recut(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, int64_t cuts,
+                 tool_error *err) {
   char place[64];
   snprintf(place, sizeof place, "the merge of %zu ranks", run->m->file_count);
+  int64_t ranks = run->spec->ranks;
   ckpt_part *parts = NULL;
   size_t count = 0;
   int rc = ckpt_cut_tensor(cut, &c->merged, place, &parts, &count, err);
-  for (size_t j = 0; j < count && rc == 0; j++) {
-    const ckpt_part *p = &parts[j];
+  for (size_t j = 0; j < run->plan->file_count && count != 0 && rc == 0; j++) {
+    const ckpt_part *p = &parts[ckpt_rules_part_of(cuts, ranks, j)];
     if (p->rows != c->rows || p->row_bytes != c->row_bytes) {
       rc = tool_fail(err, CLI_EXIT_SOFTWARE,
                      "internal error: tensor '%.200s' is cut in rows other than it was joined in",
@@ -123,10 +127,12 @@ static int recut(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, tool_
   return rc;
 }
 
-/* The joined tensor `c` written whole (merge), or cut again by `cut` (reshard). */
-static int emit(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, tool_error *err) {
+/* The joined tensor `c` written whole (merge), or cut again by `cut` into `cuts` parts
+ * (reshard). */
+static int emit(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, int64_t cuts,
+                tool_error *err) {
   if (run->all == NULL) {
-    return recut(run, c, cut, err);
+    return recut(run, c, cut, cuts, err);
   }
   ckpt_out_tensor o = ckpt_out_whole(&c->merged);
   o.source = run->parts[0];
@@ -134,16 +140,76 @@ static int emit(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, tool_e
   return add(run->all, &o, run->spans, n, err);
 }
 
+/* With replicated heads (the ranks outnumber them): the first rank of each head's replicas
+ * into parts[0..heads), the other replicas compared with it (plan->checks); *count becomes the
+ * heads. Otherwise nothing changes. `parts` is run->parts, or the weights of scales. */
+static int take_heads_once(rank_run *run, const ckpt_tensor **parts, const ckpt_shard_rule *axis,
+                           size_t *count, tool_error *err) {
+  int64_t ranks = (int64_t)*count, heads = ckpt_rules_parts(axis, ranks);
+  if (heads == ranks) {
+    return 0;
+  }
+  if (ranks % heads != 0) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s': %lld ranks cannot hold replicas of its %lld %s "
+                     "(--replicate-kv needs the ranks to be a multiple of them)",
+                     parts[0]->name, (long long)ranks, (long long)heads, axis->head_kind);
+  }
+  int64_t replicas = ranks / heads;
+  for (int64_t h = 0; h < heads; h++) {
+    const ckpt_tensor *first = parts[h * replicas];
+    for (int64_t k = 1; k < replicas; k++) {
+      const ckpt_tensor *copy = parts[h * replicas + k];
+      int same = copy->dtype == first->dtype && copy->ndim == first->ndim &&
+                 memcmp(copy->shape, first->shape, (size_t)copy->ndim * sizeof *copy->shape) == 0;
+      if (!same) {
+        return tool_fail(err, CLI_EXIT_DATA,
+                         "tensor '%.200s': rank %zu holds another shape or dtype than rank %zu, "
+                         "whose replica of %s %lld it should be (--replicate-kv)",
+                         copy->name, copy->file, first->file, axis->head_kind, (long long)h);
+      }
+      int rc = ckpt_plan_add_check(run->plan, first, copy, err);
+      if (rc != 0) {
+        return rc;
+      }
+      run->plan->checks[run->plan->check_count - 1].why =
+          "the ranks that share a KV head must hold the same copy of it (--replicate-kv)";
+    }
+    parts[h] = first;
+  }
+  *count = (size_t)heads;
+  return 0;
+}
+
+/* The view a rule joins and cuts through: a --view rule of the command line, else the preset's
+ * rule's own, else none. */
+static const ckpt_cut *rule_view(const ckpt_shard_rule *axis, const ckpt_shard_rule *view) {
+  return view != NULL ? &view->view : axis->view.has_view ? &axis->view : NULL;
+}
+
 /* A tensor an --axis rule takes: its parts joined along the axis (merge), or the joined tensor
  * cut again (reshard). */
 static int joined(rank_run *run, const ckpt_shard_rule *axis, const ckpt_shard_rule *view,
                   tool_error *err) {
+  if (axis->segment_count > 0) {
+    return ckpt_fused_join(run->m, axis, run->parts, run->m->file_count, run->all, run->plan, err);
+  }
   ckpt_concat c;
-  int rc = ckpt_concat_prepare(run->m, run->parts, run->m->file_count,
-                               view != NULL ? &view->view : NULL, axis->axis, &c, err);
+  memset(&c, 0, sizeof c);
+  size_t count = run->m->file_count;
+  char place[64];
+  snprintf(place, sizeof place, "the merge of %zu ranks", run->m->file_count);
+  int64_t ranks = run->spec->ranks, cuts = ckpt_rules_parts(axis, ranks);
+  int rc = take_heads_once(run, run->parts, axis, &count, err);
+  rc = rc != 0 ? rc
+               : ckpt_concat_prepare(run->m, run->parts, count, rule_view(axis, view), axis->axis,
+                                     &c, err);
   if (rc == 0) {
-    ckpt_cut cut = ckpt_rules_cut(axis, view, run->spec->ranks);
-    rc = emit(run, &c, &cut, err);
+    rc = ckpt_rules_check_heads(axis, &c.merged, place, run->all != NULL ? 1 : ranks, err);
+  }
+  if (rc == 0) {
+    ckpt_cut cut = ckpt_rules_cut(axis, view, cuts);
+    rc = emit(run, &c, &cut, cuts, err);
   }
   ckpt_concat_free(&c);
   return rc;
@@ -166,18 +232,19 @@ static int weights_of(rank_run *run, size_t at, tool_error *err) {
   return 0;
 }
 
-/* The scales joined as their weights are, block for block: each rank's scale must fit its part
- * of the weight, and the parts must meet on block boundaries. */
-static int scale_joined(rank_run *run, const ckpt_concat *cw, const ckpt_shard_rule *axis,
-                        const ckpt_shard_rule *view, tool_error *err) {
+/* The scales joined as their weights are, block for block: the `count` distinct parts (heads
+ * replicated by --replicate-kv taken once) must meet on block boundaries. */
+static int scale_joined(rank_run *run, const ckpt_concat *cw, size_t count,
+                        const ckpt_shard_rule *axis, const ckpt_shard_rule *view, tool_error *err) {
   const ckpt_model *m = run->m;
   const ckpt_quant *q = &m->quant;
   char place[64];
   snprintf(place, sizeof place, "the merge of %zu ranks", m->file_count);
-  ckpt_cut jcut, scut, wre, sre;
+  ckpt_cut jcut, scut, sre;
   memset(&sre, 0, sizeof sre);
-  int rc = ckpt_companion_join_cut(&cw->merged, run->weights, m->file_count,
-                                   view != NULL ? &view->view : NULL, axis->axis, &jcut, err);
+  int64_t cuts = ckpt_rules_parts(axis, run->spec->ranks);
+  int rc = ckpt_companion_join_cut(&cw->merged, run->weights, count, rule_view(axis, view),
+                                   axis->axis, &jcut, err);
   if (rc == 0) {
     rc = ckpt_companion_cut(q, &cw->merged, run->parts[0], &jcut, place, &scut, err);
     ckpt_companion_cut_free(&jcut);
@@ -186,17 +253,16 @@ static int scale_joined(rank_run *run, const ckpt_concat *cw, const ckpt_shard_r
     return rc;
   }
   ckpt_concat cs;
-  rc = ckpt_concat_prepare(m, run->parts, m->file_count, scut.has_view ? &scut : NULL, scut.axis,
-                           &cs, err);
+  rc = ckpt_concat_prepare(m, run->parts, count, scut.has_view ? &scut : NULL, scut.axis, &cs, err);
   if (rc == 0) {
     rc = ckpt_companion_check(q, &cw->merged, &cs.merged, place, err);
   }
   if (rc == 0 && run->all == NULL) {
-    wre = ckpt_rules_cut(axis, view, run->spec->ranks);
+    ckpt_cut wre = ckpt_rules_cut(axis, view, cuts);
     rc = ckpt_companion_cut(q, &cw->merged, &cs.merged, &wre, place, &sre, err);
   }
   if (rc == 0) {
-    rc = emit(run, &cs, &sre, err);
+    rc = emit(run, &cs, &sre, cuts, err);
   }
   ckpt_companion_cut_free(&scut);
   ckpt_companion_cut_free(&sre);
@@ -221,11 +287,23 @@ static int scale_of(rank_run *run, size_t at, tool_error *err) {
   if (rc != 0 || axis == NULL) {
     return rc != 0 ? rc : replicated(run, err);
   }
+  if (axis->segment_count > 0) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s' is the quantization scale of '%.200s', which the preset "
+                     "joins as a fused tensor: fused block-quantized weights are not supported",
+                     run->parts[0]->name, run->weights[0]->name);
+  }
+  /* Replicated heads: the weights' and the scales' replicas taken once, in step. */
+  size_t count = m->file_count, scales = m->file_count;
+  rc = take_heads_once(run, run->weights, axis, &count, err);
+  rc = rc != 0 ? rc : take_heads_once(run, run->parts, axis, &scales, err);
   ckpt_concat cw;
-  rc = ckpt_concat_prepare(m, run->weights, m->file_count, view != NULL ? &view->view : NULL,
-                           axis->axis, &cw, err);
+  memset(&cw, 0, sizeof cw);
   if (rc == 0) {
-    rc = scale_joined(run, &cw, axis, view, err);
+    rc = ckpt_concat_prepare(m, run->weights, count, rule_view(axis, view), axis->axis, &cw, err);
+  }
+  if (rc == 0) {
+    rc = scale_joined(run, &cw, count, axis, view, err);
   }
   ckpt_concat_free(&cw);
   return rc;

@@ -17,17 +17,20 @@ static int replicate(const ckpt_tensor *t, ckpt_plan *plan, tool_error *err) {
   return 0;
 }
 
-/* Part R of `t`, cut by `cut`, into rank R. */
-static int cut_across(const ckpt_model *m, const ckpt_cut *cut, const ckpt_tensor *t,
-                      uint64_t group, ckpt_plan *plan, tool_error *err) {
+/* Part R of `t`, cut by `cut` into `n` parts, into rank R: part ckpt_rules_part_of(n, ranks, R)
+ * (with replicated heads, the part of the head rank R uses). */
+static int cut_across(const ckpt_model *m, const ckpt_cut *cut, int64_t n, int64_t ranks,
+                      const ckpt_tensor *t, uint64_t group, ckpt_plan *plan, tool_error *err) {
   ckpt_part *parts = NULL;
   size_t count = 0;
   int rc = ckpt_cut_tensor(cut, t, m->files[t->file].path, &parts, &count, err);
-  for (size_t i = 0; i < count && rc == 0; i++) {
+  for (size_t i = 0; i < plan->file_count && count != 0 && rc == 0; i++) {
+    const ckpt_part *p = &parts[ckpt_rules_part_of(n, ranks, i)];
     ckpt_out_tensor o = ckpt_out_whole(t);
-    ckpt_span span = ckpt_span_part(t, &parts[i], group);
-    o.ndim = parts[i].ndim;
-    o.shape = parts[i].shape;
+    /* Parts taken by several ranks are copied to each, not gathered as one cut. */
+    ckpt_span span = ckpt_span_part(t, p, n == ranks ? group : 0);
+    o.ndim = p->ndim;
+    o.shape = (int64_t *)p->shape;
     o.bytes = span.rows * span.take;
     if (ckpt_out_file_add(&plan->files[i], &o, &span, 1) != 0) {
       rc = tool_oom(err, "planning the shard");
@@ -51,13 +54,21 @@ static int scale_across(const ckpt_model *m, const ckpt_shard_spec *spec, size_t
   if (rc != 0) {
     return rc;
   }
-  ckpt_cut wcut = ckpt_rules_cut(axis, view, spec->ranks), scut;
+  if (axis->segment_count > 0) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: tensor '%.200s' is the quantization scale of '%.200s', which the preset "
+                     "cuts as a fused tensor: fused block-quantized weights are not supported",
+                     path, s->name, w->name);
+  }
+  /* The weight's parts (the heads, under --replicate-kv), in blocks. */
+  int64_t n = ckpt_rules_parts(axis, spec->ranks);
+  ckpt_cut wcut = ckpt_rules_cut(axis, view, n), scut;
   rc = ckpt_companion_check(&m->quant, w, s, path, err);
   if (rc == 0) {
     rc = ckpt_companion_cut(&m->quant, w, s, &wcut, path, &scut, err);
   }
   if (rc == 0) {
-    rc = cut_across(m, &scut, s, group, plan, err);
+    rc = cut_across(m, &scut, n, spec->ranks, s, group, plan, err);
     ckpt_companion_cut_free(&scut);
   }
   return rc;
@@ -88,9 +99,13 @@ int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_s
     rc = ckpt_rules_for(spec, t->name, hits, &axis, &view, err);
     if (rc == 0 && axis == NULL) {
       rc = replicate(t, plan, err);
+    } else if (rc == 0 && axis->segment_count > 0) {
+      rc = ckpt_fused_shard(m, axis, t, plan, err);
     } else if (rc == 0) {
-      ckpt_cut cut = ckpt_rules_cut(axis, view, spec->ranks);
-      rc = cut_across(m, &cut, t, (uint64_t)k + 1, plan, err);
+      int64_t n = ckpt_rules_parts(axis, spec->ranks);
+      ckpt_cut cut = ckpt_rules_cut(axis, view, n);
+      rc = ckpt_rules_check_heads(axis, t, m->files[t->file].path, spec->ranks, err);
+      rc = rc != 0 ? rc : cut_across(m, &cut, n, spec->ranks, t, (uint64_t)k + 1, plan, err);
     }
   }
   if (rc == 0) {

@@ -65,12 +65,39 @@ int ckpt_plan_split_sized(const ckpt_model *m, const ckpt_format *format,
                           const ckpt_split_rule *rules, size_t rule_count, uint64_t max_shard_size,
                           ckpt_plan *plan, tool_error *err);
 
+/** What a head-aware rule does when the ranks outnumber its heads. */
+typedef enum ckpt_head_policy {
+  /** Refused (attention heads). */
+  CKPT_HEADS_CUT = 0,
+  /** Refused, with the hint that --replicate-kv would replicate them (KV heads). */
+  CKPT_HEADS_REPLICABLE,
+  /** --replicate-kv: when the ranks are a multiple of the heads, rank r takes head
+   * r * heads / ranks whole (ckpt_rules_part_of). */
+  CKPT_HEADS_REPLICATED,
+} ckpt_head_policy;
+
 /** A shard rule: the tensors matching `glob` are cut along `axis` (of `view`'s shape when
- * view.has_view). */
+ * view.has_view). The fields after `view` are a preset's (ckpt_preset.h); zero for a rule of the
+ * command line. */
 typedef struct ckpt_shard_rule {
   const char *glob;
   int64_t axis;
   ckpt_cut view;
+  /** A preset's rule: it may match no tensor (a model without biases, with tied embeddings). */
+  int preset;
+  /** Head-aware: AXIS holds `heads` heads of `head_size` entries each, named `head_kind` in
+   * messages ("attention heads", "KV heads"); a cut must give every rank whole heads
+   * (ckpt_rules_check_heads). 0: no such check. */
+  int64_t heads, head_size;
+  const char *head_kind;
+  /** Whether the heads may be replicated when the ranks outnumber them (the KV heads). */
+  ckpt_head_policy replicate_heads;
+  /** A fused tensor (a preset's, on axis 0): `segment_count` segments one after another, segment
+   * i holding segment_heads[i] heads of `head_size` rows ([q; k; v]: the attention heads, then
+   * the KV heads twice). Rank r takes its share of each segment, one after another
+   * ([q_r; k_r; v_r]; ckpt_fused_shard). 0: not fused. */
+  int segment_count;
+  int64_t segment_heads[3];
 } ckpt_shard_rule;
 
 /** What `shard` does: `ranks` files; the first --axis rule a tensor matches cuts it into one
@@ -84,6 +111,9 @@ typedef struct ckpt_shard_spec {
   size_t view_count;
   const char *const *replicate;
   size_t replicate_count;
+  /** The last `replicate_preset_count` globs of `replicate` are a preset's: they may match no
+   * tensor. */
+  size_t replicate_preset_count;
   int unmatched_error;
 } ckpt_shard_spec;
 
@@ -91,8 +121,9 @@ typedef struct ckpt_shard_spec {
  * How the rules of `spec` take the tensor `name`: the first --axis rule it matches (NULL: it is
  * replicated) and the first --view rule (NULL: none), each counted in `hits` (ckpt_rules_count
  * entries: the --axis rules, the --view rules, then the --replicate globs, which count only
- * tensors no --axis rule takes). Returns 0, or CLI_EXIT_DATA when no rule takes the tensor under
- * spec->unmatched_error.
+ * tensors no --axis rule takes). The command line's --axis and --replicate rules come before a
+ * preset's: a tensor they match is theirs. Returns 0, or CLI_EXIT_DATA when no rule takes the
+ * tensor under spec->unmatched_error.
  */
 int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
                    const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err);
@@ -113,12 +144,53 @@ int ckpt_rules_for_scale(const ckpt_shard_spec *spec, const ckpt_tensor *w, cons
 /** The number of rules of `spec`: the size of the `hits` array of ckpt_rules_for. */
 size_t ckpt_rules_count(const ckpt_shard_spec *spec);
 
-/** CLI_EXIT_DATA naming the first rule that matched no tensor ("--axis: no tensor matches
- * 'x'"), or 0. */
+/** CLI_EXIT_DATA naming the first rule of the command line that matched no tensor ("--axis: no
+ * tensor matches 'x'"), or when the spec has a preset's --axis rules and none of them matched
+ * (the preset does not fit the model's names), or 0. */
 int ckpt_rules_unmatched(const ckpt_shard_spec *spec, const size_t *hits, tool_error *err);
+
+/**
+ * The heads of a head-aware rule (`axis->heads` not 0) against tensor `t` (in `where`, a file or
+ * "the merge of N ranks") cut into `ranks` parts: the axis must hold exactly heads * head_size
+ * entries, and `ranks` must divide the heads, or, under `axis->replicate_heads`, be a multiple of
+ * them. Returns 0 or CLI_EXIT_DATA naming the tensor, the ranks and the heads ("4 ranks would cut
+ * its 2 KV heads of 16 rows; --replicate-kv gives each rank the KV heads its query heads use").
+ */
+int ckpt_rules_check_heads(const ckpt_shard_rule *axis, const ckpt_tensor *t, const char *where,
+                           int64_t ranks, tool_error *err);
+
+/** The number of parts a rule cuts a tensor into for `ranks` ranks: the ranks, or the heads when
+ * --replicate-kv gives each rank a whole head (the ranks outnumber the heads). */
+int64_t ckpt_rules_parts(const ckpt_shard_rule *axis, int64_t ranks);
+
+/** The part rank `rank` of `ranks` takes of a tensor cut into ckpt_rules_parts parts: the rank
+ * itself, or under --replicate-kv the head its query heads use, rank * parts / ranks (vLLM's
+ * rule). */
+size_t ckpt_rules_part_of(int64_t parts, int64_t ranks, size_t rank);
 
 /** The cut of an --axis rule (after its --view rule, when not NULL) into `parts` equal parts. */
 ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view, int64_t parts);
+
+/**
+ * Shard of a fused tensor `t` (rule->segment_count segments on axis 0): rank R's part is its
+ * share of every segment, one after another, assembled from one contiguous range per segment.
+ * Returns 0, CLI_EXIT_DATA (the heads: ckpt_rules_check_heads) or CLI_EXIT_SOFTWARE.
+ */
+int ckpt_fused_shard(const ckpt_model *m, const ckpt_shard_rule *rule, const ckpt_tensor *t,
+                     ckpt_plan *plan, tool_error *err);
+
+/**
+ * The inverse, for merge and reshard: the fused parts `parts[0..count)` (one per input rank,
+ * equal in dtype and shape) joined into one tensor whose segment i is the ranks' shares of it in
+ * rank order: added to `all` for a merge; for a reshard (`all` NULL) cut again into
+ * plan->file_count ranks as ckpt_fused_shard cuts, each part read from the input ranges that hold
+ * it. Returns 0, CLI_EXIT_DATA (parts that differ in dtype or shape, heads that the input or
+ * output ranks would cut, a joined tensor that does not hold the heads config.json gives) or
+ * CLI_EXIT_SOFTWARE.
+ */
+int ckpt_fused_join(const ckpt_model *m, const ckpt_shard_rule *rule,
+                    const ckpt_tensor *const *parts, size_t count, ckpt_out_file *all,
+                    ckpt_plan *plan, tool_error *err);
 
 /** Gives `plan` `ranks` empty files named "rank<R>" + the format's suffix. Returns 0 or
  * CLI_EXIT_SOFTWARE. */

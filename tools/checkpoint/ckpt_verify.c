@@ -51,10 +51,11 @@ static int differs(const ckpt_plan *plan, const ckpt_model *m, const ckpt_check 
   if (plan->ranked) {
     tool_fail(&err, CLI_EXIT_DATA,
               "tensor '%.200s' differs between rank %zu ('%.300s') and rank %zu ('%.300s'), "
-              "first at byte %llu of its %llu; a tensor no --axis rule takes must be the same in "
-              "every rank",
+              "first at byte %llu of its %llu; %s",
               c->tensor->name, c->tensor->file, p0, c->copy->file, p1, (unsigned long long)at,
-              (unsigned long long)c->tensor->bytes);
+              (unsigned long long)c->tensor->bytes,
+              c->why != NULL ? c->why
+                             : "a tensor no --axis rule takes must be the same in every rank");
   } else {
     tool_fail(&err, CLI_EXIT_DATA,
               "tensor '%.200s' of '%.300s' differs from its copy in '%.300s', first at byte "

@@ -58,7 +58,7 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
     } else {
       rc = cli_error(CLI_EXIT_USAGE,
                      "%s: --tensor, -l, --into and --rules belong to 'st split'; %s takes "
-                     "--axis GLOB=AXIS",
+                     "--axis GLOB=AXIS or --preset",
                      cmd, cmd + 3);
     }
   }
@@ -77,10 +77,10 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
   if (reshard && a->rules.spec.ranks == 0) {
     return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", cmd);
   }
-  if (a->rules.spec.axis_count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule", cmd);
+  if (a->rules.spec.axis_count == 0 && a->rules.preset_name == NULL) {
+    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule and no --preset", cmd);
   }
-  return 0;
+  return st_rank_rules_preset(&a->rules, a->ranks[0], cmd);
 }
 
 int cmd_st_merge(int argc, char **argv, int first, int reshard) {

@@ -1,6 +1,8 @@
 /* The rules of the rank commands (st shard, merge, reshard) on the command line. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ckpt_by_size.h"
 #include "ckpt_companion.h"
@@ -24,7 +26,9 @@ int st_rank_rules_init(st_rank_rules *r, int argc) {
 }
 
 void st_rank_rules_free(st_rank_rules *r) {
-  for (size_t i = 0; i < r->spec.axis_count; i++) {
+  /* The preset's globs are static; only the command line's were copied. */
+  size_t copied = r->preset.name != NULL ? r->command_axes : r->spec.axis_count;
+  for (size_t i = 0; i < copied; i++) {
     free((char *)r->axes[i].glob);
   }
   for (size_t i = 0; i < r->spec.view_count; i++) {
@@ -33,6 +37,7 @@ void st_rank_rules_free(st_rank_rules *r) {
   free(r->axes);
   free(r->views);
   free(r->replicate);
+  ckpt_preset_free(&r->preset);
   memset(r, 0, sizeof *r);
 }
 
@@ -76,6 +81,20 @@ int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char 
     return 1;
   case OPT_REPLICATE:
     r->replicate[r->spec.replicate_count++] = value;
+    return 1;
+  case OPT_PRESET:
+    r->preset_name = value;
+    if (!ckpt_preset_known(value)) {
+      *rc = cli_error(CLI_EXIT_USAGE, "%s: --preset '%s' is not one of auto, %s", cmd, value,
+                      ckpt_preset_names());
+    }
+    return 1;
+  case OPT_REPLICATE_KV:
+    r->replicate_kv = 1;
+    return 1;
+  case OPT_QKV_LAYOUT:
+    r->has_qkv_layout = 1;
+    *rc = st_parse_qkv_layout(value, cmd, &r->qkv_layout);
     return 1;
   case OPT_UNMATCHED:
     if (strcmp(value, "replicate") == 0 || strcmp(value, "error") == 0) {
@@ -172,5 +191,114 @@ int st_model_quant(st_model *m, const ckpt_quant *given, const char *cmd) {
     }
     return 0;
   }
+  return 0;
+}
+
+/* The config.json of MODEL's folder, malloc'd: MODEL/config.json for a folder, else beside it. */
+static char *config_path(const char *model) {
+  struct stat st;
+  char *path = NULL;
+  if (stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
+    size_t n = strlen(model);
+    return asprintf(&path, "%s%sconfig.json", model, n > 0 && model[n - 1] == '/' ? "" : "/") < 0
+               ? NULL
+               : path;
+  }
+  const char *slash = strrchr(model, '/');
+  int dir = slash != NULL ? (int)(slash - model + 1) : 0;
+  return asprintf(&path, "%.*sconfig.json", dir, model) < 0 ? NULL : path;
+}
+
+/* Room for `n` entries more in an array of `have` (its size is have + 1 or more). */
+static void *grow(void *array, size_t have, size_t n, size_t size) {
+  return realloc(array, (have + n + 1) * size);
+}
+
+int st_parse_qkv_layout(const char *value, const char *cmd, ckpt_qkv_layout *layout) {
+  if (strcmp(value, "concat") == 0 || strcmp(value, "interleaved") == 0) {
+    *layout = strcmp(value, "concat") == 0 ? CKPT_QKV_CONCAT : CKPT_QKV_INTERLEAVED;
+    return 0;
+  }
+  return cli_error(CLI_EXIT_USAGE, "%s: --qkv-layout is 'concat' or 'interleaved', not '%s'", cmd,
+                   value);
+}
+
+int st_check_qkv_layout(const char *preset_name, int has_layout, const char *cmd) {
+  if (has_layout && preset_name == NULL) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --qkv-layout needs --preset, whose rules know the fused QKV's heads",
+                     cmd);
+  }
+  if (has_layout && strcmp(preset_name, "auto") != 0 && !ckpt_preset_splits(preset_name)) {
+    return cli_error(CLI_EXIT_USAGE, "%s: --qkv-layout: preset '%s' has no fused QKV (phi3 has)",
+                     cmd, preset_name);
+  }
+  return 0;
+}
+
+int st_preset_config(const char *model, const char *preset_name, ckpt_config *config, char **path,
+                     tool_error *err) {
+  *path = config_path(model);
+  if (*path == NULL) {
+    return tool_oom(err, "finding config.json");
+  }
+  int rc = ckpt_config_read(*path, config, err);
+  if (rc == CLI_EXIT_NOINPUT) {
+    tool_prefix(err, "--preset %s: the model's config.json gives its heads", preset_name);
+  }
+  return rc;
+}
+
+int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd) {
+  if (r->preset_name == NULL) {
+    if (r->replicate_kv) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --replicate-kv needs --preset, whose rules know the KV heads", cmd);
+    }
+    return st_check_qkv_layout(NULL, r->has_qkv_layout, cmd);
+  }
+  int rc = st_check_qkv_layout(r->preset_name, r->has_qkv_layout, cmd);
+  if (rc != 0) {
+    return rc;
+  }
+  r->command_axes = r->spec.axis_count;
+  char *path = NULL;
+  tool_error err;
+  ckpt_config config;
+  rc = st_preset_config(model, r->preset_name, &config, &path, &err);
+  if (rc == 0) {
+    rc = ckpt_preset_make(r->preset_name, &config, path, r->replicate_kv, r->qkv_layout, &r->preset,
+                          &err);
+  }
+  if (rc == 0 && r->has_qkv_layout && !ckpt_preset_splits(r->preset.name)) {
+    rc = tool_fail(&err, CLI_EXIT_DATA,
+                   "--qkv-layout: preset '%s' (model_type of %s) has no fused QKV (phi3 has)",
+                   r->preset.name, path);
+  }
+  free(path);
+  ckpt_shard_rule *axes = NULL;
+  const char **replicate = NULL;
+  if (rc == 0) {
+    axes = grow(r->axes, r->spec.axis_count, r->preset.axis_count, sizeof *axes);
+    r->axes = axes != NULL ? axes : r->axes;
+    replicate =
+        grow(r->replicate, r->spec.replicate_count, r->preset.replicate_count, sizeof *replicate);
+    r->replicate = replicate != NULL ? replicate : r->replicate;
+    if (axes == NULL || replicate == NULL) {
+      rc = tool_oom(&err, "adding the preset's rules");
+    }
+  }
+  if (rc != 0) {
+    tool_prefix(&err, "%s", cmd);
+    return st_report(&err);
+  }
+  memcpy(r->axes + r->spec.axis_count, r->preset.axes, r->preset.axis_count * sizeof *r->axes);
+  r->spec.axis_count += r->preset.axis_count;
+  memcpy(r->replicate + r->spec.replicate_count, r->preset.replicate,
+         r->preset.replicate_count * sizeof *r->replicate);
+  r->spec.replicate_count += r->preset.replicate_count;
+  r->spec.replicate_preset_count = r->preset.replicate_count;
+  r->spec.axes = r->axes;
+  r->spec.replicate = r->replicate;
   return 0;
 }

@@ -51,7 +51,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
     } else {
       rc = cli_error(CLI_EXIT_USAGE,
                      "st shard: --tensor, -l, --into and --rules belong to 'st split'; shard "
-                     "takes -n RANKS and --axis GLOB=AXIS");
+                     "takes -n RANKS and --axis GLOB=AXIS or --preset");
     }
   }
   if (rc == -1) {
@@ -64,8 +64,11 @@ int cmd_st_shard(int argc, char **argv, int first) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: -o OUTDIR is missing");
   } else if (rc == 0 && rules.spec.ranks == 0) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: -n RANKS is missing");
-  } else if (rc == 0 && rules.spec.axis_count == 0) {
-    rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule");
+  } else if (rc == 0 && rules.spec.axis_count == 0 && rules.preset_name == NULL) {
+    rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule and no --preset");
+  }
+  if (rc == 0 && o.dry_run >= 0) {
+    rc = st_rank_rules_preset(&rules, o.model, "st shard");
   }
   st_model m = {0};
   ckpt_plan plan = {0};

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "ckpt_plan.h"
 #include "ckpt_planner.h"
+#include "ckpt_preset.h"
 #include "error.h"
 #include "st_model.h"
 
@@ -43,6 +44,9 @@ enum {
   OPT_AGAINST,
   OPT_NO_SIDECAR,
   OPT_QUANT_BLOCK,
+  OPT_PRESET,
+  OPT_REPLICATE_KV,
+  OPT_QKV_LAYOUT,
 };
 
 /** The options of st ls / st check, and of the writing commands (and rules files). */
@@ -80,11 +84,21 @@ int st_parse_write_common(int id, const char *value, write_opts *o);
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
- * command line gives them (spec.ranks is the caller's). Free with st_rank_rules_free. */
+ * command line gives them (spec.ranks is the caller's), then --preset's (st_rank_rules_preset).
+ * Free with st_rank_rules_free. */
 typedef struct st_rank_rules {
   ckpt_shard_spec spec;
   ckpt_shard_rule *axes, *views;
   const char **replicate;
+  /** --preset NAME|auto (NULL: none), --replicate-kv and --qkv-layout (has_qkv_layout: given). */
+  const char *preset_name;
+  int replicate_kv;
+  int has_qkv_layout;
+  ckpt_qkv_layout qkv_layout;
+  /** The preset's rules, once appended to spec (its --axis rules after the command line's
+   * `command_axes`). */
+  ckpt_preset preset;
+  size_t command_axes;
 } st_rank_rules;
 
 /** Makes room for the rules of a command line of `argc` words. Returns 0 or CLI_EXIT_SOFTWARE
@@ -94,6 +108,30 @@ int st_rank_rules_init(st_rank_rules *r, int argc);
 /** Applies option `id` with `value` when it is one of the rules' options and returns 1, with
  * `*rc` 0 or CLI_EXIT_USAGE (reported, naming `cmd`); returns 0 for another option. */
 int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char *cmd, int *rc);
+
+/**
+ * With --preset: reads the config.json of MODEL's folder (MODEL itself when it is a folder, else
+ * the folder that holds it; for merge and reshard the first RANK), makes the preset
+ * (ckpt_preset_make) and appends its rules to the command line's. Without --preset: nothing.
+ * Returns 0 or the status of the error it reported (naming `cmd`): CLI_EXIT_NOINPUT (no
+ * config.json), CLI_EXIT_DATA, CLI_EXIT_SOFTWARE.
+ */
+int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd);
+
+/** Parses --qkv-layout concat|interleaved into `layout`. Returns 0 or CLI_EXIT_USAGE (reported,
+ * naming `cmd`). */
+int st_parse_qkv_layout(const char *value, const char *cmd, ckpt_qkv_layout *layout);
+
+/** Checks --qkv-layout against --preset NAME: a named preset without a fused QKV, or no preset,
+ * is CLI_EXIT_USAGE (reported, naming `cmd`); else 0. */
+int st_check_qkv_layout(const char *preset_name, int has_layout, const char *cmd);
+
+/** Reads the config.json of MODEL's folder (as st_rank_rules_preset finds it) into `config`;
+ * `*path` is its path (malloc'd, freed by the caller, also on failure). Returns 0 or the status
+ * of the error in `err` (CLI_EXIT_NOINPUT naming --preset `preset_name`, CLI_EXIT_DATA,
+ * CLI_EXIT_SOFTWARE). */
+int st_preset_config(const char *model, const char *preset_name, ckpt_config *config, char **path,
+                     tool_error *err);
 
 /** Releases the rules (the globs they copied) and zeroes them. */
 void st_rank_rules_free(st_rank_rules *r);
