@@ -146,8 +146,11 @@ int cmd_st_split(int argc, char **argv, int first) {
     rules = calloc(s.count + ps.count + 1, sizeof *rules);
     rc = rules == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
   }
-  if (rc == 0) {
+  /* memcpy's arguments may not be NULL, even for no bytes: either list may be empty. */
+  if (rc == 0 && s.count > 0) {
     memcpy(rules, s.rules, s.count * sizeof *rules);
+  }
+  if (rc == 0 && ps.count > 0) {
     memcpy(rules + s.count, ps.rules, ps.count * sizeof *rules);
   }
   st_model m = {0};
