@@ -158,9 +158,10 @@ def test_split(work):
 
 
 def test_config(work):
-    """The block size comes from the model folder's config.json (quantization_config.
-    weight_block_size), also for the ranks shard wrote (it copies config.json beside them);
-    --quant-block overrides it; config.json is read only for a model that has scales."""
+    """The block size comes from the model's config.json (quantization_config.
+    weight_block_size: in the model's folder, or beside the model's file or the first rank's),
+    also for the ranks shard wrote (it copies config.json beside them); --quant-block overrides
+    it; config.json is read only for a model that has scales."""
     src = model()
     write_model(os.path.join(work, "fp8"), src)
     original = read(os.path.join(work, "fp8", "model.safetensors"))
@@ -188,9 +189,17 @@ def test_config(work):
     plain = {k: v for k, v in src.items() if not k.endswith("_scale_inv")}
     write_model(os.path.join(work, "plain"), plain, block=(0, 8))
     cmd(work, ["st", "shard", "plain", "-o", "p", "-n", "2", "-q"] + RULES, "no scales")
-    # A model given by its file has no folder files: no config.json.
-    u.expect_failure("file", ["st", "shard", "fp8/model.safetensors", "-o", "x", "-n", "2"] +
-                     RULES, work, 65, ["--quant-block B0,B1"])
+    # A model given by its file, ranks given by their files: the config.json beside (the first).
+    cmd(work, ["st", "shard", "fp8/model.safetensors", "-o", "file", "-n", "2", "-q"] + RULES,
+        "config.json beside the file")
+    for r in range(2):
+        name = f"rank{r}.safetensors"
+        check(read(os.path.join(work, "file", name)) == read(os.path.join(work, "opt", name)),
+              f"config.json beside the file: {name} differs from the run with --quant-block")
+    cmd(work, ["st", "merge", "conf/rank0.safetensors", "conf/rank1.safetensors", "-o", "files",
+               "-q"] + RULES, "config.json beside the rank files")
+    check(read(os.path.join(work, "files", "model.safetensors")) == original,
+          "merge of the rank files is not the model byte for byte")
 
 
 def fp8_llama(folder, kv_heads, inter=64):

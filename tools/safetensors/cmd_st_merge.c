@@ -106,7 +106,7 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
     /* Reading config.json reports its own error. */
     int reported = 0;
     if (rc == 0) {
-      rc = st_model_quant(&m, &a.quant, cmd);
+      rc = st_model_quant(&m, &a.quant, a.ranks[0], cmd);
       reported = rc != 0;
     }
     if (rc == 0) {

@@ -158,38 +158,53 @@ static int has_scales(const ckpt_model *m) {
   return 0;
 }
 
-int st_model_quant(st_model *m, const ckpt_quant *given, const char *cmd) {
+/* The config.json of MODEL: MODEL/config.json for a folder, else the one beside MODEL
+ * (malloc'd, or NULL when out of memory). */
+static char *config_beside(const char *model) {
+  struct stat st;
+  size_t n = strlen(model);
+  const char *slash = strrchr(model, '/');
+  int folder = stat(model, &st) == 0 && S_ISDIR(st.st_mode);
+  size_t keep = folder ? n : slash != NULL ? (size_t)(slash - model) + 1 : 0;
+  const char *sep = folder && n > 0 && model[n - 1] != '/' ? "/" : "";
+  char *path = malloc(keep + strlen(sep) + sizeof "config.json");
+  if (path != NULL) {
+    memcpy(path, model, keep);
+    strcpy(path + keep, sep);
+    strcat(path, "config.json");
+  }
+  return path;
+}
+
+int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, const char *cmd) {
   if (given->has_block) {
     m->ckpt.quant = *given;
     return 0;
   }
   /* config.json is read only for a model that has scales, so that a model without them is not
    * refused for a configuration it does not need. */
-  const ckpt_model *c = &m->ckpt;
-  for (size_t i = 0; i < c->sidecar_count && has_scales(c); i++) {
-    if (strcmp(c->sidecars[i], "config.json") != 0) {
-      continue;
-    }
-    char *path = malloc(strlen(c->dir) + sizeof "config.json");
-    if (path == NULL) {
-      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-    }
-    strcpy(path, c->dir);
-    strcat(path, "config.json");
-    ckpt_config config;
-    tool_error err;
-    int rc = ckpt_config_read(path, &config, &err);
-    free(path);
-    if (rc != 0) {
-      tool_prefix(&err, "%s", cmd);
-      return st_report(&err);
-    }
-    if (config.has_block) {
-      m->ckpt.quant.has_block = 1;
-      m->ckpt.quant.block[0] = config.block[0];
-      m->ckpt.quant.block[1] = config.block[1];
-    }
+  if (!has_scales(&m->ckpt)) {
     return 0;
+  }
+  char *path = config_beside(model);
+  if (path == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  ckpt_config config;
+  tool_error err;
+  int rc = ckpt_config_read(path, &config, &err);
+  free(path);
+  if (rc == CLI_EXIT_NOINPUT) {
+    return 0; /* no config.json: the block size is not known */
+  }
+  if (rc != 0) {
+    tool_prefix(&err, "%s", cmd);
+    return st_report(&err);
+  }
+  if (config.has_block) {
+    m->ckpt.quant.has_block = 1;
+    m->ckpt.quant.block[0] = config.block[0];
+    m->ckpt.quant.block[1] = config.block[1];
   }
   return 0;
 }

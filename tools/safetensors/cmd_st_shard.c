@@ -75,7 +75,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
   if (rc == 0 && o.dry_run >= 0) {
     rc = st_load(o.model, &m);
     if (rc == 0) {
-      rc = st_model_quant(&m, &quant, "st shard");
+      rc = st_model_quant(&m, &quant, o.model, "st shard");
     }
     if (rc == 0) {
       tool_error err;

@@ -159,7 +159,7 @@ int cmd_st_split(int argc, char **argv, int first) {
     rc = st_load(o.model, &m);
   }
   if (rc == 0) {
-    rc = st_model_quant(&m, &quant, "st split");
+    rc = st_model_quant(&m, &quant, o.model, "st split");
   }
   if (rc == 0) {
     tool_error err;

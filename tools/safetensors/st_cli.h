@@ -147,11 +147,11 @@ int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes)
 int st_parse_quant_block(const char *value, const char *cmd, ckpt_quant *q);
 
 /** Gives the loaded model `m` the block size of its scales (ckpt_companion.h): `given`
- * (--quant-block) when it has one, else, when the model has scales and a config.json among its
- * sidecars (a model given as a folder or an index, a folder of ranks), that file's
- * quantization_config.weight_block_size (when it has one). Returns 0, or the status of reading
- * config.json (ckpt_config_read: 65 naming the file and the key, 66, 74), reported with `cmd`. */
-int st_model_quant(st_model *m, const ckpt_quant *given, const char *cmd);
+ * (--quant-block) when it has one, else, when the model has scales, the
+ * quantization_config.weight_block_size of the config.json of `model` (MODEL/config.json for a
+ * folder, else the file beside MODEL; none there: not known). Returns 0, or the status of reading
+ * config.json (ckpt_config_read: 65 naming the file and the key, 74), reported with `cmd`. */
+int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, const char *cmd);
 
 /** The subcommands. */
 int cmd_st_inspect(int argc, char **argv, int first, int is_check);
