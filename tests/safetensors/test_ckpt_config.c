@@ -64,7 +64,8 @@ static void test_defaults_and_moe(void **state) {
   assert_int_equal(c.experts, 8);
   assert_int_equal(c.shared_expert_intermediate_size, 40);
   assert_string_equal(c.model_type, "");
-  assert_int_equal(c.heads, 0);
+  assert_int_equal(c.heads, 0); /* no heads: none of KV heads either (a fuzzer's 0 % 0) */
+  assert_int_equal(c.kv_heads, 0);
   assert_int_equal(c.head_dim, 0);
 }
 

@@ -297,6 +297,11 @@ def test_refusals(work):
     u.expect_failure("no config", ["st", "shard", m, "-o", "x", "-n", "2", "--preset", "auto"],
                      work, 66, ["st shard: --preset auto: the model's config.json gives its "
                                 "heads: cannot open 'm/config.json'"])
+    # The model is opened before its config.json is looked for: a missing one is named.
+    u.expect_failure("no model", ["st", "shard", "nope", "-o", "x", "-n", "2", "--preset",
+                                  "auto"], work, 66, ["nope"])
+    u.expect_failure("no ranks", ["st", "merge", "nope/", "-o", "x", "--preset", "auto"], work,
+                     66, ["nope"])
     u.expect_failure("unknown preset", ["st", "shard", m, "-o", "x", "-n", "2", "--preset",
                                         "gpt2"], work, 64,
                      ["st shard: --preset 'gpt2' is not one of auto, llama, mistral, qwen2, "
@@ -583,6 +588,11 @@ def test_phi3(work):
                                        "--preset", "phi3", "--qkv-layout", "interleaved"], work, 65,
                      ["tensor 'model.layers.0.self_attn.qkv_proj.weight': 4 ranks would cut its 2 "
                       "KV head groups (q, k and v) of 48 rows"])
+    u.expect_failure("view of the fused QKV", ["st", "shard", "phi3_interleaved", "-o", "x", "-n",
+                                               "2", "--preset", "auto", "--view",
+                                               "*.qkv_proj.weight=8,-1"], work, 65,
+                     ["st shard: tensor 'model.layers.0.self_attn.qkv_proj.weight': --view "
+                      "'*.qkv_proj.weight' would reshape the fused QKV the preset cuts"])
     u.expect_failure("layout without preset", ["st", "shard", "phi3_concat", "-o", "x", "-n", "2",
                                                "--qkv-layout", "concat", "--axis", "*=0"], work, 64,
                      ["st shard: --qkv-layout needs --preset"])

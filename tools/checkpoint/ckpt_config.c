@@ -11,9 +11,10 @@
 
 #include "io.h"
 
-/* Counts and sizes above this are refused: no model has 2^31 heads or a hidden size that large,
- * and products of two of them then fit in 64 bits. */
-#define CONFIG_MAX_COUNT INT64_C(2147483647)
+/* Counts and sizes above 2^24 are refused: no model has 16 million heads or a hidden size or
+ * vocabulary that large, and sums of a few products of two of them (a fused QKV's rows: (heads +
+ * 2 * kv_heads) * head_dim) then stay far inside 64 bits. */
+#define CONFIG_MAX_COUNT (INT64_C(1) << 24)
 
 /* A positive integer at `key` of `obj` into *out (left 0 when the key is missing or null). */
 static int get_count(json_t *obj, const char *key, const char *path, const char *where,
@@ -121,8 +122,7 @@ static int derive(const char *path, ckpt_config *c, int64_t local_experts, int64
   if (c->kv_heads == 0) {
     c->kv_heads = c->heads;
   }
-  /* No heads given (a configuration without attention): nothing to divide. */
-  if (c->kv_heads != 0 && c->heads % c->kv_heads != 0) {
+  if (c->kv_heads != 0 && c->heads % c->kv_heads != 0) { /* both 0: no heads given */
     return tool_fail(err, CLI_EXIT_DATA,
                      "%s: num_key_value_heads (%lld) does not divide num_attention_heads (%lld)",
                      path, (long long)c->kv_heads, (long long)c->heads);

@@ -16,7 +16,7 @@
 #define CKPT_CONFIG_MAX_BYTES (4u << 20)
 
 /** The fields of a config.json. A count or size the file does not give is 0 (null counts as not
- * given); a string it does not give is "". */
+ * given); one it gives is from 1 to 2^24; a string it does not give is "". */
 typedef struct ckpt_config {
   /** "model_type" ("llama", "qwen2", ...). */
   char model_type[64];

@@ -123,7 +123,8 @@ typedef struct ckpt_shard_spec {
  * entries: the --axis rules, the --view rules, then the --replicate globs, which count only
  * tensors no --axis rule takes). The command line's --axis and --replicate rules come before a
  * preset's: a tensor they match is theirs. Returns 0, or CLI_EXIT_DATA when no rule takes the
- * tensor under spec->unmatched_error.
+ * tensor under spec->unmatched_error or when a --view rule matches a fused QKV that a preset's
+ * rule cuts by its heads.
  */
 int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
                    const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err);
@@ -168,7 +169,8 @@ int64_t ckpt_rules_parts(const ckpt_shard_rule *axis, int64_t ranks);
  * rule). */
 size_t ckpt_rules_part_of(int64_t parts, int64_t ranks, size_t rank);
 
-/** The cut of an --axis rule (after its --view rule, when not NULL) into `parts` equal parts. */
+/** The cut of an --axis rule into `parts` equal parts, after its --view rule when not NULL, else
+ * after the rule's own view (a preset's). */
 ckpt_cut ckpt_rules_cut(const ckpt_shard_rule *axis, const ckpt_shard_rule *view, int64_t parts);
 
 /**

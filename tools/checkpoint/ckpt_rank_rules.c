@@ -44,6 +44,14 @@ int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
     return 0;
   }
   *axis = first_match(spec->axes, spec->axis_count, name, 1, hits);
+  if (*axis != NULL && (*axis)->segment_count > 0 && *view != NULL) {
+    /* A fused QKV is cut by its parts' heads, not along a view. */
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s': --view '%.200s' would reshape the fused QKV the preset "
+                     "cuts by its q, k and v heads; give it an --axis rule of its own to cut it "
+                     "along that view",
+                     name, (*view)->glob);
+  }
   if (*axis != NULL || replicated(spec, name, 1, replicate_hits)) {
     return 0;
   }

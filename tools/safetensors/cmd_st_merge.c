@@ -80,7 +80,7 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
   if (a->rules.spec.axis_count == 0 && a->rules.preset_name == NULL) {
     return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule and no --preset", cmd);
   }
-  return st_rank_rules_preset(&a->rules, a->ranks[0], cmd);
+  return st_rank_rules_check(&a->rules, cmd);
 }
 
 int cmd_st_merge(int argc, char **argv, int first, int reshard) {
@@ -103,23 +103,19 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
   } else if (rc == 0) {
     tool_error err;
     rc = st_ranks_load(a.ranks, a.rank_count, &m, &err);
-    /* Reading config.json reports its own error. */
-    int reported = 0;
-    if (rc == 0) {
-      rc = st_model_quant(&m, &a.quant, a.ranks[0], cmd);
-      reported = rc != 0;
-    }
-    if (rc == 0) {
+    if (rc != 0) {
+      st_report(&err);
+    } else if ((rc = st_model_quant(&m, &a.quant, a.ranks[0], cmd)) == 0 &&
+               (rc = st_rank_rules_preset(&a.rules, a.ranks[0], cmd)) == 0) {
       ckpt_format format = st_format(&m);
       rc = reshard ? ckpt_plan_reshard(&m.ckpt, &format, &a.rules.spec, &plan, &err)
                    : ckpt_plan_merge(&m.ckpt, &format, &a.rules.spec, a.max_size, &plan, &err);
       if (rc != 0) {
         tool_prefix(&err, "%s", cmd);
+        st_report(&err);
       }
     }
-    if (rc != 0 && !reported) {
-      st_report(&err);
-    } else if (rc == 0) {
+    if (rc == 0) {
       a.o.model = a.ranks[0];
       rc = st_execute(&plan, &m, &a.o, cmd);
     }

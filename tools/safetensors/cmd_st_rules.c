@@ -264,23 +264,23 @@ int st_preset_config(const char *model, const char *preset_name, ckpt_config *co
   return rc;
 }
 
+int st_rank_rules_check(const st_rank_rules *r, const char *cmd) {
+  if (r->preset_name == NULL && r->replicate_kv) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --replicate-kv needs --preset, whose rules know the KV heads", cmd);
+  }
+  return st_check_qkv_layout(r->preset_name, r->has_qkv_layout, cmd);
+}
+
 int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd) {
   if (r->preset_name == NULL) {
-    if (r->replicate_kv) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: --replicate-kv needs --preset, whose rules know the KV heads", cmd);
-    }
-    return st_check_qkv_layout(NULL, r->has_qkv_layout, cmd);
-  }
-  int rc = st_check_qkv_layout(r->preset_name, r->has_qkv_layout, cmd);
-  if (rc != 0) {
-    return rc;
+    return 0;
   }
   r->command_axes = r->spec.axis_count;
   char *path = NULL;
   tool_error err;
   ckpt_config config;
-  rc = st_preset_config(model, r->preset_name, &config, &path, &err);
+  int rc = st_preset_config(model, r->preset_name, &config, &path, &err);
   if (rc == 0) {
     rc = ckpt_preset_make(r->preset_name, &config, path, r->replicate_kv, r->qkv_layout, &r->preset,
                           &err);

@@ -68,12 +68,13 @@ int cmd_st_shard(int argc, char **argv, int first) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule and no --preset");
   }
   if (rc == 0 && o.dry_run >= 0) {
-    rc = st_rank_rules_preset(&rules, o.model, "st shard");
+    rc = st_rank_rules_check(&rules, "st shard");
   }
   st_model m = {0};
   ckpt_plan plan = {0};
   if (rc == 0 && o.dry_run >= 0) {
     rc = st_load(o.model, &m);
+    rc = rc != 0 ? rc : st_rank_rules_preset(&rules, o.model, "st shard");
     if (rc == 0) {
       rc = st_model_quant(&m, &quant, o.model, "st shard");
     }

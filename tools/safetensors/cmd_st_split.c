@@ -134,6 +134,11 @@ int cmd_st_split(int argc, char **argv, int first) {
   for (size_t i = 0; i < s.count && rc == 0; i++) {
     rc = ckpt_rule_complete(&s, &s.rules[i]);
   }
+  st_model m = {0};
+  ckpt_plan plan = {0};
+  if (rc == 0) {
+    rc = st_load(o.model, &m);
+  }
   /* The preset's rules after the command line's (a tensor both match is refused, as any
    * tensor two rules match). */
   ckpt_preset_split ps;
@@ -152,11 +157,6 @@ int cmd_st_split(int argc, char **argv, int first) {
   }
   if (rc == 0 && ps.count > 0) {
     memcpy(rules + s.count, ps.rules, ps.count * sizeof *rules);
-  }
-  st_model m = {0};
-  ckpt_plan plan = {0};
-  if (rc == 0) {
-    rc = st_load(o.model, &m);
   }
   if (rc == 0) {
     rc = st_model_quant(&m, &quant, o.model, "st split");

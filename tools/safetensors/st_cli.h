@@ -109,6 +109,11 @@ int st_rank_rules_init(st_rank_rules *r, int argc);
  * `*rc` 0 or CLI_EXIT_USAGE (reported, naming `cmd`); returns 0 for another option. */
 int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char *cmd, int *rc);
 
+/** Checks the options of the preset against each other: --replicate-kv or --qkv-layout without
+ * --preset, --qkv-layout with a named preset that has no fused QKV. Returns 0 or CLI_EXIT_USAGE
+ * (reported, naming `cmd`). */
+int st_rank_rules_check(const st_rank_rules *r, const char *cmd);
+
 /**
  * With --preset: reads the config.json of MODEL's folder (MODEL itself when it is a folder, else
  * the folder that holds it; for merge and reshard the first RANK), makes the preset
