@@ -158,22 +158,19 @@ static int has_scales(const ckpt_model *m) {
   return 0;
 }
 
-/* The config.json of MODEL: MODEL/config.json for a folder, else the one beside MODEL
- * (malloc'd, or NULL when out of memory). */
-static char *config_beside(const char *model) {
+/* The config.json of MODEL's folder, malloc'd: MODEL/config.json for a folder, else beside it. */
+static char *config_path(const char *model) {
   struct stat st;
-  size_t n = strlen(model);
-  const char *slash = strrchr(model, '/');
-  int folder = stat(model, &st) == 0 && S_ISDIR(st.st_mode);
-  size_t keep = folder ? n : slash != NULL ? (size_t)(slash - model) + 1 : 0;
-  const char *sep = folder && n > 0 && model[n - 1] != '/' ? "/" : "";
-  char *path = malloc(keep + strlen(sep) + sizeof "config.json");
-  if (path != NULL) {
-    memcpy(path, model, keep);
-    strcpy(path + keep, sep);
-    strcat(path, "config.json");
+  char *path = NULL;
+  if (stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
+    size_t n = strlen(model);
+    return asprintf(&path, "%s%sconfig.json", model, n > 0 && model[n - 1] == '/' ? "" : "/") < 0
+               ? NULL
+               : path;
   }
-  return path;
+  const char *slash = strrchr(model, '/');
+  int dir = slash != NULL ? (int)(slash - model + 1) : 0;
+  return asprintf(&path, "%.*sconfig.json", dir, model) < 0 ? NULL : path;
 }
 
 int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, const char *cmd) {
@@ -186,7 +183,7 @@ int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, cons
   if (!has_scales(&m->ckpt)) {
     return 0;
   }
-  char *path = config_beside(model);
+  char *path = config_path(model);
   if (path == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
@@ -207,21 +204,6 @@ int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, cons
     m->ckpt.quant.block[1] = config.block[1];
   }
   return 0;
-}
-
-/* The config.json of MODEL's folder, malloc'd: MODEL/config.json for a folder, else beside it. */
-static char *config_path(const char *model) {
-  struct stat st;
-  char *path = NULL;
-  if (stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
-    size_t n = strlen(model);
-    return asprintf(&path, "%s%sconfig.json", model, n > 0 && model[n - 1] == '/' ? "" : "/") < 0
-               ? NULL
-               : path;
-  }
-  const char *slash = strrchr(model, '/');
-  int dir = slash != NULL ? (int)(slash - model + 1) : 0;
-  return asprintf(&path, "%.*sconfig.json", dir, model) < 0 ? NULL : path;
 }
 
 /* Room for `n` entries more in an array of `have` (its size is have + 1 or more). */
