@@ -1,6 +1,7 @@
-/* tools/checkpoint: dtype sizes (plain, sub-byte, block-quantized), globs, and the cut rules of
- * block types (GGUF's quantized blocks, which no safetensors dtype has: the table here is the
- * test's own, with Q4_0's published geometry of 32 elements in 18 bytes). */
+/* tools/checkpoint: dtype sizes (plain, sub-byte, block-quantized), globs, scales found by name
+ * and cut in blocks with their weights, and the cut rules of block types (GGUF's quantized blocks,
+ * which no safetensors dtype has: the table here is the test's own, with Q4_0's published geometry
+ * of 32 elements in 18 bytes). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "ckpt_companion.h"
 #include "ckpt_cut.h"
 #include "ckpt_glob.h"
 #include "ckpt_plan.h"
@@ -204,6 +206,94 @@ static void test_block_view_and_starts(void **state) {
                       "would not start on byte boundaries");
 }
 
+/* A scale is found by its weight's name among names that share its prefix. */
+static void test_companion_names(void **state) {
+  (void)state;
+  const char *names[] = {"a.weight",    "a.weight.x", "a.weight_scale_inv", "a.weightb",
+                         "b_scale_inv", "c.w",        "c.w_scale_inv",      "c.w_scale_inv2"};
+  ckpt_tensor ts[8];
+  const ckpt_tensor *by_name[8];
+  int64_t shape[] = {4, 8};
+  for (size_t i = 0; i < 8; i++) {
+    ts[i] = tensor(&f32, shape, 2);
+    ts[i].name = (char *)names[i];
+    by_name[i] = &ts[i];
+  }
+  ckpt_model m;
+  memset(&m, 0, sizeof m);
+  m.tensor_count = 8;
+  m.by_name = by_name;
+  size_t at = 99;
+  assert_ptr_equal(ckpt_companion_weight(&m, &ts[2], &at), &ts[0]);
+  assert_int_equal(at, 0);
+  assert_ptr_equal(ckpt_companion_weight(&m, &ts[6], &at), &ts[5]);
+  assert_int_equal(at, 5);
+  /* No tensor "b"; a suffix not at the end; a weight that is not a scale. */
+  assert_null(ckpt_companion_weight(&m, &ts[4], &at));
+  assert_null(ckpt_companion_weight(&m, &ts[7], &at));
+  assert_null(ckpt_companion_weight(&m, &ts[0], &at));
+}
+
+/* A weight's cut in blocks of [4, 8]: lengths counted in blocks, the last part taking the last
+ * (partial) block; a part starting inside a block is refused; the parts of a join give back
+ * their lengths. */
+static void test_companion_cuts(void **state) {
+  (void)state;
+  int64_t wshape[] = {10, 20}, sshape[] = {3, 3}, bad_shape[] = {3, 2};
+  ckpt_tensor w = tensor(&f32, wshape, 2), s = tensor(&f32, sshape, 2);
+  w.name = (char *)"x.weight";
+  s.name = (char *)"x.weight_scale_inv";
+  ckpt_quant q = {1, {4, 8}};
+  tool_error err = {0};
+  assert_int_equal(ckpt_companion_check(&q, &w, &s, "m.st", &err), 0);
+  int64_t lengths[] = {8, -1};
+  ckpt_cut cut = {0}, scut;
+  cut.axis = 0;
+  cut.lengths = lengths;
+  cut.length_count = 2;
+  assert_int_equal(ckpt_companion_cut(&q, &w, &s, &cut, "m.st", &scut, &err), 0);
+  assert_int_equal(scut.axis, 0);
+  assert_int_equal(scut.has_parts, 0);
+  assert_int_equal(scut.length_count, 2);
+  assert_int_equal(scut.lengths[0], 2);
+  assert_int_equal(scut.lengths[1], 1);
+  ckpt_companion_cut_free(&scut);
+  /* Columns: 16 then 4 of the last block of 8 (partial). */
+  int64_t columns[] = {16, 4};
+  cut.axis = -1;
+  cut.lengths = columns;
+  assert_int_equal(ckpt_companion_cut(&q, &w, &s, &cut, "m.st", &scut, &err), 0);
+  assert_int_equal(scut.axis, 1);
+  assert_int_equal(scut.lengths[0], 2);
+  assert_int_equal(scut.lengths[1], 1);
+  ckpt_companion_cut_free(&scut);
+  /* Two halves of 10 columns: the second would start inside the second block. */
+  cut.has_parts = 1;
+  cut.parts = 2;
+  assert_int_equal(ckpt_companion_cut(&q, &w, &s, &cut, "m.st", &scut, &err), CLI_EXIT_DATA);
+  assert_non_null(strstr(err.message, "part 1 would start at column 10 of axis 1, inside a "
+                                      "quantization block of 8 columns (weight_block_size [4, "
+                                      "8])"));
+  assert_null(scut.lengths);
+  /* The block size unknown, a scale of another shape. */
+  ckpt_quant unknown = {0, {0, 0}};
+  assert_int_equal(ckpt_companion_cut(&unknown, &w, &s, &cut, "m.st", &scut, &err), CLI_EXIT_DATA);
+  assert_non_null(strstr(err.message, "--quant-block B0,B1"));
+  s.shape = bad_shape;
+  assert_int_equal(ckpt_companion_check(&q, &w, &s, "m.st", &err), CLI_EXIT_DATA);
+  assert_non_null(strstr(err.message, "needs a scale of shape [3,3]"));
+  assert_int_equal(ckpt_companion_check(&unknown, &w, &s, "m.st", &err), 0);
+  /* The join of parts of 8 and 2 rows is the cut 8,2. */
+  int64_t p0[] = {8, 20}, p1[] = {2, 20};
+  ckpt_tensor a = tensor(&f32, p0, 2), b = tensor(&f32, p1, 2);
+  const ckpt_tensor *parts[] = {&a, &b};
+  assert_int_equal(ckpt_companion_join_cut(&w, parts, 2, NULL, 0, &scut, &err), 0);
+  assert_int_equal(scut.length_count, 2);
+  assert_int_equal(scut.lengths[0], 8);
+  assert_int_equal(scut.lengths[1], 2);
+  ckpt_companion_cut_free(&scut);
+}
+
 static void test_scrub(void **state) {
   (void)state;
   tool_error err;
@@ -214,8 +304,9 @@ static void test_scrub(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sizes),      cmocka_unit_test(test_globs),
-      cmocka_unit_test(test_block_cuts), cmocka_unit_test(test_block_view_and_starts),
+      cmocka_unit_test(test_sizes),           cmocka_unit_test(test_globs),
+      cmocka_unit_test(test_block_cuts),      cmocka_unit_test(test_block_view_and_starts),
+      cmocka_unit_test(test_companion_names), cmocka_unit_test(test_companion_cuts),
       cmocka_unit_test(test_scrub),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

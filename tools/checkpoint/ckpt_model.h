@@ -62,6 +62,14 @@ typedef struct ckpt_file {
   ckpt_meta *meta;
 } ckpt_file;
 
+/** The block size of a model's quantization scales (ckpt_companion.h): rows and columns of the
+ * weight per scale (B0, B1), when known (`has_block`); a model whose scaled weights are cut needs
+ * it. Plain data. */
+typedef struct ckpt_quant {
+  int has_block;
+  int64_t block[2];
+} ckpt_quant;
+
 /** A model: one file, or the files an index lists, or a folder holding either. */
 typedef struct ckpt_model {
   /** The folder of the files with a trailing '/', or "" for the current directory. */
@@ -80,6 +88,9 @@ typedef struct ckpt_model {
    * when the model was given as a folder or an index; none for a file given by its path. */
   size_t sidecar_count;
   char **sidecars;
+  /** The block size of its `*_scale_inv` scales, which the command sets (from its options or the
+   * model's config.json); zero: not known. */
+  ckpt_quant quant;
 } ckpt_model;
 
 /** Releases what `f` holds and zeroes it (safe on a zeroed or partly filled file). */

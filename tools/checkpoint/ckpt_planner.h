@@ -10,8 +10,25 @@
 #include "ckpt_format.h"
 #include "ckpt_plan.h"
 
+/** The mark of an expert's number in the names of a rule of experts. */
+#define CKPT_EXPERT_MARK "{e}"
+
+/** What a split rule does with the experts of a mixture-of-experts layer. */
+enum {
+  /** Nothing: an ordinary cut. */
+  CKPT_EXPERTS_NONE = 0,
+  /** Its one name holds CKPT_EXPERT_MARK: a stacked tensor becomes one tensor per index of the
+   * axis, the axis removed (SplitToSequence with keepdims 0), the mark replaced by the index. */
+  CKPT_UNSTACK,
+  /** Its glob holds CKPT_EXPERT_MARK, which matches an expert's number (decimal, no leading
+   * zero): the experts 0..E-1 of each name are stacked along a new axis AXIS into the one name
+   * (ConcatFromSequence with new_axis 1). */
+  CKPT_STACK
+};
+
 /** A split rule: the tensors matching `glob` are cut by `cut` into parts named by `names` (each
- * '*' of a name takes the run the glob's '*' matched). The strings are the caller's. */
+ * '*' of a name takes the run the glob's '*' matched), or their experts unstacked or stacked
+ * (`experts`). The strings are the caller's. */
 typedef struct ckpt_split_rule {
   const char *glob;
   ckpt_cut cut;
@@ -19,15 +36,22 @@ typedef struct ckpt_split_rule {
   size_t name_count;
   /** Where the rule was given, for messages: "rule 2 (--tensor 'x')", "rules.txt:3 (...)". */
   const char *origin;
+  /** CKPT_EXPERTS_NONE, CKPT_UNSTACK or CKPT_STACK; for CKPT_STACK, the glob with the mark made a
+   * '*' (`stack_glob`) and the number of that '*' among the glob's, from 0 (`expert_capture`). */
+  int experts;
+  const char *stack_glob;
+  int expert_capture;
 } ckpt_split_rule;
 
 /**
- * Plans a split: every tensor matching one rule is replaced by its parts, every other tensor is
- * kept; the outputs mirror the model's files (same names, same metadata) and its index. Returns
- * 0, or with the message in `err`: CLI_EXIT_DATA (a tensor matches two rules, a rule matches no
- * tensor, a cut breaks a rule, two outputs get one name), CLI_EXIT_USAGE (a rule names more or
- * fewer parts than it cuts), an error of the format's layout or index, CLI_EXIT_SOFTWARE. Free
- * the plan with ckpt_plan_free in either case.
+ * Plans a split: every tensor matching one rule is replaced by its parts (one per expert for a
+ * CKPT_UNSTACK rule; the experts of a CKPT_STACK rule by their stack, in expert 0's file: see
+ * ckpt_stack.h), every other tensor is kept; a weight's block scale follows its weight
+ * (ckpt_companion.h); the outputs mirror the model's files (same names, same metadata) and its
+ * index. Returns 0, or with the message in `err`: CLI_EXIT_DATA (a tensor matches two rules, a
+ * rule matches no tensor, a cut breaks a rule, experts that cannot be stacked, two outputs get
+ * one name), CLI_EXIT_USAGE (a rule names more or fewer parts than it cuts), an error of the
+ * format's layout or index, CLI_EXIT_SOFTWARE. Free the plan with ckpt_plan_free in either case.
  */
 int ckpt_plan_split(const ckpt_model *m, const ckpt_format *format, const ckpt_split_rule *rules,
                     size_t rule_count, ckpt_plan *plan, tool_error *err);
@@ -104,6 +128,19 @@ typedef struct ckpt_shard_spec {
  */
 int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
                    const ckpt_shard_rule **axis, const ckpt_shard_rule **view, tool_error *err);
+
+/**
+ * How the rules of `spec` take scale `s` of weight `w` (ckpt_companion.h): as they take `w`
+ * (`*axis`, `*view` as ckpt_rules_for gives them for w, counted in `scratch`), whatever rules
+ * match `s` (counted in `hits`; a scale is never unmatched). A rule that matches `s` must take
+ * it as `w` is taken: another --axis rule of another axis, a --view rule other than w's, or a
+ * --replicate glob while w is cut is CLI_EXIT_DATA naming the scale, its weight and the rule
+ * (`where` first). Returns 0 or that.
+ */
+int ckpt_rules_for_scale(const ckpt_shard_spec *spec, const ckpt_tensor *w, const ckpt_tensor *s,
+                         const char *where, size_t *hits, size_t *scratch,
+                         const ckpt_shard_rule **axis, const ckpt_shard_rule **view,
+                         tool_error *err);
 
 /** The number of rules of `spec`: the size of the `hits` array of ckpt_rules_for. */
 size_t ckpt_rules_count(const ckpt_shard_spec *spec);

@@ -63,6 +63,59 @@ int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
   return 0;
 }
 
+/* The --replicate globs' hits so far. */
+static size_t replicate_hits(const ckpt_shard_spec *spec, const size_t *hits) {
+  size_t total = 0;
+  for (size_t i = 0; i < spec->replicate_count; i++) {
+    total += hits[spec->axis_count + spec->view_count + i];
+  }
+  return total;
+}
+
+int ckpt_rules_for_scale(const ckpt_shard_spec *spec, const ckpt_tensor *w, const ckpt_tensor *s,
+                         const char *where, size_t *hits, size_t *scratch,
+                         const ckpt_shard_rule **axis, const ckpt_shard_rule **view,
+                         tool_error *err) {
+  ckpt_shard_spec loose = *spec;
+  loose.unmatched_error = 0;
+  const ckpt_shard_rule *own_axis, *own_view;
+  size_t before = replicate_hits(spec, hits);
+  ckpt_rules_for(&loose, s->name, hits, &own_axis, &own_view, err);
+  int own_replicate = replicate_hits(spec, hits) != before;
+  ckpt_rules_for(&loose, w->name, scratch, axis, view, err);
+  int64_t n = s->ndim;
+  const char *kind = NULL, *glob = NULL;
+  if (own_axis != NULL && own_axis != *axis) {
+    /* The same axis, with no view on either, says what the weight's rule says. */
+    int same = *axis != NULL && own_view == NULL && *view == NULL &&
+               (own_axis->axis < 0 ? own_axis->axis + n : own_axis->axis) ==
+                   ((*axis)->axis < 0 ? (*axis)->axis + n : (*axis)->axis);
+    kind = same ? NULL : "--axis";
+    glob = own_axis->glob;
+  }
+  if (kind == NULL && own_view != NULL && own_view != *view) {
+    kind = "--view";
+    glob = own_view->glob;
+  }
+  if (kind == NULL && own_replicate && *axis != NULL) {
+    kind = "--replicate";
+    glob = "";
+    for (size_t i = 0; i < spec->replicate_count; i++) {
+      if (ckpt_glob_match(spec->replicate[i], s->name, NULL)) {
+        glob = spec->replicate[i];
+        break;
+      }
+    }
+  }
+  if (kind != NULL) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: tensor '%.200s' is the quantization scale of '%.200s' and is cut as its "
+                     "weight is, but the %s rule '%.200s' takes it otherwise",
+                     where, s->name, w->name, kind, glob);
+  }
+  return 0;
+}
+
 size_t ckpt_rules_count(const ckpt_shard_spec *spec) {
   return spec->axis_count + spec->view_count + spec->replicate_count;
 }

@@ -169,10 +169,75 @@ int ckpt_rule_command_line(ckpt_rule_set *s, int kind, const char *value) {
   return ckpt_rule_option(s, kind, value, "");
 }
 
-int ckpt_rule_complete(const ckpt_rule_set *s, const ckpt_split_rule *r) {
-  (void)s;
+/* The number of CKPT_EXPERT_MARK in `text`. */
+static int marks(const char *text) {
+  int n = 0;
+  for (const char *p = strstr(text, CKPT_EXPERT_MARK); p != NULL;
+       p = strstr(p + 1, CKPT_EXPERT_MARK)) {
+    n++;
+  }
+  return n;
+}
+
+/* A rule of experts: one mark in the glob (stack) or in its one name (unstack); no -n, -l or
+ * --view, since the experts are the parts. */
+static int complete_experts(ckpt_rule_set *s, ckpt_split_rule *r, int in_glob, int in_names) {
+  if (!s->experts) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: '%s' (a rule of experts) belongs to 'st split'; here it would be a "
+                     "literal name",
+                     r->origin, CKPT_EXPERT_MARK);
+  }
+  if (r->cut.has_parts || r->cut.lengths != NULL || r->cut.has_view) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: a rule of experts ('%s') takes no -n, -l or --view: its parts are the "
+                     "experts",
+                     r->origin, CKPT_EXPERT_MARK);
+  }
+  if (r->name_count != 1 || in_glob + in_names != 1) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: a rule of experts has one --into name and '%s' once, in the glob (the "
+                     "experts stacked into the name) or in the name (the tensor unstacked)",
+                     r->origin, CKPT_EXPERT_MARK);
+  }
+  r->experts = in_glob ? CKPT_STACK : CKPT_UNSTACK;
+  if (!in_glob) {
+    return 0;
+  }
+  if (ckpt_glob_stars(r->glob) + 1 > CKPT_MAX_CAPTURES) {
+    return cli_error(CLI_EXIT_USAGE, "%s: at most %d '*' beside '%s' in a glob", r->origin,
+                     CKPT_MAX_CAPTURES - 1, CKPT_EXPERT_MARK);
+  }
+  const char *mark = strstr(r->glob, CKPT_EXPERT_MARK);
+  size_t before = (size_t)(mark - r->glob), len = strlen(r->glob), m = strlen(CKPT_EXPERT_MARK);
+  char *glob = malloc(len - m + 2);
+  if (keep(s, glob) == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  memcpy(glob, r->glob, before);
+  glob[before] = '*';
+  memcpy(glob + before + 1, mark + m, len - before - m + 1);
+  r->expert_capture = 0;
+  for (size_t i = 0; i < before; i++) {
+    r->expert_capture += r->glob[i] == '*';
+  }
+  r->stack_glob = glob;
+  return 0;
+}
+
+int ckpt_rule_complete(ckpt_rule_set *s, ckpt_split_rule *r) {
   if (r->cut.axis == INT64_MIN) {
     return cli_error(CLI_EXIT_USAGE, "%s: -a/--axis is missing", r->origin);
+  }
+  int in_glob = marks(r->glob), in_names = 0;
+  for (size_t i = 0; i < r->name_count; i++) {
+    in_names += marks(r->names[i]);
+  }
+  if (in_glob + in_names > 0) {
+    if (r->names == NULL) {
+      return cli_error(CLI_EXIT_USAGE, "%s: --into NAME is missing", r->origin);
+    }
+    return complete_experts(s, r, in_glob, in_names);
   }
   if (r->cut.has_parts == (r->cut.lengths != NULL)) {
     return cli_error(CLI_EXIT_USAGE, "%s: give exactly one of -n N and -l LENGTHS", r->origin);

@@ -34,6 +34,8 @@ typedef struct ckpt_rule_set {
    * whether the last rule came from a rules file. */
   size_t command_line;
   int last_in_file;
+  /** Whether the command takes rules of experts (CKPT_EXPERT_MARK in a glob or a name). */
+  int experts;
 } ckpt_rule_set;
 
 /**
@@ -53,9 +55,11 @@ int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *
  */
 int ckpt_rule_command_line(ckpt_rule_set *s, int kind, const char *value);
 
-/** Checks that rule `r` is complete (an axis, one of -n and -l, names as many as its parts).
- * Returns 0 or prints the error and returns CLI_EXIT_USAGE. */
-int ckpt_rule_complete(const ckpt_rule_set *s, const ckpt_split_rule *r);
+/** Checks that rule `r` is complete (an axis, one of -n and -l, names as many as its parts) and
+ * sets what it does with experts: CKPT_EXPERT_MARK once in its glob (a stack: one name, no -n,
+ * -l or --view) or once in its one name (an unstack: the same), only when s->experts. Returns 0
+ * or prints the error and returns CLI_EXIT_USAGE (CLI_EXIT_SOFTWARE: out of memory). */
+int ckpt_rule_complete(ckpt_rule_set *s, ckpt_split_rule *r);
 
 /** Reads a rules file: one rule per line with the options above, written as on the command
  * line (the words split as a shell splits them: quotes and backslashes work, '#' starts a

@@ -18,6 +18,7 @@ typedef struct merge_args {
   char **ranks;
   size_t rank_count;
   uint64_t max_size;
+  ckpt_quant quant;
   int help;
 } merge_args;
 
@@ -41,6 +42,8 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
       a->help = 1;
     } else if (st_parse_write_common(id, value, &a->o)) {
     } else if (st_rank_rule_option(&a->rules, id, value, cmd, &rc)) {
+    } else if (id == OPT_QUANT_BLOCK) {
+      rc = st_parse_quant_block(value, cmd, &a->quant);
     } else if (id == OPT_NUM && reshard) {
       rc = st_parse_ranks(value, cmd, &a->rules.spec.ranks);
     } else if (id == OPT_NUM) {
@@ -102,7 +105,8 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
     rc = st_ranks_load(a.ranks, a.rank_count, &m, &err);
     if (rc != 0) {
       st_report(&err);
-    } else if ((rc = st_rank_rules_preset(&a.rules, a.ranks[0], cmd)) == 0) {
+    } else if ((rc = st_model_quant(&m, &a.quant, a.ranks[0], cmd)) == 0 &&
+               (rc = st_rank_rules_preset(&a.rules, a.ranks[0], cmd)) == 0) {
       ckpt_format format = st_format(&m);
       rc = reshard ? ckpt_plan_reshard(&m.ckpt, &format, &a.rules.spec, &plan, &err)
                    : ckpt_plan_merge(&m.ckpt, &format, &a.rules.spec, a.max_size, &plan, &err);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "ckpt_by_size.h"
+#include "ckpt_companion.h"
 #include "ckpt_config.h"
 #include "ckpt_cut.h"
 #include "cli_util.h"
@@ -128,6 +129,35 @@ int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes)
   return 0;
 }
 
+int st_parse_quant_block(const char *value, const char *cmd, ckpt_quant *q) {
+  const char *p = value;
+  for (int i = 0; i < 2; i++) {
+    char *end = NULL;
+    long long v = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : 0;
+    if (end == NULL || v < 1 || v > (1LL << 31) || *end != (i == 0 ? ',' : '\0')) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --quant-block '%s' is not B0,B1 (the rows and columns of a "
+                       "quantization block, each from 1 to 2147483648, e.g. 128,128)",
+                       cmd, value);
+    }
+    q->block[i] = v;
+    p = end + 1;
+  }
+  q->has_block = 1;
+  return 0;
+}
+
+/* Whether a tensor of `m` is the block scale of another. */
+static int has_scales(const ckpt_model *m) {
+  for (size_t k = 0; k < m->tensor_count; k++) {
+    size_t at;
+    if (ckpt_companion_weight(m, m->by_name[k], &at) != NULL) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* The config.json of MODEL's folder, malloc'd: MODEL/config.json for a folder, else beside it. */
 static char *config_path(const char *model) {
   struct stat st;
@@ -141,6 +171,39 @@ static char *config_path(const char *model) {
   const char *slash = strrchr(model, '/');
   int dir = slash != NULL ? (int)(slash - model + 1) : 0;
   return asprintf(&path, "%.*sconfig.json", dir, model) < 0 ? NULL : path;
+}
+
+int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, const char *cmd) {
+  if (given->has_block) {
+    m->ckpt.quant = *given;
+    return 0;
+  }
+  /* config.json is read only for a model that has scales, so that a model without them is not
+   * refused for a configuration it does not need. */
+  if (!has_scales(&m->ckpt)) {
+    return 0;
+  }
+  char *path = config_path(model);
+  if (path == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  ckpt_config config;
+  tool_error err;
+  int rc = ckpt_config_read(path, &config, &err);
+  free(path);
+  if (rc == CLI_EXIT_NOINPUT) {
+    return 0; /* no config.json: the block size is not known */
+  }
+  if (rc != 0) {
+    tool_prefix(&err, "%s", cmd);
+    return st_report(&err);
+  }
+  if (config.has_block) {
+    m->ckpt.quant.has_block = 1;
+    m->ckpt.quant.block[0] = config.block[0];
+    m->ckpt.quant.block[1] = config.block[1];
+  }
+  return 0;
 }
 
 /* Room for `n` entries more in an array of `have` (its size is have + 1 or more). */

@@ -17,6 +17,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
   o.argc = argc;
   o.argv = argv;
   st_rank_rules rules;
+  ckpt_quant quant = {0};
   int rc = st_rank_rules_init(&rules, argc);
   for (; rc == 0;) {
     int id;
@@ -41,6 +42,8 @@ int cmd_st_shard(int argc, char **argv, int first) {
     } else if (st_rank_rule_option(&rules, id, value, "st shard", &rc)) {
     } else if (id == OPT_NUM) {
       rc = st_parse_ranks(value, "st shard", &rules.spec.ranks);
+    } else if (id == OPT_QUANT_BLOCK) {
+      rc = st_parse_quant_block(value, "st shard", &quant);
     } else if (id == OPT_MAX_SHARD_SIZE) {
       rc = cli_error(CLI_EXIT_USAGE,
                      "st shard: --max-shard-size belongs to 'st merge' and 'st split'; each "
@@ -72,6 +75,9 @@ int cmd_st_shard(int argc, char **argv, int first) {
   if (rc == 0 && o.dry_run >= 0) {
     rc = st_load(o.model, &m);
     rc = rc != 0 ? rc : st_rank_rules_preset(&rules, o.model, "st shard");
+    if (rc == 0) {
+      rc = st_model_quant(&m, &quant, o.model, "st shard");
+    }
     if (rc == 0) {
       tool_error err;
       ckpt_format format = st_format(&m);

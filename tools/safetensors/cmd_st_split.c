@@ -59,7 +59,9 @@ int cmd_st_split(int argc, char **argv, int first) {
   ckpt_rule_set s;
   memset(&s, 0, sizeof s);
   s.command = "st split";
+  s.experts = 1;
   uint64_t max_size = 0;
+  ckpt_quant quant = {0};
   const char *preset = NULL;
   int has_layout = 0;
   ckpt_qkv_layout layout = CKPT_QKV_CONCAT;
@@ -90,6 +92,8 @@ int cmd_st_split(int argc, char **argv, int first) {
       rc = ckpt_rules_read(&s, value);
     } else if (id == OPT_MAX_SHARD_SIZE) {
       rc = st_parse_max_shard_size(value, "st split", &max_size);
+    } else if (id == OPT_QUANT_BLOCK) {
+      rc = st_parse_quant_block(value, "st split", &quant);
     } else if (rule_kind(id) != 0) {
       rc = ckpt_rule_command_line(&s, rule_kind(id), value);
     } else if (id == OPT_PRESET) {
@@ -147,11 +151,15 @@ int cmd_st_split(int argc, char **argv, int first) {
     rules = calloc(s.count + ps.count + 1, sizeof *rules);
     rc = rules == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
   }
-  if (rc == 0 && s.count > 0) { /* s.rules is NULL without rules of the command line */
+  /* memcpy's arguments may not be NULL, even for no bytes: either list may be empty. */
+  if (rc == 0 && s.count > 0) {
     memcpy(rules, s.rules, s.count * sizeof *rules);
   }
-  if (rc == 0) {
+  if (rc == 0 && ps.count > 0) {
     memcpy(rules + s.count, ps.rules, ps.count * sizeof *rules);
+  }
+  if (rc == 0) {
+    rc = st_model_quant(&m, &quant, o.model, "st split");
   }
   if (rc == 0) {
     tool_error err;

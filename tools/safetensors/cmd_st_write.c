@@ -32,6 +32,7 @@ const cli_option st_write_options[] = {
     {"preset", 0, 1, OPT_PRESET},
     {"replicate-kv", 0, 0, OPT_REPLICATE_KV},
     {"qkv-layout", 0, 1, OPT_QKV_LAYOUT},
+    {"quant-block", 0, 1, OPT_QUANT_BLOCK},
 };
 const size_t st_common_option_count = sizeof st_common_options / sizeof st_common_options[0];
 const size_t st_write_option_count = sizeof st_write_options / sizeof st_write_options[0];

@@ -43,6 +43,7 @@ enum {
   OPT_STRICT,
   OPT_AGAINST,
   OPT_NO_SIDECAR,
+  OPT_QUANT_BLOCK,
   OPT_PRESET,
   OPT_REPLICATE_KV,
   OPT_QKV_LAYOUT,
@@ -145,6 +146,17 @@ int st_parse_ranks(const char *value, const char *cmd, int64_t *ranks);
 
 /** Parses --max-shard-size SIZE (ckpt_parse_size). Returns 0 or CLI_EXIT_USAGE (reported). */
 int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes);
+
+/** Parses --quant-block B0,B1 (two sizes from 1 to 2^31) into `q`. Returns 0 or CLI_EXIT_USAGE
+ * (reported, naming `cmd`). */
+int st_parse_quant_block(const char *value, const char *cmd, ckpt_quant *q);
+
+/** Gives the loaded model `m` the block size of its scales (ckpt_companion.h): `given`
+ * (--quant-block) when it has one, else, when the model has scales, the
+ * quantization_config.weight_block_size of the config.json of `model` (MODEL/config.json for a
+ * folder, else the file beside MODEL; none there: not known). Returns 0, or the status of reading
+ * config.json (ckpt_config_read: 65 naming the file and the key, 74), reported with `cmd`. */
+int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, const char *cmd);
 
 /** The subcommands. */
 int cmd_st_inspect(int argc, char **argv, int first, int is_check);
