@@ -11,7 +11,7 @@
 #include "st_ranks.h"
 #include "st_write.h"
 
-/* The options of merge (max_size) or reshard (rules.spec.ranks), and the RANK... paths. */
+/* The options of merge (max_size) or reshard (rules.base.spec.ranks), and the RANK... paths. */
 typedef struct merge_args {
   write_opts o;
   st_rank_rules rules;
@@ -45,7 +45,7 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
     } else if (id == OPT_QUANT_BLOCK) {
       rc = st_parse_quant_block(value, cmd, &a->quant);
     } else if (id == OPT_NUM && reshard) {
-      rc = st_parse_ranks(value, cmd, &a->rules.spec.ranks);
+      rc = ckpt_rank_rules_apply(&a->rules.base, CKPT_RANK_NUM, value, cmd);
     } else if (id == OPT_NUM) {
       rc = cli_error(CLI_EXIT_USAGE,
                      "st merge writes one model: -n RANKS belongs to 'st reshard' and 'st shard'");
@@ -74,10 +74,10 @@ static int parse(merge_args *a, int argc, char **argv, int first, int reshard, c
   if (a->o.outdir == NULL) {
     return cli_error(CLI_EXIT_USAGE, "%s: -o OUTDIR is missing", cmd);
   }
-  if (reshard && a->rules.spec.ranks == 0) {
+  if (reshard && a->rules.base.spec.ranks == 0) {
     return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", cmd);
   }
-  if (a->rules.spec.axis_count == 0 && a->rules.preset_name == NULL) {
+  if (a->rules.base.spec.axis_count == 0 && a->rules.preset_name == NULL) {
     return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule and no --preset", cmd);
   }
   return st_rank_rules_check(&a->rules, cmd);
@@ -108,8 +108,8 @@ int cmd_st_merge(int argc, char **argv, int first, int reshard) {
     } else if ((rc = st_model_quant(&m, &a.quant, a.ranks[0], cmd)) == 0 &&
                (rc = st_rank_rules_preset(&a.rules, a.ranks[0], cmd)) == 0) {
       ckpt_format format = st_format(&m);
-      rc = reshard ? ckpt_plan_reshard(&m.ckpt, &format, &a.rules.spec, &plan, &err)
-                   : ckpt_plan_merge(&m.ckpt, &format, &a.rules.spec, a.max_size, &plan, &err);
+      rc = reshard ? ckpt_plan_reshard(&m.ckpt, &format, &a.rules.base.spec, &plan, &err)
+                   : ckpt_plan_merge(&m.ckpt, &format, &a.rules.base.spec, a.max_size, &plan, &err);
       if (rc != 0) {
         tool_prefix(&err, "%s", cmd);
         st_report(&err);

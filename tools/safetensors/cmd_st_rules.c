@@ -13,74 +13,33 @@
 
 int st_rank_rules_init(st_rank_rules *r, int argc) {
   memset(r, 0, sizeof *r);
-  size_t max = (size_t)argc + 1;
-  r->axes = calloc(max, sizeof *r->axes);
-  r->views = calloc(max, sizeof *r->views);
-  r->replicate = calloc(max, sizeof *r->replicate);
-  r->spec.axes = r->axes;
-  r->spec.views = r->views;
-  r->spec.replicate = r->replicate;
-  return r->axes == NULL || r->views == NULL || r->replicate == NULL
-             ? cli_error(CLI_EXIT_SOFTWARE, "out of memory")
-             : 0;
+  return ckpt_rank_rules_init(&r->base, argc);
 }
 
 void st_rank_rules_free(st_rank_rules *r) {
   /* The preset's globs are static; only the command line's were copied. */
-  size_t copied = r->preset.name != NULL ? r->command_axes : r->spec.axis_count;
-  for (size_t i = 0; i < copied; i++) {
-    free((char *)r->axes[i].glob);
+  if (r->preset.name != NULL) {
+    r->base.spec.axis_count = r->command_axes;
   }
-  for (size_t i = 0; i < r->spec.view_count; i++) {
-    free((char *)r->views[i].glob);
-  }
-  free(r->axes);
-  free(r->views);
-  free(r->replicate);
+  ckpt_rank_rules_free(&r->base);
   ckpt_preset_free(&r->preset);
   memset(r, 0, sizeof *r);
 }
 
-/* Splits GLOB=VALUE at its last '=' (globs may hold '='; values never do). */
-static int glob_value(const char *text, const char *option, const char *cmd, char **glob,
-                      const char **value) {
-  const char *eq = strrchr(text, '=');
-  if (eq == NULL || eq == text || eq[1] == '\0') {
-    return cli_error(CLI_EXIT_USAGE, "%s: %s '%s' is not GLOB=VALUE", cmd, option, text);
-  }
-  *glob = strndup(text, (size_t)(eq - text));
-  *value = eq + 1;
-  return *glob == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
-}
-
 int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char *cmd, int *rc) {
-  char *glob = NULL;
-  const char *v = NULL;
   *rc = 0;
   switch (id) {
   case OPT_AXIS:
-    *rc = glob_value(value, "--axis", cmd, &glob, &v);
-    if (*rc == 0) {
-      ckpt_shard_rule *rule = &r->axes[r->spec.axis_count++];
-      rule->glob = glob;
-      if (cli_parse_int64(v, "--axis GLOB=AXIS", &rule->axis) != 0) {
-        *rc = CLI_EXIT_USAGE;
-      }
-    }
+    *rc = ckpt_rank_rules_apply(&r->base, CKPT_RANK_AXIS, value, cmd);
     return 1;
   case OPT_VIEW:
-    *rc = glob_value(value, "--view", cmd, &glob, &v);
-    if (*rc == 0) {
-      ckpt_shard_rule *rule = &r->views[r->spec.view_count++];
-      rule->glob = glob;
-      if (ckpt_parse_view(v, &rule->view) != 0) {
-        *rc = cli_error(CLI_EXIT_USAGE, "%s: --view '%s': '%s' is not a shape like 8,18,-1", cmd,
-                        value, v);
-      }
-    }
+    *rc = ckpt_rank_rules_apply(&r->base, CKPT_RANK_VIEW, value, cmd);
     return 1;
   case OPT_REPLICATE:
-    r->replicate[r->spec.replicate_count++] = value;
+    *rc = ckpt_rank_rules_apply(&r->base, CKPT_RANK_REPLICATE, value, cmd);
+    return 1;
+  case OPT_UNMATCHED:
+    *rc = ckpt_rank_rules_apply(&r->base, CKPT_RANK_UNMATCHED, value, cmd);
     return 1;
   case OPT_PRESET:
     r->preset_name = value;
@@ -96,27 +55,9 @@ int st_rank_rule_option(st_rank_rules *r, int id, const char *value, const char 
     r->has_qkv_layout = 1;
     *rc = st_parse_qkv_layout(value, cmd, &r->qkv_layout);
     return 1;
-  case OPT_UNMATCHED:
-    if (strcmp(value, "replicate") == 0 || strcmp(value, "error") == 0) {
-      r->spec.unmatched_error = strcmp(value, "error") == 0;
-    } else {
-      *rc = cli_error(CLI_EXIT_USAGE, "%s: --unmatched is 'replicate' or 'error', not '%s'", cmd,
-                      value);
-    }
-    return 1;
   default:
     return 0;
   }
-}
-
-int st_parse_ranks(const char *value, const char *cmd, int64_t *ranks) {
-  if (cli_parse_int64(value, "-n/--num-splits", ranks) != 0) {
-    return CLI_EXIT_USAGE;
-  }
-  if (*ranks < 1 || *ranks > 4096) {
-    return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS must be from 1 to 4096, not %s", cmd, value);
-  }
-  return 0;
 }
 
 int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes) {
@@ -258,7 +199,7 @@ int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd) {
   if (r->preset_name == NULL) {
     return 0;
   }
-  r->command_axes = r->spec.axis_count;
+  r->command_axes = r->base.spec.axis_count;
   char *path = NULL;
   tool_error err;
   ckpt_config config;
@@ -276,11 +217,11 @@ int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd) {
   ckpt_shard_rule *axes = NULL;
   const char **replicate = NULL;
   if (rc == 0) {
-    axes = grow(r->axes, r->spec.axis_count, r->preset.axis_count, sizeof *axes);
-    r->axes = axes != NULL ? axes : r->axes;
-    replicate =
-        grow(r->replicate, r->spec.replicate_count, r->preset.replicate_count, sizeof *replicate);
-    r->replicate = replicate != NULL ? replicate : r->replicate;
+    axes = grow(r->base.axes, r->base.spec.axis_count, r->preset.axis_count, sizeof *axes);
+    r->base.axes = axes != NULL ? axes : r->base.axes;
+    replicate = grow(r->base.replicate, r->base.spec.replicate_count, r->preset.replicate_count,
+                     sizeof *replicate);
+    r->base.replicate = replicate != NULL ? replicate : r->base.replicate;
     if (axes == NULL || replicate == NULL) {
       rc = tool_oom(&err, "adding the preset's rules");
     }
@@ -289,13 +230,14 @@ int st_rank_rules_preset(st_rank_rules *r, const char *model, const char *cmd) {
     tool_prefix(&err, "%s", cmd);
     return st_report(&err);
   }
-  memcpy(r->axes + r->spec.axis_count, r->preset.axes, r->preset.axis_count * sizeof *r->axes);
-  r->spec.axis_count += r->preset.axis_count;
-  memcpy(r->replicate + r->spec.replicate_count, r->preset.replicate,
-         r->preset.replicate_count * sizeof *r->replicate);
-  r->spec.replicate_count += r->preset.replicate_count;
-  r->spec.replicate_preset_count = r->preset.replicate_count;
-  r->spec.axes = r->axes;
-  r->spec.replicate = r->replicate;
+  memcpy(r->base.axes + r->base.spec.axis_count, r->preset.axes,
+         r->preset.axis_count * sizeof *r->base.axes);
+  r->base.spec.axis_count += r->preset.axis_count;
+  memcpy(r->base.replicate + r->base.spec.replicate_count, r->preset.replicate,
+         r->preset.replicate_count * sizeof *r->base.replicate);
+  r->base.spec.replicate_count += r->preset.replicate_count;
+  r->base.spec.replicate_preset_count = r->preset.replicate_count;
+  r->base.spec.axes = r->base.axes;
+  r->base.spec.replicate = r->base.replicate;
   return 0;
 }

@@ -41,7 +41,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
     } else if (st_parse_write_common(id, value, &o)) {
     } else if (st_rank_rule_option(&rules, id, value, "st shard", &rc)) {
     } else if (id == OPT_NUM) {
-      rc = st_parse_ranks(value, "st shard", &rules.spec.ranks);
+      rc = ckpt_rank_rules_apply(&rules.base, CKPT_RANK_NUM, value, "st shard");
     } else if (id == OPT_QUANT_BLOCK) {
       rc = st_parse_quant_block(value, "st shard", &quant);
     } else if (id == OPT_MAX_SHARD_SIZE) {
@@ -62,9 +62,9 @@ int cmd_st_shard(int argc, char **argv, int first) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: the MODEL is missing");
   } else if (rc == 0 && o.outdir == NULL) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: -o OUTDIR is missing");
-  } else if (rc == 0 && rules.spec.ranks == 0) {
+  } else if (rc == 0 && rules.base.spec.ranks == 0) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: -n RANKS is missing");
-  } else if (rc == 0 && rules.spec.axis_count == 0 && rules.preset_name == NULL) {
+  } else if (rc == 0 && rules.base.spec.axis_count == 0 && rules.preset_name == NULL) {
     rc = cli_error(CLI_EXIT_USAGE, "st shard: no --axis GLOB=AXIS rule and no --preset");
   }
   if (rc == 0 && o.dry_run >= 0) {
@@ -81,7 +81,7 @@ int cmd_st_shard(int argc, char **argv, int first) {
     if (rc == 0) {
       tool_error err;
       ckpt_format format = st_format(&m);
-      rc = ckpt_plan_shard(&m.ckpt, &format, &rules.spec, &plan, &err);
+      rc = ckpt_plan_shard(&m.ckpt, &format, &rules.base.spec, &plan, &err);
       if (rc != 0) {
         tool_prefix(&err, "st shard");
         st_report(&err);

@@ -12,6 +12,7 @@
 #include "ckpt_plan.h"
 #include "ckpt_planner.h"
 #include "ckpt_preset.h"
+#include "ckpt_rank_options.h"
 #include "error.h"
 #include "st_model.h"
 
@@ -84,12 +85,12 @@ int st_parse_write_common(int id, const char *value, write_opts *o);
 int st_execute(const ckpt_plan *plan, const st_model *m, const write_opts *o, const char *cmd);
 
 /** The --axis, --view, --replicate and --unmatched rules of shard, merge and reshard, as the
- * command line gives them (spec.ranks is the caller's), then --preset's (st_rank_rules_preset).
+ * command line gives them (base.spec.ranks is the caller's), then --preset's
+ * (st_rank_rules_preset).
  * Free with st_rank_rules_free. */
 typedef struct st_rank_rules {
-  ckpt_shard_spec spec;
-  ckpt_shard_rule *axes, *views;
-  const char **replicate;
+  /** The rules as every format's rank commands take them (ckpt_rank_options.h). */
+  ckpt_rank_rules base;
   /** --preset NAME|auto (NULL: none), --replicate-kv and --qkv-layout (has_qkv_layout: given). */
   const char *preset_name;
   int replicate_kv;
@@ -140,9 +141,6 @@ int st_preset_config(const char *model, const char *preset_name, ckpt_config *co
 
 /** Releases the rules (the globs they copied) and zeroes them. */
 void st_rank_rules_free(st_rank_rules *r);
-
-/** Parses -n RANKS (1 to 4096). Returns 0 or CLI_EXIT_USAGE (reported, naming `cmd`). */
-int st_parse_ranks(const char *value, const char *cmd, int64_t *ranks);
 
 /** Parses --max-shard-size SIZE (ckpt_parse_size). Returns 0 or CLI_EXIT_USAGE (reported). */
 int st_parse_max_shard_size(const char *value, const char *cmd, uint64_t *bytes);
