@@ -246,7 +246,7 @@ static void new_plan(ckpt_plan *plan, size_t count) {
 
 /* Merge's concatenation along an inner axis: rows of input 0 (3 bytes) and input 1 (2 bytes)
  * side by side; input 2 whole after a gap; a tensor whose spans do not share their rows; long
- * rows of 100 bytes (60 + 40) that a 64-byte chunk cannot hold. */
+ * rows of 100 bytes (60 + 40) that a 64-byte chunk cannot hold; a range of 295 bytes. */
 static void check_assembly(size_t chunk) {
   const size_t sizes[] = {300, 200, 13};
   fixture *x = make_fixture(sizes);
@@ -268,6 +268,9 @@ static void check_assembly(size_t chunk) {
   /* A column of input 0's rows alone, without a group. */
   ckpt_span column[] = {span(0, 2, 10, 0, 3, 7, 3)};
   add(f, x, "column", 21, column, 1);
+  /* A range of input 0 longer than a small chunk, starting inside a window. */
+  ckpt_span range[] = {span(0, 5, 300, 0, 295, 1, 295)};
+  add(f, x, "range", 295, range, 1);
   write_and_check(x, &plan);
   /* "mixed" writes its bytes 4 to 12 before 0 to 4: out of order, read back. */
   static const int unknown[] = {0};
@@ -280,6 +283,7 @@ static void check_assembly(size_t chunk) {
   add(f, x, "whole", 13, whole, 1);
   add(f, x, "wide", 300, wide, 2);
   add(f, x, "column", 21, column, 1);
+  add(f, x, "range", 295, range, 1);
   assert_int_equal(test_layout(NULL, f, NULL), 0);
   static const int in_order[] = {1};
   check_sums(x, &plan, in_order);

@@ -140,6 +140,10 @@ int ckpt_stream_copy(ckpt_copier *c, ckpt_stream *s, size_t src, uint64_t from, 
   }
   while (size > 0) {
     size_t n = size < c->chunk_bytes ? (size_t)size : c->chunk_bytes;
+    /* A full read ends on a window boundary of the destination: the next read then starts a
+     * window and is written from where it was read, whole windows without a copy into the
+     * stream's window (only a range's first partial window is copied there). */
+    n -= n == c->chunk_bytes ? (size_t)((at + n) % s->span) : 0;
     unsigned char *in = ckpt_read_buffer(c, from);
     int rc = ckpt_read_at(c, src, in, n, from);
     rc = rc == 0 ? ckpt_stream_write(c, s, in, n, at) : rc;
