@@ -2,10 +2,11 @@
  * and through mapped windows (files over two windows, ranges across window boundaries, empty
  * ranges, an empty file), each compared with libxxhash's one-shot XXH3-64 of the same bytes; a
  * file shorter than asked (both ways: through a mapping it raises SIGBUS, which must become an
- * error); ranges out of order; the copy that checksums; the hex form. The in-order stream the
- * writer feeds (ckpt_hash_stream): bytes fed in pieces with holes of zeros between the ranges
- * and at the end, against the one-shot checksums of the whole bytes; and each way it breaks
- * (a piece below one fed, a hole over a range's bytes, bytes past the end). */
+ * error, also in the second thread that hashes a file of two windows or more); ranges out of order;
+ * the copy that checksums; the hex form. The in-order stream the writer feeds (ckpt_hash_stream):
+ * bytes fed in pieces with holes of zeros between the ranges and at the end, against the one-shot
+ * checksums of the whole bytes; and each way it breaks (a piece below one fed, a hole over a
+ * range's bytes, bytes past the end). */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,6 +96,21 @@ static void test_short_file(void **state) {
     assert_int_equal(ckpt_hash_file(fd, path, asked, NULL, 0, mapped, &whole, &err), CLI_EXIT_DATA);
     assert_non_null(strstr(err.message, path));
     assert_non_null(strstr(err.message, mapped ? "shortened while being read" : "ends at byte"));
+  }
+  close(fd);
+  unlink(path);
+  free(data);
+  /* Over two windows (a second thread hashes the whole file's bytes): the window past the end
+   * faults in that thread alone (no range there), or in both. */
+  data = random_bytes(BIG);
+  fd = temp_file(data, BIG, path);
+  asked = BIG + (20u << 20);
+  ckpt_hash_range tail = {BIG - 10, 20u << 20, 0, 0};
+  for (size_t n = 0; n < 2; n++) {
+    uint64_t whole;
+    tool_error err;
+    assert_int_equal(ckpt_hash_file(fd, path, asked, &tail, n, 1, &whole, &err), CLI_EXIT_DATA);
+    assert_non_null(strstr(err.message, "shortened while being read"));
   }
   close(fd);
   unlink(path);

@@ -86,7 +86,9 @@ void ckpt_hash_stream_free(ckpt_hash_stream *h);
  * and sets `*whole` to their checksum and each of the `count` ranges' `hash` to the checksum of
  * its bytes. `mapped`: through mappings of the file (faster from the page cache), with a SIGBUS
  * handler installed meanwhile so that a file shortened while it is read is an error, not a
- * crash (not thread-safe: one hash at a time in a process); else through reads. The ranges must be
+ * crash (not thread-safe: one hash at a time in a process), and, for a file of two windows or
+ * more, a second thread that takes the whole file's checksum while the caller's takes the
+ * ranges'; else through reads. The ranges must be
  * in order of offset, not overlapping, and inside `size`. Returns 0, or CLI_EXIT_IOERR (a read
  * failed), CLI_EXIT_DATA (the file ends early: "PATH: the file ends at byte N, before byte M",
  * or "PATH: the file ends before byte M (it was shortened while being read)"), CLI_EXIT_SOFTWARE
