@@ -153,7 +153,7 @@ for pair in "split cp_model" "shard cp_model" "merge cp_ranks" "reshard2 cp_rank
   "merge merge_base" "split_base cp_model" "merge_base cp_ranks" "verify cat_merged" \
   "verify_against cat_against"; do
   set -- $pair
-  [ -s "$1.txt" ] || continue
+  [ -s "$1.txt" ] && [ -s "$2.txt" ] || continue
   t=$(col "$1" 1 | median)
   b=$(col "$2" 1 | median)
   c=$(col "$1" 4 | median)

@@ -1,8 +1,11 @@
 /* tools/checkpoint's streaming writer on plans that no safetensors command makes yet: tensors
  * assembled from spans of several input files (merge's concatenation of ranks), spans that do
  * not share their rows, a format that pads between tensors, and lockstep files; every output
- * byte compared with the inputs' bytes placed by hand. Also io_copy_range (tools/common) and the
- * sidecar files of a model folder (tools/safetensors' loader). */
+ * byte compared with the inputs' bytes placed by hand. The checksums the writer computes in
+ * flight (ckpt_sums.h): known exactly for the files written in order of offset, equal to
+ * libxxhash's one-shot XXH3-64 of the expected bytes (padding included) and to the checksums
+ * read back from the file; a file written out of order is left to the read back. Also io_copy_range
+ * (tools/common) and the sidecar files of a model folder (tools/safetensors' loader). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,7 +19,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <xxhash.h>
 
+#include "ckpt_copy.h"
+#include "ckpt_sums.h"
 #include "ckpt_write.h"
 #include "io_copy.h"
 #include "st_model.h"
@@ -144,6 +150,65 @@ static void expected_tensor(const fixture *x, const ckpt_out_file *f, const ckpt
   }
 }
 
+/* The expected bytes of output file f (its padding zeros). */
+static unsigned char *expected_file(const fixture *x, const ckpt_out_file *f) {
+  unsigned char *want = calloc(1, (size_t)ckpt_out_file_size(f));
+  assert_non_null(want);
+  memcpy(want, f->prefix, PREFIX);
+  for (size_t k = 0; k < f->tensor_count; k++) {
+    expected_tensor(x, f, &f->tensors[k], want + PREFIX + f->tensors[k].begin);
+  }
+  return want;
+}
+
+/* Checks the checksums of every file of `plan` (laid out) against the expected bytes. */
+static void check_file_sums(const fixture *x, const ckpt_plan *plan, const ckpt_file_sums *sums) {
+  for (size_t i = 0; i < plan->file_count; i++) {
+    const ckpt_out_file *f = &plan->files[i];
+    unsigned char *want = expected_file(x, f);
+    assert_true(sums[i].whole == XXH3_64bits(want, (size_t)ckpt_out_file_size(f)));
+    for (size_t k = 0; k < f->tensor_count; k++) {
+      const ckpt_out_tensor *t = &f->tensors[k];
+      assert_true(sums[i].tensors[k] == XXH3_64bits(want + PREFIX + t->begin, (size_t)t->bytes));
+    }
+    free(want);
+  }
+}
+
+/* Writes the plan (laid out) into temporaries with the checksums in flight: file i's are known
+ * exactly when known[i], and right; then every file read back gives the same checksums. */
+static void check_sums(fixture *x, ckpt_plan *plan, const int *known) {
+  char outdir[96];
+  snprintf(outdir, sizeof outdir, "%s/out", x->dir);
+  char *names[4];
+  for (size_t i = 0; i < plan->file_count; i++) {
+    names[i] = plan->files[i].name;
+  }
+  out_set out;
+  assert_int_equal(out_set_init_folder(&out, outdir, names, plan->file_count, NULL, 0, 1, 0, 0), 0);
+  assert_int_equal(out_set_create(&out), 0);
+  ckpt_file_sums *sums = ckpt_sums_new(plan), *back = ckpt_sums_new(plan);
+  assert_true(sums != NULL && back != NULL);
+  progress pr;
+  progress_init(&pr, 0, 0);
+  assert_int_equal(ckpt_copy_plan(plan, &x->model, &out, &pr, sums), 0);
+  for (size_t i = 0; i < plan->file_count; i++) {
+    assert_int_equal(sums[i].known, known[i]);
+    assert_int_equal(ckpt_sums_read_back(&plan->files[i], &out, i, &back[i]), 0);
+    assert_int_equal(back[i].known, 1);
+    if (!known[i]) {
+      sums[i].whole = back[i].whole;
+      memcpy(sums[i].tensors, back[i].tensors, plan->files[i].tensor_count * sizeof(uint64_t));
+    }
+  }
+  check_file_sums(x, plan, sums);
+  check_file_sums(x, plan, back);
+  out_set_abort(&out);
+  out_set_free(&out);
+  ckpt_sums_free(plan, sums);
+  ckpt_sums_free(plan, back);
+}
+
 /* Writes the plan and compares every output file with the expected bytes. */
 static void write_and_check(fixture *x, ckpt_plan *plan) {
   char outdir[96], path[160];
@@ -155,12 +220,7 @@ static void write_and_check(fixture *x, ckpt_plan *plan) {
   assert_int_equal(ckpt_write_plan(plan, &x->model, &o, NULL, NULL), 0);
   for (size_t i = 0; i < plan->file_count; i++) {
     const ckpt_out_file *f = &plan->files[i];
-    unsigned char *want = calloc(1, (size_t)ckpt_out_file_size(f));
-    assert_non_null(want);
-    memcpy(want, f->prefix, PREFIX);
-    for (size_t k = 0; k < f->tensor_count; k++) {
-      expected_tensor(x, f, &f->tensors[k], want + PREFIX + f->tensors[k].begin);
-    }
+    unsigned char *want = expected_file(x, f);
     snprintf(path, sizeof path, "%s/%s", outdir, f->name);
     size_t size = 0;
     unsigned char *got = read_file(path, &size);
@@ -186,7 +246,7 @@ static void new_plan(ckpt_plan *plan, size_t count) {
 
 /* Merge's concatenation along an inner axis: rows of input 0 (3 bytes) and input 1 (2 bytes)
  * side by side; input 2 whole after a gap; a tensor whose spans do not share their rows; long
- * rows of 100 bytes (60 + 40) that a 64-byte chunk cannot hold. */
+ * rows of 100 bytes (60 + 40) that a 64-byte chunk cannot hold; a range of 295 bytes. */
 static void check_assembly(size_t chunk) {
   const size_t sizes[] = {300, 200, 13};
   fixture *x = make_fixture(sizes);
@@ -208,7 +268,25 @@ static void check_assembly(size_t chunk) {
   /* A column of input 0's rows alone, without a group. */
   ckpt_span column[] = {span(0, 2, 10, 0, 3, 7, 3)};
   add(f, x, "column", 21, column, 1);
+  /* A range of input 0 longer than a small chunk, starting inside a window. */
+  ckpt_span range[] = {span(0, 5, 300, 0, 295, 1, 295)};
+  add(f, x, "range", 295, range, 1);
   write_and_check(x, &plan);
+  /* "mixed" writes its bytes 4 to 12 before 0 to 4: out of order, read back. */
+  static const int unknown[] = {0};
+  check_sums(x, &plan, unknown);
+  ckpt_plan_free(&plan);
+  /* The same without "mixed": in order, padding between the tensors. */
+  new_plan(&plan, 1);
+  f = &plan.files[0];
+  add(f, x, "concat", 200, concat, 2);
+  add(f, x, "whole", 13, whole, 1);
+  add(f, x, "wide", 300, wide, 2);
+  add(f, x, "column", 21, column, 1);
+  add(f, x, "range", 295, range, 1);
+  assert_int_equal(test_layout(NULL, f, NULL), 0);
+  static const int in_order[] = {1};
+  check_sums(x, &plan, in_order);
   ckpt_plan_free(&plan);
   free_fixture(x);
   unsetenv("CLEAVE_CHUNK_BYTES");
@@ -244,6 +322,8 @@ static void test_lockstep(void **state) {
     add(f, x, "both", 90, both, 2);
   }
   write_and_check(x, &plan);
+  static const int in_order[] = {1, 1};
+  check_sums(x, &plan, in_order);
   ckpt_plan_free(&plan);
   free_fixture(x);
 }

@@ -3,7 +3,7 @@
 merge, reshard, by size, and gguf split); a flipped byte (in a tensor, in a header) and a
 truncation are found with and without --against, naming the file, the tensor and (with
 --against, or at a truncation) the first differing byte, at offsets the test computes itself
-from the file's header; a missing and an extra file; a changed input; every error: a malformed
+from the file's header (also in a merged tensor whose ranks' pieces are compared together); a missing and an extra file; a changed input; every error: a malformed
 manifest (not JSON, another version, a range past its file, a file name outside OUTDIR, a
 tensor a second time), a manifest that contradicts a header it matches the checksum of, no
 manifest, an input of --against missing, a malformed command line: each with its status, the
@@ -150,6 +150,28 @@ def test_differences(work):
     check(r.returncode == 1 and "rank1.safetensors: is missing (the manifest lists it)" in
           r.stdout and "notes.txt: is in the output folder but not in the manifest" in r.stdout,
           f"missing and extra: {r.stdout} {r.stderr}")
+    # A merge's a.qkv (rows of 32 bytes: 16 of rank 0, then 16 of rank 1), read in blocks of rows
+    # for both ranks at once: of two flipped bytes, rank 0's in row 3 and rank 1's in row 2,
+    # the first in the tensor is reported, with its byte in rank 1.
+    out = fresh(work, "tp", args)
+    merged = fresh(work, "merged", ["st", "merge", "tp", "--axis", "a.qkv=1", "--axis", "c.w=0"])
+    path = os.path.join(merged, "model.safetensors")
+    off, size = tensor_ranges(path)["a.qkv"]
+    flip(path, off + 3 * 32 + 2)
+    flip(path, off + 2 * 32 + 16 + 5)
+    r1_off, _ = tensor_ranges(os.path.join(out, "rank1.safetensors"))["a.qkv"]
+    r = verify(work, ["merged", "--against", "tp"])
+    check(r.returncode == 1 and r.stdout.count("tensor 'a.qkv': 0x") == 1 and
+          f"at byte {r1_off + 2 * 16 + 5} of its input 'rank1.safetensors' (byte "
+          f"{off + 2 * 32 + 21} of the file, byte {2 * 32 + 21} of the tensor)" in r.stdout,
+          f"merge flips --against: {r.stdout} {r.stderr}")
+    # Cut short inside its row 4: the missing byte, not a comparison past the end.
+    merged = fresh(work, "merged", ["st", "merge", "tp", "--axis", "a.qkv=1", "--axis", "c.w=0"])
+    os.truncate(path, off + 4 * 32 + 7)
+    r = verify(work, ["merged", "--against", "tp"])
+    check(r.returncode == 1 and "tensor 'a.qkv': the file is cut short" in r.stdout and
+          f"(byte {off + 4 * 32 + 7} of the file, byte {4 * 32 + 7} of the tensor)" in r.stdout and
+          "0x" not in r.stdout, f"merge cut --against: {r.stdout} {r.stderr}")
     # An input that changed since the run: --against names its byte; the checksums still pass.
     out = fresh(work, "tp", args)
     changed = os.path.join(work, "changed")

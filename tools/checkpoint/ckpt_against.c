@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,91 @@ static int compare_tensor(against *g, const ckpt_mf_file *f, int out_fd, const c
   return 0;
 }
 
+/* Rows of the output that a tensor's pieces share, or 0: every piece has the same rows and
+ * output row stride, the pieces lie side by side in the row in order (as merge and reshard
+ * write them), and a block of whole rows fits the buffers. */
+static uint64_t tiled_rows(const ckpt_mf_tensor *t) {
+  const ckpt_mf_piece *p = t->pieces;
+  if (t->piece_count < 2 || p[0].to_stride == 0 || p[0].to_stride > AGAINST_CHUNK) {
+    return 0;
+  }
+  uint64_t rows = p[0].rows, stride = p[0].to_stride, end = 0, per = AGAINST_CHUNK / stride;
+  for (size_t s = 0; s < t->piece_count; s++) {
+    if (p[s].rows != rows || p[s].to_stride != stride || p[s].to < end || p[s].take > stride ||
+        p[s].to > stride - p[s].take || (p[s].rows > 1 && p[s].stride > AGAINST_CHUNK)) {
+      return 0;
+    }
+    end = p[s].to + p[s].take;
+    uint64_t by_in = p[s].stride > 0 ? 1 + (AGAINST_CHUNK - p[s].take) / p[s].stride : rows;
+    per = by_in < per ? by_in : per;
+  }
+  return rows > 1 && per > 0 ? per : 0;
+}
+
+/* A tensor whose pieces tile its rows (tiled_rows): each block of output rows read once for
+ * all its pieces (not once per piece); the difference reported is the first in the block's
+ * bytes, whichever piece it is in. */
+static int compare_tiled(against *g, const ckpt_mf_file *f, int out_fd, const ckpt_mf_tensor *t,
+                         uint64_t per) {
+  const ckpt_mf_piece *last = &t->pieces[t->piece_count - 1];
+  uint64_t rows = t->pieces[0].rows, stride = t->pieces[0].to_stride;
+  for (uint64_t r = 0; r < rows; r += per) {
+    size_t k = (size_t)(rows - r < per ? rows - r : per);
+    uint64_t out_at = t->offset + r * stride;
+    size_t got_out, out_len = (size_t)((k - 1) * stride + last->to + last->take);
+    int rc = read_at(out_fd, f->name, g->a, out_len, out_at, &got_out);
+    if (rc != 0) {
+      return rc;
+    }
+    /* The first difference of the block: its offset in the block (first), its piece, and the
+     * input offset and byte of the input there. */
+    size_t first = SIZE_MAX, piece = 0;
+    uint64_t in_byte_at = 0;
+    unsigned char in_byte = 0;
+    for (size_t s = 0; s < t->piece_count; s++) {
+      const ckpt_mf_piece *p = &t->pieces[s];
+      const ckpt_mf_input *in = &g->mf->inputs[p->input];
+      uint64_t in_at = p->offset + r * p->stride;
+      size_t got_in, in_len = (size_t)((k - 1) * p->stride + p->take), n = (size_t)p->take;
+      rc = read_at(g->in_fds[p->input], in->name, g->b, in_len, in_at, &got_in);
+      if (rc != 0) {
+        return rc;
+      }
+      for (size_t row = 0; row < k; row++) {
+        size_t oa = (size_t)(row * stride + p->to), ia = (size_t)(row * p->stride);
+        if (oa >= first) {
+          break; /* this row and the next are past the difference found */
+        }
+        if (oa + n > got_out) {
+          return 0; /* the output is cut short: reported with its size */
+        }
+        if (ia + n > got_in) {
+          ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                        "its input '%s' ends at byte %llu, before the bytes it was copied from",
+                        in->name, (unsigned long long)(in_at + got_in));
+          return 0;
+        }
+        size_t i = first_diff(g->a + oa, g->b + ia, n);
+        if (i < n) {
+          first = oa + i;
+          piece = s;
+          in_byte_at = in_at + ia + i;
+          in_byte = g->b[ia + i];
+          break;
+        }
+      }
+    }
+    if (first != SIZE_MAX) {
+      uint64_t at_out = out_at + first;
+      ckpt_diff_add(g->d, f->name, t->name, (int64_t)at_out, (int64_t)(at_out - t->offset),
+                    "0x%02x here, 0x%02x at byte %llu of its input '%s'", g->a[first], in_byte,
+                    (unsigned long long)in_byte_at, g->mf->inputs[t->pieces[piece].input].name);
+      return 0;
+    }
+  }
+  return 0;
+}
+
 static int compare_file(against *g, const ckpt_verify_options *o, const ckpt_mf_file *f) {
   size_t n = strlen(o->outdir);
   char *path = NULL;
@@ -161,7 +247,9 @@ static int compare_file(against *g, const ckpt_verify_options *o, const ckpt_mf_
   }
   int rc = 0;
   for (size_t k = 0; rc == 0 && k < f->tensor_count; k++) {
-    rc = compare_tensor(g, f, fd, &f->tensors[k]);
+    uint64_t per = tiled_rows(&f->tensors[k]);
+    rc = per > 0 ? compare_tiled(g, f, fd, &f->tensors[k], per)
+                 : compare_tensor(g, f, fd, &f->tensors[k]);
   }
   close(fd);
   return rc;

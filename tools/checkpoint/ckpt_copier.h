@@ -15,6 +15,7 @@
 
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
+#include "ckpt_sums.h"
 #include "io_copy.h"
 #include "outputs.h"
 #include "progress.h"
@@ -24,11 +25,12 @@
 #define CKPT_READ_ALIGN 64
 
 /** One run of the writer: the plan, its inputs (open), two buffers of chunk_bytes (the chunk
- * CKPT_READ_ALIGN bytes longer). */
+ * CKPT_READ_ALIGN bytes longer), and where the outputs' checksums go (NULL: not computed). */
 typedef struct ckpt_copier {
   const ckpt_plan *plan;
   const ckpt_model *model;
   const out_set *out;
+  ckpt_file_sums *sums;
   int *in_fds;
   unsigned char *chunk, *staging;
   size_t chunk_bytes;
@@ -54,7 +56,8 @@ typedef struct ckpt_stream {
 } ckpt_stream;
 
 /** An output file being written; `written` counts its bytes, checked against the plan at the
- * end; `out` is its stream. */
+ * end; `out` is its stream; with `hashing`, every byte written is fed to `flight` (its
+ * checksums, ckpt_sums.h). */
 typedef struct ckpt_member {
   size_t file;
   int fd;
@@ -62,6 +65,8 @@ typedef struct ckpt_member {
   const char *path;
   char path_buf[OUT_PATH_BUF];
   ckpt_stream out;
+  int hashing;
+  ckpt_flight flight;
 } ckpt_member;
 
 /** Makes `s` a stream into member m with a window of `span` bytes. Returns 0, or prints the
@@ -80,8 +85,9 @@ int ckpt_stream_write(ckpt_copier *c, ckpt_stream *s, const void *buf, size_t si
 int ckpt_stream_flush(ckpt_stream *s);
 
 /** Copies `size` bytes at offset `from` of input file `src` to offset `at` of the stream's file:
- * inside the kernel when the offsets agree modulo 64 KiB, else read into the chunk and written
- * through the stream. Returns 0 or prints the error and returns CLI_EXIT_IOERR. */
+ * inside the kernel when the offsets agree modulo 64 KiB and the file is not hashed in flight,
+ * else read into the chunk and written through the stream. Returns 0 or prints the error and
+ * returns CLI_EXIT_IOERR. */
 int ckpt_stream_copy(ckpt_copier *c, ckpt_stream *s, size_t src, uint64_t from, uint64_t size,
                      uint64_t at);
 

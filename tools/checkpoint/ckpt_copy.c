@@ -220,6 +220,9 @@ static int finish_member(ckpt_copier *c, ckpt_member *m) {
   if (tensors != f->data_size && ftruncate(m->fd, (off_t)ckpt_out_file_size(f)) != 0) {
     return cli_error(CLI_EXIT_IOERR, "writing output '%s' failed: %s", m->path, strerror(errno));
   }
+  if (m->hashing) {
+    ckpt_flight_end(&m->flight, f, &c->sums[m->file]);
+  }
   return 0;
 }
 
@@ -239,6 +242,13 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     rc = ckpt_stream_init(&m->out, m, span);
     if (rc != 0) {
       break;
+    }
+    if (c->sums != NULL) {
+      rc = ckpt_flight_start(&m->flight, f);
+      if (rc != 0) {
+        break;
+      }
+      m->hashing = 1;
     }
     m->path = out_set_final(c->out, first + i, m->path_buf, sizeof m->path_buf);
     rc = out_set_open(c->out, first + i, &m->fd);
@@ -262,6 +272,9 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
   }
   for (size_t i = 0; i < count; i++) {
     ckpt_stream_free(&members[i].out);
+    if (members[i].hashing) {
+      ckpt_flight_free(&members[i].flight);
+    }
   }
   free(members);
   return rc;
@@ -281,13 +294,14 @@ static int open_inputs(ckpt_copier *c, size_t *opened) {
 }
 
 int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set *out,
-                   progress *report) {
+                   progress *report, ckpt_file_sums *sums) {
   ckpt_copier c;
   memset(&c, 0, sizeof c);
   c.plan = plan;
   c.model = model;
   c.out = out;
   c.progress = report;
+  c.sums = sums;
   c.chunk_bytes = stream_chunk_bytes();
   void *chunk = NULL;
   /* Reads land at their offset modulo CKPT_READ_ALIGN from an aligned start. */

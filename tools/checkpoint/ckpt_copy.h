@@ -5,7 +5,7 @@
  * file order, every write at the offset the plan gave it, through a window that passes on
  * writes ending on window boundaries (ckpt_copier.h). A span that is a contiguous range of its
  * input (a whole tensor, a part of axis 0) is copied inside the kernel when its offsets agree
- * modulo 64 KiB, else read and written. The parts of one cut (columns of the same input rows)
+ * modulo 64 KiB and no checksums are computed, else read and written. The parts of one cut (columns of the same input rows)
  * are gathered from blocks of whole rows read once for all of them: every part of a split (all
  * in one file), and, for a lockstep plan (shard, reshard), the part of every rank, whose files
  * are written together in groups of up to STREAM_GROUP_SIZE open files. A tensor assembled
@@ -16,6 +16,7 @@
 #ifndef CLEAVE_CKPT_COPY_H
 #define CLEAVE_CKPT_COPY_H
 
+#include "ckpt_hash.h"
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 #include "outputs.h"
@@ -23,11 +24,13 @@
 
 /**
  * Writes every file of `plan` (laid out by its format) into the temporaries of `out` (file i is
- * output i), reading the files of `model`. Returns 0, or prints the error and returns an exit
+ * output i), reading the files of `model`. With `sums` (ckpt_sums_new; NULL: none), checksums
+ * every file as it is written (ckpt_sums.h): `sums[i]` is known after the run when file i was
+ * written in order of offset. Returns 0, or prints the error and returns an exit
  * status: CLI_EXIT_NOINPUT (an input cannot be opened any more), CLI_EXIT_IOERR (a read or write
  * failed, an input shrank), CLI_EXIT_SOFTWARE.
  */
 int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set *out,
-                   progress *report);
+                   progress *report, ckpt_file_sums *sums);
 
 #endif /* CLEAVE_CKPT_COPY_H */

@@ -1,12 +1,13 @@
-/* The manifest: the outputs' checksums, read back from the complete temporaries, and its JSON. */
+/* The manifest: the outputs' checksums (in flight, or read back from the complete temporaries),
+ * and its JSON. */
 #include "ckpt_manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ckpt_hash.h"
+#include "ckpt_sums.h"
 #include "cli_util.h"
 #include "io.h"
 #include "json_out.h"
@@ -14,54 +15,6 @@
 #ifndef CLEAVE_CLI_VERSION
 #define CLEAVE_CLI_VERSION "unknown"
 #endif
-
-/* The checksums of one output file: the whole file and each tensor (in the file's order). */
-typedef struct file_sums {
-  uint64_t whole;
-  uint64_t *tensors;
-} file_sums;
-
-static int by_offset(const void *a, const void *b) {
-  const ckpt_hash_range *x = a, *y = b;
-  if (x->offset != y->offset) {
-    return x->offset < y->offset ? -1 : 1;
-  }
-  return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Checksums output i (plan file f) from its temporary. */
-static int hash_output(const ckpt_out_file *f, const out_set *out, size_t i, file_sums *sums) {
-  size_t n = f->tensor_count;
-  ckpt_hash_range *ranges = calloc(n > 0 ? n : 1, sizeof *ranges);
-  sums->tensors = calloc(n > 0 ? n : 1, sizeof *sums->tensors);
-  if (ranges == NULL || sums->tensors == NULL) {
-    free(ranges);
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory checksumming the outputs");
-  }
-  for (size_t k = 0; k < n; k++) {
-    ranges[k].offset = f->prefix_size + f->tensors[k].begin;
-    ranges[k].bytes = f->tensors[k].bytes;
-    ranges[k].id = k;
-  }
-  qsort(ranges, n, sizeof *ranges, by_offset);
-  int fd;
-  int rc = out_set_open_read(out, i, &fd);
-  if (rc == 0) {
-    char path[OUT_PATH_BUF];
-    tool_error err;
-    rc = ckpt_hash_file(fd, out_set_final(out, i, path, sizeof path), ckpt_out_file_size(f), ranges,
-                        n, 1, &sums->whole, &err);
-    if (rc != 0) {
-      tool_report(&err);
-    }
-    close(fd);
-  }
-  for (size_t k = 0; rc == 0 && k < n; k++) {
-    sums->tensors[ranges[k].id] = ranges[k].hash;
-  }
-  free(ranges);
-  return rc;
-}
 
 static void json_hash(json_out *j, const char *key, uint64_t hash) {
   char hex[CKPT_HASH_HEX];
@@ -87,7 +40,7 @@ static void render_pieces(json_out *j, const ckpt_out_file *f, const ckpt_out_te
   json_out_end_array(j);
 }
 
-static void render_file(json_out *j, const ckpt_out_file *f, const file_sums *sums) {
+static void render_file(json_out *j, const ckpt_out_file *f, const ckpt_file_sums *sums) {
   json_out_object(j, NULL);
   json_out_string(j, "name", f->name);
   json_out_string(j, "kind", "data");
@@ -124,7 +77,7 @@ static void render_whole(json_out *j, const char *name, const char *kind, uint64
 }
 
 static int render(FILE *out, const ckpt_plan *plan, const ckpt_model *model,
-                  const ckpt_manifest_info *info, const file_sums *sums,
+                  const ckpt_manifest_info *info, const ckpt_file_sums *sums,
                   const ckpt_manifest_copy *copies, size_t copy_count) {
   json_out j;
   json_out_begin(&j, out);
@@ -166,15 +119,14 @@ static int render(FILE *out, const ckpt_plan *plan, const ckpt_model *model,
 }
 
 int ckpt_manifest_write(const ckpt_plan *plan, const ckpt_model *model,
-                        const ckpt_manifest_info *info, const ckpt_manifest_copy *copies,
-                        size_t copy_count, const out_set *out, size_t index) {
-  file_sums *sums = calloc(plan->file_count + 1, sizeof *sums);
-  if (sums == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the manifest");
-  }
+                        const ckpt_manifest_info *info, ckpt_file_sums *sums,
+                        const ckpt_manifest_copy *copies, size_t copy_count, const out_set *out,
+                        size_t index) {
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < plan->file_count; i++) {
-    rc = hash_output(&plan->files[i], out, i, &sums[i]);
+    if (!sums[i].known) {
+      rc = ckpt_sums_read_back(&plan->files[i], out, i, &sums[i]);
+    }
   }
   char *text = NULL;
   size_t size = 0;
@@ -203,9 +155,5 @@ int ckpt_manifest_write(const ckpt_plan *plan, const ckpt_model *model,
     }
   }
   free(text);
-  for (size_t i = 0; i < plan->file_count; i++) {
-    free(sums[i].tensors);
-  }
-  free(sums);
   return rc;
 }

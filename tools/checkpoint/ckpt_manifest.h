@@ -5,19 +5,16 @@
  * inputs with their sizes, the tool's version and the command line. It is the last output of
  * the all-or-nothing set (ckpt_write.h), so it exists exactly when the outputs it describes do.
  *
- * The checksums are computed from the temporary outputs once they are complete, by reading each
- * back in order through mapped windows (ckpt_hash.h): the data is then in the page cache, and
- * this covers the bytes the kernel copied (copy_file_range), which never pass through the
- * process. Measured (bench/RESULTS.md): mapped windows hash a GiB from the page cache in about
- * 0.13 s, reads into a buffer in about 0.3 s (the copy out of the page cache costs more than
- * XXH3). Hashing inside the copy would save the second pass for the bytes that go through the
- * process, but not for the kernel's copies, which are most of a split's bytes.
+ * The checksums are computed by the writer as it writes each file (ckpt_sums.h), or, for a file
+ * it did not write in order of offset, from the complete temporary read back through mapped
+ * windows (ckpt_hash.h).
  */
 #ifndef CLEAVE_CKPT_MANIFEST_H
 #define CLEAVE_CKPT_MANIFEST_H
 
 #include <stddef.h>
 
+#include "ckpt_hash.h"
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 #include "outputs.h"
@@ -47,12 +44,14 @@ typedef struct ckpt_manifest_copy {
 /**
  * Writes the manifest of `plan` (read from `model`) as output `index` of `out`: the plan's files
  * are outputs 0 to file_count - 1 of `out` and its index the next when it has one, all complete;
- * the `copy_count` whole copies `copies` follow them. Reads each output file back to checksum it.
- * Returns 0, or prints the error and returns CLI_EXIT_IOERR, CLI_EXIT_DATA (an output is shorter
- * than planned) or CLI_EXIT_SOFTWARE.
+ * the `copy_count` whole copies `copies` follow them. `sums` (ckpt_sums_new, one per plan file)
+ * holds the checksums computed in flight; a file whose checksums are not known is read back
+ * and its `sums` set. Returns 0, or prints the error and returns CLI_EXIT_IOERR, CLI_EXIT_DATA
+ * (an output is shorter than planned) or CLI_EXIT_SOFTWARE.
  */
 int ckpt_manifest_write(const ckpt_plan *plan, const ckpt_model *model,
-                        const ckpt_manifest_info *info, const ckpt_manifest_copy *copies,
-                        size_t copy_count, const out_set *out, size_t index);
+                        const ckpt_manifest_info *info, ckpt_file_sums *sums,
+                        const ckpt_manifest_copy *copies, size_t copy_count, const out_set *out,
+                        size_t index);
 
 #endif /* CLEAVE_CKPT_MANIFEST_H */

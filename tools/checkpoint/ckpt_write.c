@@ -9,6 +9,7 @@
 
 #include "ckpt_copy.h"
 #include "ckpt_hash.h"
+#include "ckpt_sums.h"
 #include "ckpt_verify.h"
 #include "cli_util.h"
 #include "io.h"
@@ -172,7 +173,12 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
   out_set out;
   memset(&out, 0, sizeof out);
   sidecars side;
+  ckpt_file_sums *sums = NULL;
   rc = pick_sidecars(plan, model, o, &side);
+  if (rc == 0 && o->manifest != NULL) {
+    sums = ckpt_sums_new(plan);
+    rc = sums == NULL ? CLI_EXIT_SOFTWARE : 0;
+  }
   rc = rc != 0 ? rc : prepare(plan, model, o, &side, &out);
   if (rc == 0) {
     rc = out_set_create(&out);
@@ -184,7 +190,7 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
     }
     progress pr;
     progress_init(&pr, o->progress, total);
-    rc = ckpt_copy_plan(plan, model, &out, &pr);
+    rc = ckpt_copy_plan(plan, model, &out, &pr, sums);
     progress_finish(&pr);
   }
   if (rc == 0 && plan->index_text != NULL) {
@@ -195,7 +201,7 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
     rc = copy_sidecars(&side, &out, first_sidecar);
   }
   if (rc == 0 && o->manifest != NULL) {
-    rc = ckpt_manifest_write(plan, model, o->manifest, side.copies, side.count, &out,
+    rc = ckpt_manifest_write(plan, model, o->manifest, sums, side.copies, side.count, &out,
                              first_sidecar + side.count);
   }
   if (rc == 0 && before_commit != NULL) {
@@ -208,5 +214,6 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
   }
   out_set_free(&out);
   sidecars_free(&side);
+  ckpt_sums_free(plan, sums);
   return rc;
 }
