@@ -132,6 +132,13 @@ int gguf_rank_option(ckpt_rank_rules *r, int id, const char *value, const char *
   return 1;
 }
 
+void gguf_write_opts_init(gguf_write_opts *o, int argc, char **argv) {
+  memset(o, 0, sizeof *o);
+  o->run.progress = 1;
+  o->run.argc = argc;
+  o->run.argv = argv;
+}
+
 int gguf_report(tool_error *err) {
   tool_scrub(err);
   return tool_report(err);

@@ -126,9 +126,7 @@ static int parse(merge_args *a, int argc, char **argv, int first) {
 int cmd_gguf_merge(int argc, char **argv, int first) {
   merge_args a;
   memset(&a, 0, sizeof a);
-  a.o.run.progress = 1;
-  a.o.run.argc = argc;
-  a.o.run.argv = argv;
+  gguf_write_opts_init(&a.o, argc, argv);
   a.parts = calloc((size_t)argc + 1, sizeof *a.parts);
   int rc = a.parts == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory")
                            : ckpt_rank_rules_init(&a.rules, argc);

@@ -12,10 +12,7 @@ int cmd_gguf_split(int argc, char **argv, int first) {
   cli_parser p;
   cli_parser_init(&p, argc, argv, first, "gguf split");
   gguf_write_opts o;
-  memset(&o, 0, sizeof o);
-  o.run.progress = 1;
-  o.run.argc = argc;
-  o.run.argv = argv;
+  gguf_write_opts_init(&o, argc, argv);
   ckpt_rule_set rules;
   memset(&rules, 0, sizeof rules);
   rules.command = "gguf split";

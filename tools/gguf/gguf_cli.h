@@ -52,6 +52,10 @@ typedef struct gguf_write_opts {
   uint64_t max_size;
 } gguf_write_opts;
 
+/** Zeroes `o` for a writing command of this command line: progress on, the command line kept
+ * for the manifest. */
+void gguf_write_opts_init(gguf_write_opts *o, int argc, char **argv);
+
 /** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress and --max-shard-size (64 for a
  * malformed size); returns 1 when `id` was one of them (with `*rc` set), else 0. */
 int gguf_parse_write_option(int id, const char *value, gguf_write_opts *o, int *rc);
