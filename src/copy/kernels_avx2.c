@@ -343,6 +343,11 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
     int64_t o = o0;                                                                                \
     if (e->nontemporal) {                                                                          \
       const int64_t line = 64 / (W);                                                               \
+      /* The lines of the first steps, which no earlier step asked for (a thread's task starts     \
+       * anywhere). */                                                                             \
+      for (int64_t a = o; a < o + line * JOIN_AHEAD_LINES && a + line <= o1; a += line) {          \
+        join_prefetch(ins, first, wide, a *(W), false);                                            \
+      }                                                                                            \
       for (; o + line <= o1; o += line) {                                                          \
         unsigned char *row = out + o * stride + seg->col;                                          \
         int64_t far = o + line * JOIN_AHEAD_LINES;                                                 \
