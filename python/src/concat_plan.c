@@ -7,19 +7,15 @@
 #include "concat_inputs.h"
 #include "concat_op.h"
 #include "dtypes.h"
-#include "element_types.h"
 #include "errors.h"
+#include "plan_head.h"
 #include "run.h"
 
 #include <string.h>
-#include <time.h>
 
 typedef struct {
-  PyObject_HEAD pcl_concat_entry *entry;
-  PyArray_Descr *descr; /* the NumPy dtype of inputs (uint8 for packed types) */
-  int packed;
-  /* For a type NumPy lacks, its cleave.ElementType constant: runs pass it as dtype=. */
-  PyObject *element_type;
+  pcl_plan_head head; /* the dtype, packed or not, the ElementType constant */
+  pcl_concat_entry *entry;
   PyObject *shapes; /* the input shapes, a tuple of tuples (packed: passed as shapes=) */
 } concat_plan_object;
 
@@ -149,19 +145,15 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     return NULL;
   }
   self->entry = e;
-  self->descr = descr;
-  self->packed = packed;
+  pcl_plan_head_set(&self->head, t, descr, packed);
   self->shapes = shapes;
-  self->element_type = pcl_element_type_object(t.dtype);
-  Py_XINCREF(self->element_type);
   return (PyObject *)self;
 }
 
 static void plan_dealloc(PyObject *obj) {
   concat_plan_object *self = (concat_plan_object *)obj;
   pcl_concat_entry_decref(self->entry);
-  Py_XDECREF(self->descr);
-  Py_XDECREF(self->element_type);
+  pcl_plan_head_clear(&self->head);
   Py_XDECREF(self->shapes);
   Py_TYPE(obj)->tp_free(obj);
 }
@@ -178,9 +170,9 @@ static int check_plan_inputs(const concat_plan_object *self, const pcl_concat_in
   }
   for (Py_ssize_t i = 0; i < in->n; i++) {
     const cleave_tensor *t = &in->tensors[i];
-    if (!self->packed && (t->type.dtype != e->type.dtype || t->type.width != e->type.width)) {
+    if (!self->head.packed && (t->type.dtype != e->type.dtype || t->type.width != e->type.width)) {
       PyErr_Format(PyExc_TypeError, "the plan is for dtype %R, not %R (inputs[%zd])",
-                   (PyObject *)self->descr, (PyObject *)PyArray_DESCR(in->arrays[i]), i);
+                   (PyObject *)self->head.descr, (PyObject *)PyArray_DESCR(in->arrays[i]), i);
       return -1;
     }
     if (t->rank != e->rank || (e->rank > 0 && memcmp(t->shape, e->shapes + (size_t)i * e->rank,
@@ -218,8 +210,8 @@ static PyObject *plan_run(PyObject *obj, PyObject *const *args, Py_ssize_t nargs
   }
   pcl_concat_inputs in;
   PyObject *result = NULL;
-  if (pcl_concat_inputs_acquire(slots[0], self->element_type, self->packed ? self->shapes : NULL,
-                                &in) == 0 &&
+  if (pcl_concat_inputs_acquire(slots[0], self->head.element_type,
+                                self->head.packed ? self->shapes : NULL, &in) == 0 &&
       check_plan_inputs(self, &in) == 0) {
     result = pcl_concat_execute(&self->entry->op, self->entry, &in, slots[1], threads);
   }
@@ -231,6 +223,18 @@ static PyObject *plan_run(PyObject *obj, PyObject *const *args, Py_ssize_t nargs
  * arrays into out (C-contiguous NumPy arrays of the right byte sizes), timed in a C loop of `calls`
  * runs on this thread with the GIL held: the baseline bench/bench_concat_peers.py compares the
  * binding with, in the same process. */
+/* One run of _c_seconds's loop. */
+typedef struct timed_run {
+  const cleave_concat_plan *plan;
+  const void *const *inputs;
+  void *output;
+} timed_run;
+
+static int run_once(void *ctx) {
+  const timed_run *run = ctx;
+  return pcl_concat_run(run->plan, run->inputs, run->output, 1, 0);
+}
+
 static PyObject *plan_c_seconds(PyObject *obj, PyObject *const *args, Py_ssize_t nargs) {
   concat_plan_object *self = (concat_plan_object *)obj;
   const pcl_concat_entry *e = self->entry;
@@ -269,25 +273,17 @@ static PyObject *plan_c_seconds(PyObject *obj, PyObject *const *args, Py_ssize_t
     }
     ptrs[i] = PyArray_DATA((PyArrayObject *)a);
   }
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (int64_t k = 0; k < calls; k++) {
-    if (pcl_concat_run(e->plan, ptrs, PyArray_DATA(out), 1, 0) < 0) {
-      PyMem_Free(ptrs);
-      return NULL;
-    }
-  }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  timed_run run = {e->plan, ptrs, PyArray_DATA(out)};
+  PyObject *seconds = pcl_plan_seconds(run_once, &run, calls);
   PyMem_Free(ptrs);
-  double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-  return PyFloat_FromDouble(seconds / (double)calls);
+  return seconds;
 }
 
 static PyObject *plan_get_output_shape(PyObject *obj, void *closure) {
   (void)closure;
   const concat_plan_object *self = (concat_plan_object *)obj;
   const pcl_concat_entry *e = self->entry;
-  if (self->packed) {
+  if (self->head.packed) {
     return Py_BuildValue("(L)", (long long)e->info.output_bytes);
   }
   return PyArray_IntTupleFromIntp((int)e->info.output_rank, (npy_intp *)(void *)(e->output_shape));
@@ -305,15 +301,7 @@ static PyObject *plan_get_axis(PyObject *obj, void *closure) {
 
 static PyObject *plan_get_kernels(PyObject *obj, void *closure) {
   (void)closure;
-  const char *text = cleave_concat_plan_description(((concat_plan_object *)obj)->entry->plan);
-  return PyUnicode_FromString(text != NULL ? text : "");
-}
-
-static PyObject *plan_get_dtype(PyObject *obj, void *closure) {
-  (void)closure;
-  concat_plan_object *self = (concat_plan_object *)obj;
-  Py_INCREF(self->descr);
-  return (PyObject *)self->descr;
+  return pcl_plan_kernels(cleave_concat_plan_description(((concat_plan_object *)obj)->entry->plan));
 }
 
 static PyObject *plan_get_shapes(PyObject *obj, void *closure) {
@@ -343,19 +331,12 @@ static PyObject *plan_repr(PyObject *obj) {
   PyObject *shapes = shapes_repr(self->shapes);
   PyObject *params = pcl_concat_params_repr(&self->entry->op);
   PyObject *output = plan_get_output_shape(obj, NULL);
-  PyObject *dtype = NULL;
-  if (self->element_type != NULL) {
-    dtype = PyObject_Repr(self->element_type);
-  } else {
-    PyObject *name = PyObject_Str((PyObject *)self->descr);
-    dtype = name == NULL ? NULL : PyObject_Repr(name);
-    Py_XDECREF(name);
-  }
+  PyObject *dtype = pcl_plan_dtype_repr(&self->head);
   PyObject *r = NULL;
   if (shapes != NULL && params != NULL && output != NULL && dtype != NULL) {
     r = PyUnicode_FromFormat("cleave.ConcatPlan('%s', %U, %U, %U): output %R%s",
                              pcl_concat_kind_name(self->entry->op.c.kind), shapes, dtype, params,
-                             output, self->packed ? " bytes" : "");
+                             output, self->head.packed ? " bytes" : "");
   }
   Py_XDECREF(shapes);
   Py_XDECREF(params);
@@ -381,7 +362,8 @@ static PyGetSetDef plan_getset[] = {
     {"axis", plan_get_axis, NULL, "The output's axis the inputs are joined along (normalised).",
      NULL},
     {"kernels", plan_get_kernels, NULL, "The copy schedule the library chose.", NULL},
-    {"dtype", plan_get_dtype, NULL, "The NumPy dtype of inputs (uint8 for packed types).", NULL},
+    {"dtype", pcl_plan_get_dtype, NULL, "The NumPy dtype of inputs (uint8 for packed types).",
+     NULL},
     {"shapes", plan_get_shapes, NULL, "The input shapes the plan is for (tuple of tuples).", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 

@@ -3,22 +3,17 @@
 
 #include "args.h"
 #include "dtypes.h"
-#include "element_types.h"
 #include "errors.h"
 #include "execute.h"
 #include "op_params.h"
+#include "plan_head.h"
 #include "run.h"
 
 #include <string.h>
-#include <time.h>
 
 typedef struct {
-  PyObject_HEAD pcl_entry *entry;
-  PyArray_Descr *descr; /* the NumPy dtype of inputs (uint8 for packed types) */
-  int packed;
-  /* For a type NumPy lacks, its cleave.ElementType constant: runs pass it as dtype=, as the
-   * dtype of x does not say it. NULL for NumPy's types. */
-  PyObject *element_type;
+  pcl_plan_head head; /* the dtype, packed or not, the ElementType constant */
+  pcl_entry *entry;
 } plan_object;
 
 /* Operator parameters from keyword arguments, by the kind's parameter names. */
@@ -120,18 +115,14 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     return NULL;
   }
   self->entry = e;
-  self->descr = descr;
-  self->packed = packed;
-  self->element_type = pcl_element_type_object(t.dtype);
-  Py_XINCREF(self->element_type);
+  pcl_plan_head_set(&self->head, t, descr, packed);
   return (PyObject *)self;
 }
 
 static void plan_dealloc(PyObject *obj) {
   plan_object *self = (plan_object *)obj;
   pcl_entry_decref(self->entry);
-  Py_XDECREF(self->descr);
-  Py_XDECREF(self->element_type);
+  pcl_plan_head_clear(&self->head);
   Py_TYPE(obj)->tp_free(obj);
 }
 
@@ -139,22 +130,22 @@ static void plan_dealloc(PyObject *obj) {
 static int plan_input(plan_object *self, PyObject *x, pcl_input *in) {
   const pcl_entry *e = self->entry;
   PyObject *shape = NULL;
-  if (self->packed) {
+  if (self->head.packed) {
     shape = PyArray_IntTupleFromIntp((int)e->rank, (npy_intp *)(void *)(e->shape));
     if (shape == NULL) {
       return -1;
     }
   }
-  int st = pcl_input_acquire(x, self->element_type, shape, in);
+  int st = pcl_input_acquire(x, self->head.element_type, shape, in);
   Py_XDECREF(shape);
   if (st < 0) {
     return -1;
   }
-  if (self->packed) {
+  if (self->head.packed) {
     return 0;
   }
   if (in->type.dtype != e->type.dtype || in->type.width != e->type.width) {
-    PyErr_Format(PyExc_TypeError, "the plan is for dtype %R, not %R", (PyObject *)self->descr,
+    PyErr_Format(PyExc_TypeError, "the plan is for dtype %R, not %R", (PyObject *)self->head.descr,
                  (PyObject *)PyArray_DESCR(in->array));
     pcl_input_release(in);
     return -1;
@@ -218,6 +209,18 @@ static PyObject *plan_views(PyObject *self, PyObject *const *args, Py_ssize_t na
 /* _c_seconds(x, out, calls): the C library's own time for one run of this plan from x into out
  * (C-contiguous NumPy arrays), timed in a C loop of `calls` runs on this thread with the GIL
  * held: the baseline bench/bench_python.py compares the binding with, in the same process. */
+/* One run of _c_seconds's loop. */
+typedef struct timed_run {
+  const cleave_plan *plan;
+  const void *input;
+  void *const *outputs;
+} timed_run;
+
+static int run_once(void *ctx) {
+  const timed_run *run = ctx;
+  return pcl_run(run->plan, run->input, run->outputs, 1, 0);
+}
+
 static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   plan_object *p = (plan_object *)self;
   if (nargs != 3 || !PyArray_Check(args[0]) || !PyList_Check(args[1])) {
@@ -247,19 +250,10 @@ static PyObject *plan_c_seconds(PyObject *self, PyObject *const *args, Py_ssize_
     }
     ptrs[i] = PyArray_DATA((PyArrayObject *)o);
   }
-  const void *input = PyArray_DATA((PyArrayObject *)args[0]);
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (int64_t k = 0; k < calls; k++) {
-    if (pcl_run(p->entry->plan, input, ptrs, 1, 0) < 0) {
-      PyMem_Free(ptrs);
-      return NULL;
-    }
-  }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  timed_run run = {p->entry->plan, PyArray_DATA((PyArrayObject *)args[0]), ptrs};
+  PyObject *seconds = pcl_plan_seconds(run_once, &run, calls);
   PyMem_Free(ptrs);
-  double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-  return PyFloat_FromDouble(seconds / (double)calls);
+  return seconds;
 }
 
 /* The output shapes of a plan as a tuple of tuples (packed types: each output's byte count). */
@@ -302,7 +296,7 @@ static PyObject *output_shapes(const pcl_entry *e, int packed_bytes) {
 static PyObject *plan_get_output_shapes(PyObject *self, void *closure) {
   (void)closure;
   plan_object *p = (plan_object *)self;
-  return output_shapes(p->entry, p->packed);
+  return output_shapes(p->entry, p->head.packed);
 }
 
 static PyObject *plan_get_num_outputs(PyObject *self, void *closure) {
@@ -317,15 +311,7 @@ static PyObject *plan_get_axis(PyObject *self, void *closure) {
 
 static PyObject *plan_get_kernels(PyObject *self, void *closure) {
   (void)closure;
-  const char *text = cleave_plan_description(((plan_object *)self)->entry->plan);
-  return PyUnicode_FromString(text != NULL ? text : "");
-}
-
-static PyObject *plan_get_dtype(PyObject *self, void *closure) {
-  (void)closure;
-  plan_object *p = (plan_object *)self;
-  Py_INCREF(p->descr);
-  return (PyObject *)p->descr;
+  return pcl_plan_kernels(cleave_plan_description(((plan_object *)self)->entry->plan));
 }
 
 static PyObject *plan_get_shape(PyObject *self, void *closure) {
@@ -391,12 +377,7 @@ static PyObject *plan_repr(PyObject *self) {
   const pcl_entry *e = p->entry;
   PyObject *shape = plan_get_shape(self, NULL);
   PyObject *params = params_repr(&e->op);
-  PyObject *dtype = p->element_type != NULL ? PyObject_Repr(p->element_type) : NULL;
-  if (p->element_type == NULL) {
-    PyObject *name = PyObject_Str((PyObject *)p->descr);
-    dtype = name == NULL ? NULL : PyObject_Repr(name);
-    Py_XDECREF(name);
-  }
+  PyObject *dtype = pcl_plan_dtype_repr(&p->head);
   PyObject *r = NULL;
   if (shape != NULL && params != NULL && dtype != NULL) {
     r = PyUnicode_FromFormat("cleave.Plan('%s', %R, %U, %U): %zu output%s",
@@ -426,7 +407,8 @@ static PyGetSetDef plan_getset[] = {
     {"num_outputs", plan_get_num_outputs, NULL, "The number of outputs.", NULL},
     {"axis", plan_get_axis, NULL, "The normalised axis.", NULL},
     {"kernels", plan_get_kernels, NULL, "The copy schedule the library chose.", NULL},
-    {"dtype", plan_get_dtype, NULL, "The NumPy dtype of inputs (uint8 for packed types).", NULL},
+    {"dtype", pcl_plan_get_dtype, NULL, "The NumPy dtype of inputs (uint8 for packed types).",
+     NULL},
     {"shape", plan_get_shape, NULL, "The input shape the plan is for.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 

@@ -134,21 +134,9 @@ static inline void CLEAVE_K(copy_cached)(unsigned char *dst, const unsigned char
 }
 
 #include "copy/kernels_walk.h"
+#include "copy/tiles_avx2.h"
 
 /* ---- transpositions ---------------------------------------------------------------------- */
-
-static inline __m128i load16(const unsigned char *p) {
-  return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-static inline void store16(unsigned char *p, __m128i v) {
-  _mm_storeu_si128((__m128i *)(void *)p, v);
-}
-static inline __m256i load32(const unsigned char *p) {
-  return _mm256_loadu_si256((const __m256i *)(const void *)p);
-}
-static inline void store32(unsigned char *p, __m256i v) {
-  _mm256_storeu_si256((__m256i *)(void *)p, v);
-}
 
 /* The units of outputs [j, j + group) for rows [o, o1), one at a time: the edges of a tile. */
 #define TAIL_LOOP(W)                                                                               \
@@ -179,151 +167,6 @@ static void transpose_tail(const cleave_seg *seg, const unsigned char *in, int64
 }
 
 #undef TAIL_LOOP
-
-/* Register tiles: each transposes the H x G block of W-byte units at `src` (rows `stride` apart)
- * into out[m], the H units of output column m. The float forms of the shuffles never interpret
- * the bits, so they are safe on any data. */
-
-/* The tiles are square, so each is its own inverse: a join (Concat) loads each input's units of
- * H consecutive rows as the "rows" and gets each output row's units of G inputs back. The
- * `_regs` forms transpose registers already loaded. */
-
-/* W = 1: 16 rows x 16 outputs, 16 bytes per output. */
-static inline void tile1_regs(const __m128i r[16], __m128i out[16]) {
-  __m128i a[16], b[16], c[16];
-  /* a[2k] / a[2k+1]: rows 2k and 2k+1 interleaved, columns 0-7 / 8-15. */
-  for (int k = 0; k < 8; k++) {
-    a[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
-    a[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
-  }
-  /* b[4q + g]: rows 4q..4q+3, columns 4g..4g+3. */
-  for (int q = 0; q < 4; q++) {
-    b[4 * q + 0] = _mm_unpacklo_epi16(a[4 * q], a[4 * q + 2]);
-    b[4 * q + 1] = _mm_unpackhi_epi16(a[4 * q], a[4 * q + 2]);
-    b[4 * q + 2] = _mm_unpacklo_epi16(a[4 * q + 1], a[4 * q + 3]);
-    b[4 * q + 3] = _mm_unpackhi_epi16(a[4 * q + 1], a[4 * q + 3]);
-  }
-  /* c[8h + p]: rows 8h..8h+7, columns 2p and 2p+1. */
-  for (int h = 0; h < 2; h++) {
-    for (int g = 0; g < 4; g++) {
-      c[8 * h + 2 * g] = _mm_unpacklo_epi32(b[8 * h + g], b[8 * h + 4 + g]);
-      c[8 * h + 2 * g + 1] = _mm_unpackhi_epi32(b[8 * h + g], b[8 * h + 4 + g]);
-    }
-  }
-  for (int p = 0; p < 8; p++) {
-    out[2 * p] = _mm_unpacklo_epi64(c[p], c[8 + p]);
-    out[2 * p + 1] = _mm_unpackhi_epi64(c[p], c[8 + p]);
-  }
-}
-
-static inline void tile1(const unsigned char *src, int64_t stride, __m128i out[16]) {
-  __m128i r[16];
-  for (int k = 0; k < 16; k++) {
-    r[k] = load16(src + k * stride);
-  }
-  tile1_regs(r, out);
-}
-
-/* W = 2: 8 rows x 8 outputs, 16 bytes per output. */
-static inline void tile2_regs(const __m128i r[8], __m128i out[8]) {
-  __m128i a[8], b[8];
-  /* a[2k] / a[2k+1]: rows 2k, 2k+1 interleaved, columns 0-3 / 4-7. */
-  for (int k = 0; k < 4; k++) {
-    a[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
-    a[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
-  }
-  /* b[4h + g]: rows 4h..4h+3, columns 2g and 2g+1. */
-  for (int h = 0; h < 2; h++) {
-    b[4 * h + 0] = _mm_unpacklo_epi32(a[4 * h], a[4 * h + 2]);
-    b[4 * h + 1] = _mm_unpackhi_epi32(a[4 * h], a[4 * h + 2]);
-    b[4 * h + 2] = _mm_unpacklo_epi32(a[4 * h + 1], a[4 * h + 3]);
-    b[4 * h + 3] = _mm_unpackhi_epi32(a[4 * h + 1], a[4 * h + 3]);
-  }
-  for (int g = 0; g < 4; g++) {
-    out[2 * g] = _mm_unpacklo_epi64(b[g], b[4 + g]);
-    out[2 * g + 1] = _mm_unpackhi_epi64(b[g], b[4 + g]);
-  }
-}
-
-static inline void tile2(const unsigned char *src, int64_t stride, __m128i out[8]) {
-  __m128i r[8];
-  for (int k = 0; k < 8; k++) {
-    r[k] = load16(src + k * stride);
-  }
-  tile2_regs(r, out);
-}
-
-/* W = 4: 8 rows x 8 outputs, 32 bytes per output. */
-static inline void tile4_regs(const __m256 r[8], __m256 out[8]) {
-  __m256 t[8], u[8];
-  for (int k = 0; k < 4; k++) {
-    t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-    t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-  }
-  for (int h = 0; h < 2; h++) {
-    u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int g = 0; g < 4; g++) {
-    out[g] = _mm256_permute2f128_ps(u[g], u[4 + g], 0x20);
-    out[g + 4] = _mm256_permute2f128_ps(u[g], u[4 + g], 0x31);
-  }
-}
-
-static inline __m256 load4(const unsigned char *p) {
-  return _mm256_castsi256_ps(load32(p));
-}
-
-static inline void tile4(const unsigned char *src, int64_t stride, __m256 out[8]) {
-  __m256 r[8];
-  for (int k = 0; k < 8; k++) {
-    r[k] = load4(src + k * stride);
-  }
-  tile4_regs(r, out);
-}
-
-/* W = 8: 4 rows x 4 outputs, 32 bytes per output. */
-static inline void tile8_regs(const __m256d r[4], __m256d out[4]) {
-  __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
-  __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
-  out[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-  out[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-  out[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-  out[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-}
-
-static inline __m256d load8(const unsigned char *p) {
-  return _mm256_castsi256_pd(load32(p));
-}
-
-static inline void tile8(const unsigned char *src, int64_t stride, __m256d out[4]) {
-  __m256d r[4];
-  for (int k = 0; k < 4; k++) {
-    r[k] = load8(src + k * stride);
-  }
-  tile8_regs(r, out);
-}
-
-static inline void put1(unsigned char *p, __m128i v) {
-  store16(p, v);
-}
-static inline void stream1(unsigned char *p, __m128i v) {
-  _mm_stream_si128((__m128i *)(void *)p, v);
-}
-static inline void put4(unsigned char *p, __m256 v) {
-  _mm256_storeu_ps((float *)(void *)p, v);
-}
-static inline void stream4(unsigned char *p, __m256 v) {
-  _mm256_stream_ps((float *)(void *)p, v);
-}
-static inline void put8(unsigned char *p, __m256d v) {
-  _mm256_storeu_pd((double *)(void *)p, v);
-}
-static inline void stream8(unsigned char *p, __m256d v) {
-  _mm256_stream_pd((double *)(void *)p, v);
-}
 
 /*
  * A transposition kernel for W-byte units with G x H register tiles (VEC per output column).
@@ -417,65 +260,127 @@ static void join_transpose_tail(const cleave_seg *seg, unsigned char *out, int64
 
 #undef JOIN_TAIL_LOOP
 
+/* How far ahead a large join asks for its inputs' lines, in input lines (each a step of the
+ * join): into L2, since a step's lines of 1024 inputs (64 KiB) do not stay in L1. */
+#define JOIN_AHEAD_LINES 4
+/* How far ahead, in groups of inputs, a large join moves the lines it reads next from L2 into
+ * L1. */
+#define JOIN_NEAR_GROUPS 2
+
+/* Asks for the line holding byte `at` of inputs [first, first + n) ahead of their use, into L2
+ * (`near` false) or L1. A prefetch never faults: the address is formed as an integer, so no
+ * pointer leaves its input even when `at` is past the input's end. */
+static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int64_t at,
+                                 bool near) {
+  for (int64_t m = 0; m < n; m++) {
+    const char *p = (const char *)((uintptr_t)cleave_part(ins, first + m) + (uintptr_t)at);
+    if (near) {
+      _mm_prefetch(p, _MM_HINT_T0);
+    } else {
+      _mm_prefetch(p, _MM_HINT_T1);
+    }
+  }
+}
+
 /*
  * The join's transposition (Concat) with the same square tiles: G inputs' units of G consecutive
  * rows (one register each, read sequentially from every input) become G output rows' units of
  * those inputs. Q tiles side by side along the inputs give every output row one whole 64-byte
- * line per step, streamed in a large run when aligned. Edges: join_transpose_tail.
+ * line per group, streamed in a large run when aligned (join_tiles). Edges: join_transpose_tail.
+ *
+ * A large run (non-temporal) steps by the rows of one whole input line (64 / W) and reads each
+ * group's lines whole before the next group, asking for every input's line JOIN_AHEAD_LINES
+ * steps ahead into L2 and for the next groups' lines into L1: its inputs are too many streams for
+ * the hardware prefetchers (case (d) joined, 1024 inputs of 16 KiB: bench/RESULTS.md).
  */
 #define JOIN_TRANSPOSE_KERNEL(W, G, Q, VEC, LOAD, REGS, PUT, STREAM)                               \
+  /* Rows [o, o + G) of inputs [j, j + G * Q) into `row` (row o's first byte of the segment). */   \
+  static inline void join_tiles##W(const cleave_engine *e, unsigned char *row, cleave_parts ins,   \
+                                   int64_t first, int64_t o, int64_t j) {                          \
+    int64_t stride = e->stride;                                                                    \
+    VEC t[Q][G];                                                                                   \
+    for (int q = 0; q < (Q); q++) {                                                                \
+      VEC r[G];                                                                                    \
+      for (int m = 0; m < (G); m++) {                                                              \
+        r[m] = LOAD(cleave_part(ins, first + j + q * (G) + m) + o * (W));                          \
+      }                                                                                            \
+      REGS(r, t[q]);                                                                               \
+    }                                                                                              \
+    uintptr_t misaligned = e->nontemporal ? 0 : 1;                                                 \
+    for (int k = 0; k < (G); k++) {                                                                \
+      misaligned |= (uintptr_t)(row + k * stride + j * (W));                                       \
+    }                                                                                              \
+    for (int k = 0; k < (G); k++) {                                                                \
+      unsigned char *d = row + k * stride + j * (W);                                               \
+      for (int q = 0; q < (Q); q++) {                                                              \
+        if ((misaligned & 63) == 0) {                                                              \
+          STREAM(d + q * (G) * (W), t[q][k]);                                                      \
+        } else {                                                                                   \
+          PUT(d + q * (G) * (W), t[q][k]);                                                         \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
+  /* Rows [o, o + G) of inputs [j, j + G) (a group narrower than Q tiles) into `row`. */           \
+  static inline void join_tile##W(const cleave_engine *e, unsigned char *row, cleave_parts ins,    \
+                                  int64_t first, int64_t o, int64_t j) {                           \
+    VEC r[G], t[G];                                                                                \
+    for (int m = 0; m < (G); m++) {                                                                \
+      r[m] = LOAD(cleave_part(ins, first + j + m) + o * (W));                                      \
+    }                                                                                              \
+    REGS(r, t);                                                                                    \
+    for (int k = 0; k < (G); k++) {                                                                \
+      PUT(row + k * e->stride + j * (W), t[k]);                                                    \
+    }                                                                                              \
+  }                                                                                                \
+                                                                                                   \
   static void join_transpose##W##_avx2(const cleave_engine *e, const cleave_seg *seg,              \
                                        unsigned char *out, cleave_parts ins, int64_t o0,           \
                                        int64_t o1) {                                               \
     int64_t stride = e->stride, count = seg->count, first = seg->first;                            \
-    int64_t wide = count / ((G) * (Q)) * ((G) * (Q)), full = count / (G) * (G);                    \
+    int64_t span = (G) * (Q), wide = count / span * span, full = count / (G) * (G);                \
     int64_t o = o0;                                                                                \
-    for (; o + (G) <= o1; o += (G)) {                                                              \
-      unsigned char *row = out + o * stride + seg->col;                                            \
-      /* In a large run each input's next lines are asked for ahead, once per line: the inputs     \
-       * are too many streams for the hardware prefetchers (case (d) joined, 1024 inputs:          \
-       * 1.2-1.5 ms instead of 1.5-2.2 ms on the Intel Xeon of 2026-11-24). */                     \
-      bool ahead = e->nontemporal && ((o * (W)) & 63) < (G) * (W);                                 \
-      int64_t j = 0;                                                                               \
-      for (; j < wide; j += (G) * (Q)) {                                                           \
-        if (ahead) {                                                                               \
-          for (int m = 0; m < (G) * (Q); m++) {                                                    \
-            _mm_prefetch((const char *)cleave_part(ins, first + j + m) + o * (W) + 128,            \
-                         _MM_HINT_T0);                                                             \
+    if (e->nontemporal) {                                                                          \
+      const int64_t line = 64 / (W);                                                               \
+      /* The lines of the first steps, which no earlier step asked for (a thread's task starts     \
+       * anywhere). */                                                                             \
+      for (int64_t a = o; a < o + line * JOIN_AHEAD_LINES && a + line <= o1; a += line) {          \
+        join_prefetch(ins, first, wide, a *(W), false);                                            \
+      }                                                                                            \
+      for (; o + line <= o1; o += line) {                                                          \
+        unsigned char *row = out + o * stride + seg->col;                                          \
+        int64_t far = o + line * JOIN_AHEAD_LINES;                                                 \
+        int64_t j = 0;                                                                             \
+        for (; j < wide; j += span) {                                                              \
+          if (far < e->outer) {                                                                    \
+            join_prefetch(ins, first + j, span, far * (W), false);                                 \
+          }                                                                                        \
+          /* The group JOIN_NEAR_GROUPS on, in this step or at the start of the next. */           \
+          int64_t next = j + JOIN_NEAR_GROUPS * span;                                              \
+          int64_t near_o = o + next / wide * line;                                                 \
+          if (near_o < o1) {                                                                       \
+            join_prefetch(ins, first + next % wide, span, near_o * (W), true);                     \
+          }                                                                                        \
+          for (int64_t s = 0; s < line; s += (G)) {                                                \
+            join_tiles##W(e, row + s * stride, ins, first, o + s, j);                              \
           }                                                                                        \
         }                                                                                          \
-        VEC t[Q][G];                                                                               \
-        for (int q = 0; q < (Q); q++) {                                                            \
-          VEC r[G];                                                                                \
-          for (int m = 0; m < (G); m++) {                                                          \
-            r[m] = LOAD(cleave_part(ins, first + j + q * (G) + m) + o * (W));                      \
-          }                                                                                        \
-          REGS(r, t[q]);                                                                           \
-        }                                                                                          \
-        uintptr_t misaligned = e->nontemporal ? 0 : 1;                                             \
-        for (int k = 0; k < (G); k++) {                                                            \
-          misaligned |= (uintptr_t)(row + k * stride + j * (W));                                   \
-        }                                                                                          \
-        for (int k = 0; k < (G); k++) {                                                            \
-          unsigned char *d = row + k * stride + j * (W);                                           \
-          for (int q = 0; q < (Q); q++) {                                                          \
-            if ((misaligned & 63) == 0) {                                                          \
-              STREAM(d + q * (G) * (W), t[q][k]);                                                  \
-            } else {                                                                               \
-              PUT(d + q * (G) * (W), t[q][k]);                                                     \
-            }                                                                                      \
+        for (; j < full; j += (G)) {                                                               \
+          for (int64_t s = 0; s < line; s += (G)) {                                                \
+            join_tile##W(e, row + s * stride, ins, first, o + s, j);                               \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
+    }                                                                                              \
+    for (; o + (G) <= o1; o += (G)) {                                                              \
+      unsigned char *row = out + o * stride + seg->col;                                            \
+      int64_t j = 0;                                                                               \
+      for (; j < wide; j += span) {                                                                \
+        join_tiles##W(e, row, ins, first, o, j);                                                   \
+      }                                                                                            \
       for (; j < full; j += (G)) {                                                                 \
-        VEC r[G], t[G];                                                                            \
-        for (int m = 0; m < (G); m++) {                                                            \
-          r[m] = LOAD(cleave_part(ins, first + j + m) + o * (W));                                  \
-        }                                                                                          \
-        REGS(r, t);                                                                                \
-        for (int k = 0; k < (G); k++) {                                                            \
-          PUT(row + k * stride + j * (W), t[k]);                                                   \
-        }                                                                                          \
+        join_tile##W(e, row, ins, first, o, j);                                                    \
       }                                                                                            \
     }                                                                                              \
     join_transpose_tail(seg, out, stride, ins, 0, full, o, o1);                                    \

@@ -50,6 +50,30 @@ def workdir(name):
     return path
 
 
+def run_groups(name, groups, usage=None, shared=False):
+    """The main() of a script made of groups of checks: runs them, then exits through finish().
+
+    `groups` is a list of (group name, function) pairs; each function is called with the
+    directory it works in. With `usage` (the script's docstring) the script takes one group's name as its
+    argument, as CTest runs each group as a test of its own, and runs that group alone in
+    workdir(name + group); a missing or unknown name exits with the usage. Without, every group
+    runs in turn, each in a directory named after it under workdir(name), or with `shared` all
+    in workdir(name) itself (where later groups read what earlier ones wrote).
+    """
+    if usage is not None:
+        table = dict(groups)
+        if len(sys.argv) != 2 or sys.argv[1] not in table:
+            sys.exit(usage)
+        table[sys.argv[1]](workdir(name + sys.argv[1]))
+    else:
+        root = workdir(name)
+        for group, function in groups:
+            work = root if shared else os.path.join(root, group)
+            os.makedirs(work, exist_ok=True)
+            function(work)
+    finish()
+
+
 def run(args, cwd, **kwargs):
     """Runs cleave with `args` in `cwd`; returns the CompletedProcess (text output)."""
     return subprocess.run([CLEAVE] + list(args), cwd=cwd, capture_output=True, text=True,

@@ -17,7 +17,6 @@ usage: test_concat.py GROUP
 """
 import json
 import os
-import sys
 
 import numpy as np
 
@@ -152,8 +151,7 @@ def random_join(rng, work, case):
     run_join(label, work, args, paths, expected, first, fortran, chunk)
 
 
-def group_numpy():
-    work = clitest.workdir("concat_numpy")
+def group_numpy(work):
     rng = np.random.default_rng(20261128)
     for case in range(400):
         random_join(rng, work, case)
@@ -183,8 +181,7 @@ def packed_reference(values_list, axis, bits, msb, stack=False):
     return joined, pack(joined, bits, msb)
 
 
-def group_packed():
-    work = clitest.workdir("concat_packed")
+def group_packed(work):
     rng = np.random.default_rng(4)
     for case in range(150):
         name = list(PACKED_TYPES)[case % len(PACKED_TYPES)]
@@ -233,9 +230,8 @@ def group_packed():
                            ["ConcatFromSequence-11", "int4"])
 
 
-def group_inverse():
+def group_inverse(work):
     """Split with the CLI, then join the parts with the CLI: the input's data comes back."""
-    work = clitest.workdir("concat_inverse")
     rng = np.random.default_rng(11)
     for case in range(60):
         dtype = DTYPES[rng.integers(len(DTYPES))]
@@ -285,8 +281,7 @@ def group_inverse():
         del fortran
 
 
-def group_stream():
-    work = clitest.workdir("concat_stream")
+def group_stream(work):
     rng = np.random.default_rng(5)
     # 8 MiB of inputs through a 4 KiB chunk: batches, pieces and in-kernel copies.
     a = rng.integers(0, 1 << 31, size=(256, 4096), dtype=np.int32)
@@ -326,11 +321,10 @@ def group_stream():
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    {"numpy": group_numpy, "packed": group_packed, "inverse": group_inverse,
-     "stream": group_stream}[sys.argv[1]]()
-    clitest.finish()
+    clitest.run_groups("concat_", [
+        ("numpy", group_numpy), ("packed", group_packed), ("inverse", group_inverse),
+        ("stream", group_stream)
+    ], __doc__)
 
 
 if __name__ == "__main__":

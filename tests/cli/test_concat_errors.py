@@ -9,7 +9,6 @@ usage: test_concat_errors.py STATUS
 import os
 import resource
 import subprocess
-import sys
 
 import numpy as np
 
@@ -37,8 +36,7 @@ def inputs(work):
         f.write(b"not a .npy file at all")
 
 
-def status_64():
-    work = clitest.workdir("concat_err64")
+def status_64(work):
     inputs(work)
     o = ["-o", "y.npy"]
     cases = [
@@ -98,8 +96,7 @@ def status_64():
         expect_failure(label, args, work, 64, fragments)
 
 
-def status_65():
-    work = clitest.workdir("concat_err65")
+def status_65(work):
     inputs(work)
     # Existing outputs are not touched by a request that breaks a rule (65 before 73).
     with open(os.path.join(work, "y.npy"), "wb") as f:
@@ -169,8 +166,7 @@ def status_65():
         expect_failure(label, args, work, 65, fragments)
 
 
-def status_66():
-    work = clitest.workdir("concat_err66")
+def status_66(work):
     inputs(work)
     os.mkdir(os.path.join(work, "adir.npy"))
     o = ["-o", "y.npy"]
@@ -187,8 +183,7 @@ def status_66():
         expect_failure(label, args, work, 66, fragments)
 
 
-def status_73():
-    work = clitest.workdir("concat_err73")
+def status_73(work):
     inputs(work)
     with open(os.path.join(work, "y.npy"), "wb") as f:
         f.write(b"do not touch")
@@ -231,8 +226,7 @@ def limit_file_size(size):
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
 
 
-def status_74():
-    work = clitest.workdir("concat_err74")
+def status_74(work):
     rng = np.random.default_rng(3)
     a = rng.integers(0, 1 << 30, size=(64, 1024), dtype=np.int32)  # 256 KiB
     np.save(os.path.join(work, "a.npy"), a)
@@ -261,11 +255,10 @@ def status_74():
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    {"64": status_64, "65": status_65, "66": status_66, "73": status_73,
-     "74": status_74}[sys.argv[1]]()
-    clitest.finish()
+    clitest.run_groups("concat_err", [
+        ("64", status_64), ("65", status_65), ("66", status_66), ("73", status_73),
+        ("74", status_74)
+    ], __doc__)
 
 
 if __name__ == "__main__":

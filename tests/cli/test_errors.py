@@ -9,7 +9,6 @@ import os
 import resource
 import signal
 import subprocess
-import sys
 
 import numpy as np
 
@@ -23,8 +22,7 @@ def make_input(work, name="x.npy", shape=(6, 4, 5), dtype="<f4"):
     return a
 
 
-def status_64():
-    work = clitest.workdir("err64")
+def status_64(work):
     make_input(work)
     cases = [
         ("unknown command", ["splitt", "x.npy"], ["splitt"]),
@@ -121,8 +119,7 @@ def status_64():
     check(r.returncode == 64 and "cleave: error:" in r.stderr, "no command: status 64")
 
 
-def status_65():
-    work = clitest.workdir("err65")
+def status_65(work):
     make_input(work)  # shape (6, 4, 5), f32
     np.save(os.path.join(work, "scalar.npy"), np.float32(3))
     np.save(os.path.join(work, "ints.npy"), np.arange(6, dtype=np.int32))
@@ -198,8 +195,7 @@ def status_65():
         expect_failure(label, args, work, 65, fragments)
 
 
-def status_66():
-    work = clitest.workdir("err66")
+def status_66(work):
     os.mkdir(os.path.join(work, "adir.npy"))
     cases = [
         ("missing input", ["split", "-a", "0", "-n", "2", "missing.npy"], ["missing.npy"]),
@@ -217,8 +213,7 @@ def status_66():
                    ["/dev/null", "regular"])
 
 
-def status_70():
-    work = clitest.workdir("err70")
+def status_70(work):
     # Out of memory is an internal error: 2^40 empty outputs need an 8 TiB table of lengths.
     # (ASan builds must return NULL rather than abort on the huge request.)
     with open(os.path.join(work, "wide.npy"), "wb") as f:
@@ -234,8 +229,7 @@ def status_70():
                    ["ONNX", "CLEAVE_WITH_ONNX=ON"])
 
 
-def status_73():
-    work = clitest.workdir("err73")
+def status_73(work):
     make_input(work)
     with open(os.path.join(work, "x_1.npy"), "wb") as f:
         f.write(b"do not touch")
@@ -269,8 +263,7 @@ def limit_file_size(size):
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
 
 
-def status_74():
-    work = clitest.workdir("err74")
+def status_74(work):
     a = make_input(work, shape=(8, 256, 64))  # 512 KiB of data
     with open(os.path.join(work, "x_0.npy"), "wb") as f:
         f.write(b"the old x_0")
@@ -293,11 +286,10 @@ def status_74():
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    {"64": status_64, "65": status_65, "66": status_66, "70": status_70, "73": status_73,
-     "74": status_74}[sys.argv[1]]()
-    clitest.finish()
+    clitest.run_groups("err", [
+        ("64", status_64), ("65", status_65), ("66", status_66), ("70", status_70),
+        ("73", status_73), ("74", status_74)
+    ], __doc__)
 
 
 if __name__ == "__main__":

@@ -154,8 +154,8 @@ static void test_transpositions(void **state) {
                 {CLEAVE_U16, "transpose2"},
                 {CLEAVE_F32, "transpose4"},
                 {CLEAVE_F64, "transpose8"}};
-  int64_t ones[70];
-  for (size_t i = 0; i < 70; i++) {
+  int64_t ones[91];
+  for (size_t i = 0; i < 91; i++) {
     ones[i] = 1;
   }
   for (size_t w = 0; w < 4; w++) {
@@ -164,6 +164,12 @@ static void test_transpositions(void **state) {
     run_paths(cleave_type_of(widths[w].dtype), 37, ones, 70, 0, 64, widths[w].word, 1);
     run_paths(cleave_type_of(widths[w].dtype), 37, ones, 70, INT64_MAX, 64, widths[w].word, 0);
     run_paths(cleave_type_of(widths[w].dtype), 5, ones, 3, INT64_MAX, 64, widths[w].word, 0);
+    /* A large run steps by the rows of one input line (64 / W) and asks for lines ahead: 165
+     * rows are two or more steps and a tail; 91 inputs leave a group narrower than the widest
+     * and a few last units; 20 inputs make at most one widest group (the lookahead wraps into
+     * the next step). */
+    run_paths(cleave_type_of(widths[w].dtype), 165, ones, 91, 0, 64, widths[w].word, 1);
+    run_paths(cleave_type_of(widths[w].dtype), 165, ones, 20, 0, 64, widths[w].word, 1);
   }
 }
 

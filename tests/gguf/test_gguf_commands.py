@@ -417,14 +417,10 @@ def options(work):
 
 
 def main():
-    root = clitest.workdir("gguf_commands")
-    for name, fn in [("listing", listing), ("splits", splits), ("shards", shards),
-                     ("sets", split_sets), ("help", help_texts),
-                     ("options", options)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("gguf_commands", [
+        ("listing", listing), ("splits", splits), ("shards", shards), ("sets", split_sets),
+        ("help", help_texts), ("options", options)
+    ])
 
 
 if __name__ == "__main__":

@@ -151,13 +151,9 @@ def nothing_to_open(work):
 
 
 def main():
-    root = clitest.workdir("gguf_hostile")
-    for name, fn in [("hostile", hostile), ("truncations", truncations),
-                     ("open", nothing_to_open)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("gguf_hostile", [
+        ("hostile", hostile), ("truncations", truncations), ("open", nothing_to_open)
+    ])
 
 
 if __name__ == "__main__":

@@ -362,19 +362,14 @@ def test_help(work):
 
 
 def main():
-    work = clitest.workdir("ir_check")
-    test_integer_types(work)
-    test_split(work)
-    test_split_dynamic_rank(work)
-    test_element_type_names(work)
-    test_dim_forms(work)
-    test_versions(work)
-    test_verdicts(work)
-    test_unknown_values(work)
-    test_hostile_counts(work)
-    test_json(work)
-    test_help(work)
-    clitest.finish()
+    clitest.run_groups("ir_check", [
+        ("integer_types", test_integer_types), ("split", test_split),
+        ("split_dynamic_rank", test_split_dynamic_rank),
+        ("element_type_names", test_element_type_names), ("dim_forms", test_dim_forms),
+        ("versions", test_versions), ("verdicts", test_verdicts),
+        ("unknown_values", test_unknown_values), ("hostile_counts", test_hostile_counts),
+        ("json", test_json), ("help", test_help)
+    ], shared=True)
 
 
 if __name__ == "__main__":

@@ -228,13 +228,10 @@ def test_run_failures(work):
 
 
 def main():
-    work = clitest.workdir("ir_concat")
-    test_check(work)
-    test_run_types(work)
-    test_run_consts(work)
-    test_run_split_then_concat(work)
-    test_run_failures(work)
-    clitest.finish()
+    clitest.run_groups("ir_concat", [
+        ("check", test_check), ("run_types", test_run_types), ("run_consts", test_run_consts),
+        ("run_split_then_concat", test_run_split_then_concat), ("run_failures", test_run_failures)
+    ], shared=True)
 
 
 if __name__ == "__main__":

@@ -224,14 +224,10 @@ def test_strictness(root):
 
 
 def main():
-    root = clitest.workdir("ir_hostile")
-    test_xml_level(root)
-    test_layer_level(root)
-    test_edges(root)
-    test_consts(root)
-    test_files(root)
-    test_strictness(root)
-    clitest.finish()
+    clitest.run_groups("ir_hostile", [
+        ("xml_level", test_xml_level), ("layer_level", test_layer_level), ("edges", test_edges),
+        ("consts", test_consts), ("files", test_files), ("strictness", test_strictness)
+    ], shared=True)
 
 
 if __name__ == "__main__":

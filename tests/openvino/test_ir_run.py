@@ -327,15 +327,11 @@ def test_failures(root):
 
 
 def main():
-    work = clitest.workdir("ir_run")
-    test_byte_types(work)
-    test_chained(work)
-    test_consts(work)
-    test_raw_parameters(work)
-    test_parameter_values(work)
-    test_dynamic_rank(work)
-    test_failures(work)
-    clitest.finish()
+    clitest.run_groups("ir_run", [
+        ("byte_types", test_byte_types), ("chained", test_chained), ("consts", test_consts),
+        ("raw_parameters", test_raw_parameters), ("parameter_values", test_parameter_values),
+        ("dynamic_rank", test_dynamic_rank), ("failures", test_failures)
+    ], shared=True)
 
 
 if __name__ == "__main__":

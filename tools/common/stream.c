@@ -289,3 +289,21 @@ int stream_split(const stream_job *job) {
   free(c.col);
   return rc;
 }
+
+int stream_join_output(const out_set *outputs, stream_header_fn write_header, void *header_ctx,
+                       stream_join_fn join, void *ctx) {
+  int fd = -1;
+  uint64_t data_start = 0;
+  int rc = out_set_open(outputs, 0, &fd);
+  if (rc == 0) {
+    rc = write_header(header_ctx, 0, fd, &data_start);
+  }
+  if (rc == 0) {
+    rc = join(ctx, fd, data_start);
+  }
+  if (fd >= 0) {
+    int close_rc = out_set_close(outputs, 0, fd);
+    rc = rc != 0 ? rc : close_rc;
+  }
+  return rc;
+}

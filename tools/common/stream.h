@@ -1,7 +1,8 @@
 /*
  * Streaming split of a file's data into the output files, in bounded memory. Format-neutral: the
  * caller writes each output's header through a callback (split writes .npy headers), and the
- * safetensors copy (tools/safetensors/st_copy.c) uses its chunk size and reads.
+ * safetensors copy (tools/safetensors/st_copy.c) uses its chunk size and reads; the joins
+ * (stream_concat.h, stream_concat_bits.h) its reads, writes and output frame.
  *
  * In C order (and, reversed, in Fortran order) the data is `rows` rows; each row holds the axis
  * dimension's `unit`-byte slices back to back, so output i takes, from every row, the bytes of
@@ -46,6 +47,20 @@ int stream_write(const out_set *outputs, size_t i, int fd, uint64_t *pos, const 
 
 /** Writes output i's header at offset 0 of `fd` and stores its size (where the data starts). */
 typedef int (*stream_header_fn)(void *ctx, size_t i, int fd, uint64_t *header_size);
+
+/** A join's data pass: writes the data of output 0 to its open temporary `fd`, from offset
+ * `data_start` (just after the header). Returns 0, or prints an error and returns its status. */
+typedef int (*stream_join_fn)(void *ctx, int fd, uint64_t data_start);
+
+/**
+ * The frame of a join into output 0 of `outputs` (the joining streams share it): opens its
+ * temporary file, writes its header with `write_header(header_ctx, 0, ...)`, runs `join(ctx, fd,
+ * data_start)` and closes the file, whatever failed. Returns 0 or the first failure's status
+ * (CLI_EXIT_IOERR when opening or closing failed). The temporary is left for the caller to commit
+ * or abort.
+ */
+int stream_join_output(const out_set *outputs, stream_header_fn write_header, void *header_ctx,
+                       stream_join_fn join, void *ctx);
 
 /** What to split and where to. */
 typedef struct stream_job {

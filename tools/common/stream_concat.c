@@ -210,7 +210,11 @@ static int transpose_inputs(join_ctx *c) {
   return 0;
 }
 
-static int join(join_ctx *c) {
+static int join(void *ctx, int fd, uint64_t data_start) {
+  join_ctx *c = ctx;
+  c->fd = fd;
+  c->data_start = data_start;
+  c->pos = data_start;
   const stream_concat_job *job = c->job;
   uint64_t row_bytes = c->col[job->count];
   if (job->rows == 0 || row_bytes == 0) {
@@ -234,7 +238,6 @@ int stream_concat(const stream_concat_job *job) {
   join_ctx c;
   memset(&c, 0, sizeof c);
   c.job = job;
-  c.fd = -1;
   c.chunk_bytes = stream_chunk_bytes();
   /* Zeroed: a batch's part of a transposed input is written before the transposition fills it. */
   c.chunk = calloc(c.chunk_bytes, 1);
@@ -254,18 +257,7 @@ int stream_concat(const stream_concat_job *job) {
   c.copier.buf_size = c.chunk_bytes;
   c.copier.report = job->progress;
   if (rc == 0) {
-    rc = out_set_open(job->outputs, 0, &c.fd);
-  }
-  if (rc == 0) {
-    rc = job->write_header(job->header_ctx, 0, c.fd, &c.pos);
-    c.data_start = c.pos;
-  }
-  if (rc == 0) {
-    rc = join(&c);
-  }
-  if (c.fd >= 0) {
-    int close_rc = out_set_close(job->outputs, 0, c.fd);
-    rc = rc != 0 ? rc : close_rc;
+    rc = stream_join_output(job->outputs, job->write_header, job->header_ctx, join, &c);
   }
   free(c.chunk);
   free(c.staging);

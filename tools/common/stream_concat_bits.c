@@ -166,7 +166,10 @@ static int join_pieces(bits_ctx *c) {
   return 0;
 }
 
-static int join(bits_ctx *c) {
+static int join(void *ctx, int fd, uint64_t data_start) {
+  bits_ctx *c = ctx;
+  c->fd = fd;
+  c->pos = data_start;
   const stream_concat_bits_job *job = c->job;
   uint64_t total = row_bits(c);
   if (job->rows == 0 || total == 0) {
@@ -189,7 +192,6 @@ int stream_concat_bits(const stream_concat_bits_job *job) {
   bits_ctx c;
   memset(&c, 0, sizeof c);
   c.job = job;
-  c.fd = -1;
   int64_t bits = 0;
   cleave_error lib;
   if (cleave_type_bits(job->type, &bits, NULL, &lib) != CLEAVE_OK || bits < 1 || bits >= 8 ||
@@ -210,17 +212,7 @@ int stream_concat_bits(const stream_concat_bits_job *job) {
   }
   c.out_name = out_set_final(job->outputs, 0, c.out_path, sizeof c.out_path);
   if (rc == 0) {
-    rc = out_set_open(job->outputs, 0, &c.fd);
-  }
-  if (rc == 0) {
-    rc = job->write_header(job->header_ctx, 0, c.fd, &c.pos);
-  }
-  if (rc == 0) {
-    rc = join(&c);
-  }
-  if (c.fd >= 0) {
-    int close_rc = out_set_close(job->outputs, 0, c.fd);
-    rc = rc != 0 ? rc : close_rc;
+    rc = stream_join_output(job->outputs, job->write_header, job->header_ctx, join, &c);
   }
   free(c.buf);
   free(c.mid);

@@ -182,7 +182,7 @@ static int write_output(const concat_options *o, const concat_inputs *in,
   }
   uint64_t total = (uint64_t)info->output_bytes;
   progress prog;
-  progress_init(&prog, !o->quiet && !o->no_progress && isatty(STDERR_FILENO), total);
+  progress_init(&prog, !o->flags.quiet && !o->flags.no_progress && isatty(STDERR_FILENO), total);
   int64_t packed_dims[1] = {info->output_bytes};
   header_ctx h;
   h.outputs = set;
@@ -212,8 +212,8 @@ static int write_output(const concat_options *o, const concat_inputs *in,
   progress_finish(&prog);
   if (rc == 0) {
     report r;
-    report_begin(&r, stdout, o->command->name, o->json, o->quiet);
-    report_output(&r, p->out_dims, p->rank, o->output);
+    report_begin(&r, stdout, o->command->name, o->flags.json, o->flags.quiet);
+    report_output(&r, p->out_dims, p->rank, o->flags.output);
     rc = report_end(&r);
   }
   if (rc != 0) {
@@ -265,7 +265,8 @@ int cmd_concat_file(int argc, char **argv, int first) {
     rc = infer(&o, &in, &info, &plan);
   }
   if (rc == 0) {
-    rc = out_set_init_file(&set, o.output, o.inputs, o.input_count, o.force, o.sync);
+    rc = out_set_init_file(&set, o.flags.output, o.inputs, o.input_count, o.flags.force,
+                           o.flags.sync);
   }
   if (rc == 0) {
     rc = write_output(&o, &in, &info, &plan, &set);

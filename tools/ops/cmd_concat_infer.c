@@ -24,7 +24,7 @@ static int infer_static(const concat_options *o, const cli_shape *shapes, size_t
       dims[i][d] = shapes[i].dims[d].lo;
     }
     tensors[i].data = NULL;
-    tensors[i].type = o->dtype;
+    tensors[i].type = o->flags.dtype;
     tensors[i].rank = shapes[i].rank;
     tensors[i].shape = dims[i];
   }
@@ -45,7 +45,7 @@ static int infer_static(const concat_options *o, const cli_shape *shapes, size_t
   }
   if (rc == 0) {
     report r;
-    report_begin(&r, stdout, o->command->name, o->json, 0);
+    report_begin(&r, stdout, o->command->name, o->flags.json, 0);
     report_output(&r, out, info.output_rank, NULL);
     rc = report_end(&r);
   }
@@ -74,7 +74,7 @@ static int infer_partial(const concat_options *o, const cli_shape *shapes, size_
   cleave_error err;
   int rc = 0;
   cleave_dim *dims = NULL;
-  if (cleave_concat_infer_partial(&op, unknown, o->dtype, in, n, &info, NULL, 0, &err) !=
+  if (cleave_concat_infer_partial(&op, unknown, o->flags.dtype, in, n, &info, NULL, 0, &err) !=
       CLEAVE_OK) {
     rc = cli_library_error(&err, NULL);
   }
@@ -82,7 +82,7 @@ static int infer_partial(const concat_options *o, const cli_shape *shapes, size_
     dims = cli_calloc(info.dims_needed, sizeof *dims);
     rc = dims == NULL ? CLI_EXIT_SOFTWARE : 0;
   }
-  if (rc == 0 && cleave_concat_infer_partial(&op, unknown, o->dtype, in, n, &info, dims,
+  if (rc == 0 && cleave_concat_infer_partial(&op, unknown, o->flags.dtype, in, n, &info, dims,
                                              info.dims_needed, &err) != CLEAVE_OK) {
     rc = cli_library_error(&err, NULL);
   }
@@ -101,7 +101,7 @@ static int infer_partial(const concat_options *o, const cli_shape *shapes, size_
   }
   if (rc == 0) {
     report r;
-    report_begin(&r, stdout, o->command->name, o->json, 0);
+    report_begin(&r, stdout, o->command->name, o->flags.json, 0);
     report_output_text(&r, text);
     rc = report_end(&r);
   }

@@ -23,11 +23,11 @@ static int infer_static(const op_options *o, const cli_shape *shape) {
   cleave_op op = op_options_build(o);
   split_result res = {{0}, NULL};
   if (rc == 0) {
-    rc = split_infer(&op, o->dtype, in, rank, &res);
+    rc = split_infer(&op, o->flags.dtype, in, rank, &res);
   }
   if (rc == 0) {
     report r;
-    report_begin(&r, stdout, o->command->name, o->json, 0);
+    report_begin(&r, stdout, o->command->name, o->flags.json, 0);
     for (size_t i = 0; i < res.info.num_outputs; i++) {
       split_output_dims(&res, in, rank, i, dims);
       report_output(&r, dims, res.info.output_rank, NULL);
@@ -67,7 +67,7 @@ static int infer_partial(const op_options *o, const cli_shape *shape) {
   cleave_partial_info info;
   cleave_error err;
   unsigned unknown = op_options_unknown(o);
-  cleave_status st = cleave_infer_partial(&op, unknown, o->dtype, &in, &info, NULL, 0, &err);
+  cleave_status st = cleave_infer_partial(&op, unknown, o->flags.dtype, &in, &info, NULL, 0, &err);
   if (st != CLEAVE_OK) {
     return cli_library_error(&err, NULL);
   }
@@ -75,7 +75,7 @@ static int infer_partial(const op_options *o, const cli_shape *shape) {
   if (dims == NULL) {
     return CLI_EXIT_SOFTWARE;
   }
-  st = cleave_infer_partial(&op, unknown, o->dtype, &in, &info, dims, info.dims_needed, &err);
+  st = cleave_infer_partial(&op, unknown, o->flags.dtype, &in, &info, dims, info.dims_needed, &err);
   if (st != CLEAVE_OK) {
     free(dims);
     return cli_library_error(&err, NULL);
@@ -83,7 +83,7 @@ static int infer_partial(const op_options *o, const cli_shape *shape) {
   size_t rank = info.output_rank;
   size_t step = rank == CLEAVE_RANK_DYNAMIC ? 0 : rank;
   report r;
-  report_begin(&r, stdout, o->command->name, o->json, 0);
+  report_begin(&r, stdout, o->command->name, o->flags.json, 0);
   int rc = 0;
   for (size_t i = 0; i < info.num_shapes && rc == 0; i++) {
     cleave_partial_shape out = {rank, dims + i * step};

@@ -68,7 +68,7 @@ static int report_outputs(const op_options *o, const split_input *in, const spli
   report r;
   int64_t dims[NPY_MAX_RANK];
   char path[OUT_PATH_BUF];
-  report_begin(&r, stdout, o->command->name, o->json, o->quiet);
+  report_begin(&r, stdout, o->command->name, o->flags.json, o->flags.quiet);
   for (size_t i = 0; i < res->info.num_outputs; i++) {
     split_output_dims(res, in->shape, in->rank, i, dims);
     out_set_final_path(set, i, path, sizeof path);
@@ -176,7 +176,8 @@ static int write_outputs(const op_options *o, split_input *in, const split_resul
     return rc;
   }
   progress prog;
-  progress_init(&prog, !o->quiet && !o->no_progress && isatty(STDERR_FILENO), in->data_bytes);
+  progress_init(&prog, !o->flags.quiet && !o->flags.no_progress && isatty(STDERR_FILENO),
+                in->data_bytes);
   header_ctx hctx;
   hctx.input = &in->h;
   hctx.result = res;
@@ -246,9 +247,10 @@ static int prepare(const op_options *o, split_input *in, split_result *res) {
     rc = npy_read_header(in->fd, file_size, o->input, &in->h, &err);
   }
   if (rc == 0 && in->packed == NULL) {
-    rc = npy_descr_to_dtype(in->h.descr, o->has_dtype ? &o->dtype : NULL, o->input, &in->dt, &err);
-    if (rc != 0 && o->has_dtype) {
-      note_numpy_name(o->dtype_text, in->h.descr, &err);
+    rc = npy_descr_to_dtype(in->h.descr, o->flags.has_dtype ? &o->flags.dtype : NULL, o->input,
+                            &in->dt, &err);
+    if (rc != 0 && o->flags.has_dtype) {
+      note_numpy_name(o->flags.dtype_text, in->h.descr, &err);
     }
     if (rc == 0) {
       rc =
@@ -260,7 +262,7 @@ static int prepare(const op_options *o, split_input *in, split_result *res) {
     packed_input *pk = in->packed;
     rc = packed_check_input(pk, &in->h, file_size, o->input, &err);
     if (rc == CLI_EXIT_DATA && strcmp(in->h.descr, "|u1") != 0) {
-      note_numpy_name(o->dtype_text, in->h.descr, &err);
+      note_numpy_name(o->flags.dtype_text, in->h.descr, &err);
     }
     in->data_bytes = pk->data_bytes;
     in->shape = pk->shape;
@@ -309,9 +311,9 @@ int cmd_split_file(int argc, char **argv, int first) {
   memset(&in, 0, sizeof in);
   in.fd = -1;
   packed_input pk;
-  if (packed_dtype(o.dtype.dtype)) {
+  if (packed_dtype(o.flags.dtype.dtype)) {
     /* A malformed --shape is a command-line error: it comes before opening the input. */
-    rc = packed_parse_shape(o.shape_text, o.dtype, o.dtype_text, &pk);
+    rc = packed_parse_shape(o.shape_text, o.flags.dtype, o.flags.dtype_text, &pk);
     in.packed = &pk;
   }
   split_result res = {{0}, NULL};
@@ -322,13 +324,13 @@ int cmd_split_file(int argc, char **argv, int first) {
     rc = prepare(&o, &in, &res);
   }
   if (rc == 0) {
-    prefix = out_resolve_prefix(o.prefix, o.input, ".npy");
+    prefix = out_resolve_prefix(o.flags.output, o.input, ".npy");
     if (prefix == NULL) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
   }
   if (rc == 0) {
-    rc = out_set_init(&set, prefix, res.info.num_outputs, o.force, o.sync);
+    rc = out_set_init(&set, prefix, res.info.num_outputs, o.flags.force, o.flags.sync);
   }
   if (rc == 0) {
     rc = write_outputs(&o, &in, &res, &set);

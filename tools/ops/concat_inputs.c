@@ -80,9 +80,10 @@ static void note_numpy_name(const char *name, const char *descr, tool_error *err
 static int check_input(concat_input *c, const concat_options *o, int packed, tool_error *err) {
   int rc = npy_read_header(c->fd, c->file_size, c->path, &c->h, err);
   if (rc == 0 && !packed) {
-    rc = npy_descr_to_dtype(c->h.descr, o->has_dtype ? &o->dtype : NULL, c->path, &c->dt, err);
-    if (rc != 0 && o->has_dtype) {
-      note_numpy_name(o->dtype_text, c->h.descr, err);
+    rc = npy_descr_to_dtype(c->h.descr, o->flags.has_dtype ? &o->flags.dtype : NULL, c->path,
+                            &c->dt, err);
+    if (rc != 0 && o->flags.has_dtype) {
+      note_numpy_name(o->flags.dtype_text, c->h.descr, err);
     }
     if (rc == 0) {
       rc = npy_check_data_size(&c->h, c->dt.item_size, c->file_size, c->path, &c->data_bytes, err);
@@ -94,7 +95,7 @@ static int check_input(concat_input *c, const concat_options *o, int packed, too
   } else if (rc == 0) {
     rc = packed_check_input(&c->packed, &c->h, c->file_size, c->path, err);
     if (rc == CLI_EXIT_DATA && strcmp(c->h.descr, "|u1") != 0) {
-      note_numpy_name(o->dtype_text, c->h.descr, err);
+      note_numpy_name(o->flags.dtype_text, c->h.descr, err);
     }
     c->data_bytes = c->packed.data_bytes;
     c->shape = c->packed.shape;
@@ -106,7 +107,7 @@ static int check_input(concat_input *c, const concat_options *o, int packed, too
 int concat_inputs_open(concat_inputs *in, const concat_options *o) {
   memset(in, 0, sizeof *in);
   in->count = o->input_count;
-  in->packed = packed_dtype(o->dtype.dtype);
+  in->packed = packed_dtype(o->flags.dtype.dtype);
   in->items = calloc(in->count + 1, sizeof *in->items);
   in->tensors = calloc(in->count + 1, sizeof *in->tensors);
   if (in->items == NULL || in->tensors == NULL) {
@@ -118,7 +119,8 @@ int concat_inputs_open(concat_inputs *in, const concat_options *o) {
   }
   /* A malformed --shape is a command-line error: it comes before opening any input. */
   for (size_t i = 0; i < in->count && in->packed; i++) {
-    int rc = packed_parse_shape(o->shapes[i], o->dtype, o->dtype_text, &in->items[i].packed);
+    int rc =
+        packed_parse_shape(o->shapes[i], o->flags.dtype, o->flags.dtype_text, &in->items[i].packed);
     if (rc != 0) {
       return rc;
     }

@@ -25,45 +25,18 @@ const concat_command *concat_command_find(const char *name) {
   return NULL;
 }
 
-enum {
-  OPT_AXIS = 1,
-  OPT_OPSET,
-  OPT_NEW_AXIS,
-  OPT_OUTPUT,
-  OPT_FORCE,
-  OPT_JSON,
-  OPT_QUIET,
-  OPT_NO_PROGRESS,
-  OPT_SYNC,
-  OPT_DTYPE,
-  OPT_SHAPE,
-  OPT_HELP
-};
+/* The joining commands' own options; op_options.c has the ones the splitting commands share. */
+enum { OPT_AXIS = OP_OUTPUT_ID_END, OPT_OPSET, OPT_NEW_AXIS, OPT_SHAPE, OPT_HELP };
 
-static const cli_option all_options[] = {
-    {"axis", 'a', 1, OPT_AXIS},       {"opset", 0, 1, OPT_OPSET},
-    {"new-axis", 0, 1, OPT_NEW_AXIS}, {"output", 'o', 1, OPT_OUTPUT},
-    {"force", 'f', 0, OPT_FORCE},     {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},     {"no-progress", 0, 0, OPT_NO_PROGRESS},
-    {"sync", 0, 0, OPT_SYNC},         {"dtype", 0, 1, OPT_DTYPE},
-    {"shape", 0, 1, OPT_SHAPE},       {"help", 'h', 0, OPT_HELP},
+static const cli_option own_options[] = {
+    {"axis", 'a', 1, OPT_AXIS}, {"opset", 0, 1, OPT_OPSET}, {"new-axis", 0, 1, OPT_NEW_AXIS},
+    {"shape", 0, 1, OPT_SHAPE}, {"help", 'h', 0, OPT_HELP},
 };
-#define ALL_OPTION_COUNT (sizeof all_options / sizeof all_options[0])
+#define OWN_OPTION_COUNT (sizeof own_options / sizeof own_options[0])
 
-static int accepts(const concat_command *command, int for_infer, int id) {
-  switch (id) {
-  case OPT_AXIS:
-  case OPT_OPSET:
-  case OPT_JSON:
-  case OPT_DTYPE:
-  case OPT_SHAPE:
-  case OPT_HELP:
-    return 1;
-  case OPT_NEW_AXIS:
-    return command->kind == CLEAVE_OP_CONCAT_FROM_SEQUENCE;
-  default:
-    return !for_infer;
-  }
+/* Whether `command` accepts its own option `id` (on files and under infer alike). */
+static int accepts(const concat_command *command, int id) {
+  return id != OPT_NEW_AXIS || command->kind == CLEAVE_OP_CONCAT_FROM_SEQUENCE;
 }
 
 static const char *scope(const concat_options *o, char *buf, size_t size) {
@@ -109,42 +82,13 @@ static int take_option(concat_options *o, int id, const char *value, const char 
     }
     o->new_axis = value[0] - '0';
     return 0;
-  case OPT_OUTPUT:
-    if (o->output != NULL) {
-      return twice(o, label);
-    }
-    if (value[0] == '\0') {
-      return cli_error(CLI_EXIT_USAGE, "%s: the output file name is empty", label);
-    }
-    o->output = value;
-    return 0;
-  case OPT_FORCE:
-    o->force = 1;
-    return 0;
-  case OPT_JSON:
-    o->json = 1;
-    return 0;
-  case OPT_QUIET:
-    o->quiet = 1;
-    return 0;
-  case OPT_NO_PROGRESS:
-    o->no_progress = 1;
-    return 0;
-  case OPT_SYNC:
-    o->sync = 1;
-    return 0;
-  case OPT_DTYPE:
-    if (o->has_dtype) {
-      return twice(o, label);
-    }
-    o->has_dtype = 1;
-    o->dtype_text = value;
-    return op_parse_dtype(value, &o->dtype);
   case OPT_SHAPE:
     push(o->shapes, &o->shape_count, value);
     return 0;
-  default:
-    return cli_error(CLI_EXIT_SOFTWARE, "unhandled option %s", label);
+  default: {
+    char s[64];
+    return op_output_take(&o->flags, id, value, label, scope(o, s, sizeof s), "output file name");
+  }
   }
 }
 
@@ -191,7 +135,7 @@ static int check_combination(concat_options *o) {
     }
     return 0;
   }
-  if (packed_dtype(o->dtype.dtype)) {
+  if (packed_dtype(o->flags.dtype.dtype)) {
     if (o->shape_count == 0) {
       return missing(o, "--shape",
                      " with a packed --dtype (one per input, in order: the files hold the packed "
@@ -204,7 +148,7 @@ static int check_combination(concat_options *o) {
                      "other data",
                      s);
   }
-  if (o->output == NULL) {
+  if (o->flags.output == NULL) {
     return missing(o, "-o/--output OUTPUT.npy", "");
   }
   if (o->input_count == 0) {
@@ -228,20 +172,21 @@ int concat_options_parse(concat_options *o, const concat_command *command, int f
   memset(o, 0, sizeof *o);
   o->command = command;
   o->for_infer = for_infer;
-  o->dtype = cleave_type_of(CLEAVE_F32);
+  op_output_flags_init(&o->flags);
   size_t room = argc > first ? (size_t)(argc - first) : 0;
   o->inputs = calloc(room + 1, sizeof *o->inputs);
   o->shapes = calloc(room + 1, sizeof *o->shapes);
   if (o->inputs == NULL || o->shapes == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  cli_option accepted[ALL_OPTION_COUNT];
+  cli_option accepted[OWN_OPTION_COUNT + OP_OUTPUT_OPTION_COUNT];
   size_t count = 0;
-  for (size_t i = 0; i < ALL_OPTION_COUNT; i++) {
-    if (accepts(command, for_infer, all_options[i].id)) {
-      accepted[count++] = all_options[i];
+  for (size_t i = 0; i < OWN_OPTION_COUNT; i++) {
+    if (accepts(command, own_options[i].id)) {
+      accepted[count++] = own_options[i];
     }
   }
+  count += op_output_accepted(for_infer, accepted + count);
   char s[64];
   scope(o, s, sizeof s);
   cli_parser p;

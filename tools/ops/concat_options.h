@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cleave.h"
+#include "op_options.h"
 
 /** A joining command of the CLI. */
 typedef struct concat_command {
@@ -35,21 +36,12 @@ typedef struct concat_options {
   int64_t opset;
   int64_t new_axis; /* concat-from-sequence: 0 or 1 */
 
-  int has_dtype;
-  const char *dtype_text;
-  cleave_type dtype;
+  op_output_flags flags; /* -o (the output file), -f, --json, -q, ..., --dtype */
 
   const char **inputs; /* the input files, in order (malloc'd array) */
   size_t input_count;
   const char **shapes; /* the --shape texts, in order (malloc'd array) */
   size_t shape_count;
-
-  const char *output;
-  int force;
-  int json;
-  int quiet;
-  int no_progress;
-  int sync;
 } concat_options;
 
 /**

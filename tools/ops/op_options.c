@@ -27,52 +27,102 @@ const op_command *op_command_find(const char *name) {
   return NULL;
 }
 
+/* ---- the options the splitting and joining commands share ------------------------------- */
+
+static const cli_option output_options[OP_OUTPUT_OPTION_COUNT] = {
+    {"output", 'o', 1, OP_OUTPUT_ID_OUTPUT},
+    {"force", 'f', 0, OP_OUTPUT_ID_FORCE},
+    {"json", 0, 0, OP_OUTPUT_ID_JSON},
+    {"quiet", 'q', 0, OP_OUTPUT_ID_QUIET},
+    {"no-progress", 0, 0, OP_OUTPUT_ID_NO_PROGRESS},
+    {"sync", 0, 0, OP_OUTPUT_ID_SYNC},
+    {"dtype", 0, 1, OP_OUTPUT_ID_DTYPE},
+};
+
+void op_output_flags_init(op_output_flags *flags) {
+  memset(flags, 0, sizeof *flags);
+  flags->dtype = cleave_type_of(CLEAVE_F32);
+}
+
+size_t op_output_accepted(int for_infer, cli_option *accepted) {
+  size_t count = 0;
+  for (size_t i = 0; i < OP_OUTPUT_OPTION_COUNT; i++) {
+    int id = output_options[i].id;
+    /* infer reads and writes no file: only the report's form and the data's type apply. */
+    if (!for_infer || id == OP_OUTPUT_ID_JSON || id == OP_OUTPUT_ID_DTYPE) {
+      accepted[count++] = output_options[i];
+    }
+  }
+  return count;
+}
+
+static int output_twice(const char *scope, const char *label) {
+  return cli_error(CLI_EXIT_USAGE, "%s: option %s is given twice", scope, label);
+}
+
+int op_output_take(op_output_flags *flags, int id, const char *value, const char *label,
+                   const char *scope, const char *output_noun) {
+  switch (id) {
+  case OP_OUTPUT_ID_OUTPUT:
+    if (flags->output != NULL) {
+      return output_twice(scope, label);
+    }
+    if (value[0] == '\0') {
+      return cli_error(CLI_EXIT_USAGE, "%s: the %s is empty", label, output_noun);
+    }
+    flags->output = value;
+    return 0;
+  case OP_OUTPUT_ID_FORCE:
+    flags->force = 1;
+    return 0;
+  case OP_OUTPUT_ID_JSON:
+    flags->json = 1;
+    return 0;
+  case OP_OUTPUT_ID_QUIET:
+    flags->quiet = 1;
+    return 0;
+  case OP_OUTPUT_ID_NO_PROGRESS:
+    flags->no_progress = 1;
+    return 0;
+  case OP_OUTPUT_ID_SYNC:
+    flags->sync = 1;
+    return 0;
+  case OP_OUTPUT_ID_DTYPE:
+    if (flags->has_dtype) {
+      return output_twice(scope, label);
+    }
+    flags->has_dtype = 1;
+    flags->dtype_text = value;
+    return op_parse_dtype(value, &flags->dtype);
+  default:
+    return cli_error(CLI_EXIT_SOFTWARE, "unhandled option %s", label);
+  }
+}
+
+/* ---- the splitting commands -------------------------------------------------------------- */
+
 enum {
-  OPT_AXIS = 1,
+  OPT_AXIS = OP_OUTPUT_ID_END,
   OPT_NUM,
   OPT_LENGTHS,
   OPT_SIZE,
   OPT_KEEPDIMS,
   OPT_OPSET,
-  OPT_OUTPUT,
-  OPT_FORCE,
-  OPT_JSON,
-  OPT_QUIET,
-  OPT_NO_PROGRESS,
-  OPT_SYNC,
-  OPT_DTYPE,
   OPT_SHAPE,
   OPT_HELP
 };
 
-static const cli_option all_options[] = {
-    {"axis", 'a', 1, OPT_AXIS},
-    {"num-splits", 'n', 1, OPT_NUM},
-    {"lengths", 'l', 1, OPT_LENGTHS},
-    {"split-size", 's', 1, OPT_SIZE},
-    {"keepdims", 'k', 1, OPT_KEEPDIMS},
-    {"opset", 0, 1, OPT_OPSET},
-    {"output", 'o', 1, OPT_OUTPUT},
-    {"force", 'f', 0, OPT_FORCE},
-    {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},
-    {"no-progress", 0, 0, OPT_NO_PROGRESS},
-    {"sync", 0, 0, OPT_SYNC},
-    {"dtype", 0, 1, OPT_DTYPE},
-    {"shape", 0, 1, OPT_SHAPE},
-    {"help", 'h', 0, OPT_HELP},
+static const cli_option own_options[] = {
+    {"axis", 'a', 1, OPT_AXIS},         {"num-splits", 'n', 1, OPT_NUM},
+    {"lengths", 'l', 1, OPT_LENGTHS},   {"split-size", 's', 1, OPT_SIZE},
+    {"keepdims", 'k', 1, OPT_KEEPDIMS}, {"opset", 0, 1, OPT_OPSET},
+    {"shape", 0, 1, OPT_SHAPE},         {"help", 'h', 0, OPT_HELP},
 };
-#define ALL_OPTION_COUNT (sizeof all_options / sizeof all_options[0])
+#define OWN_OPTION_COUNT (sizeof own_options / sizeof own_options[0])
 
-/* Whether `command` (on a file, or under infer) accepts option `id`. */
-static int accepts(const op_command *command, int for_infer, int id) {
+/* Whether `command` accepts its own option `id` (on a file and under infer alike). */
+static int accepts(const op_command *command, int id) {
   switch (id) {
-  case OPT_AXIS:
-  case OPT_JSON:
-  case OPT_DTYPE:
-  case OPT_SHAPE:
-  case OPT_HELP:
-    return 1;
   case OPT_NUM:
     return command->kind == CLEAVE_OP_SPLIT || command->kind == CLEAVE_OP_ONNX_SPLIT;
   case OPT_LENGTHS:
@@ -83,7 +133,7 @@ static int accepts(const op_command *command, int for_infer, int id) {
   case OPT_OPSET:
     return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || command->kind == CLEAVE_OP_ONNX_SPLIT;
   default:
-    return !for_infer;
+    return 1;
   }
 }
 
@@ -135,7 +185,7 @@ static int take_unknown(op_options *o, int *flag, const char *label) {
 }
 
 static int twice(const op_options *o, const char *label) {
-  return cli_error(CLI_EXIT_USAGE, "%s: option %s is given twice", o->command->name, label);
+  return output_twice(o->command->name, label);
 }
 
 /* Stores one option. Returns 0 or a usage error. */
@@ -193,37 +243,6 @@ static int take_option(op_options *o, int id, const char *value, const char *lab
     }
     o->has_opset = 1;
     return cli_parse_int64(value, label, &o->opset);
-  case OPT_OUTPUT:
-    if (o->prefix != NULL) {
-      return twice(o, label);
-    }
-    if (value[0] == '\0') {
-      return cli_error(CLI_EXIT_USAGE, "%s: the output prefix is empty", label);
-    }
-    o->prefix = value;
-    return 0;
-  case OPT_FORCE:
-    o->force = 1;
-    return 0;
-  case OPT_JSON:
-    o->json = 1;
-    return 0;
-  case OPT_QUIET:
-    o->quiet = 1;
-    return 0;
-  case OPT_NO_PROGRESS:
-    o->no_progress = 1;
-    return 0;
-  case OPT_SYNC:
-    o->sync = 1;
-    return 0;
-  case OPT_DTYPE:
-    if (o->has_dtype) {
-      return twice(o, label);
-    }
-    o->has_dtype = 1;
-    o->dtype_text = value;
-    return op_parse_dtype(value, &o->dtype);
   case OPT_SHAPE:
     if (o->shape_text != NULL) {
       return twice(o, label);
@@ -231,7 +250,7 @@ static int take_option(op_options *o, int id, const char *value, const char *lab
     o->shape_text = value;
     return 0;
   default:
-    return cli_error(CLI_EXIT_SOFTWARE, "unhandled option %s", label);
+    return op_output_take(&o->flags, id, value, label, o->command->name, "output prefix");
   }
 }
 
@@ -303,17 +322,17 @@ static int check_combination(op_options *o) {
     return 0;
   }
   /* On a file, --shape is the logical shape of packed data, whose .npy holds only bytes. */
-  if (packed_dtype(o->dtype.dtype) && o->shape_text == NULL) {
+  if (packed_dtype(o->flags.dtype.dtype) && o->shape_text == NULL) {
     /* u1, u2, u4 and i4 are NumPy codes too: say which one is meant here. */
     char note[160], why[320];
-    int numpy = dtype_numpy_note(o->dtype_text, NULL, note, sizeof note);
+    int numpy = dtype_numpy_note(o->flags.dtype_text, NULL, note, sizeof note);
     snprintf(why, sizeof why,
              " with a packed --dtype (the file holds the packed bytes; --shape gives the logical "
              "shape)%s%s",
              numpy ? "; " : "", note);
     return missing(o, "--shape", why);
   }
-  if (!packed_dtype(o->dtype.dtype) && o->shape_text != NULL) {
+  if (!packed_dtype(o->flags.dtype.dtype) && o->shape_text != NULL) {
     return cli_error(CLI_EXIT_USAGE,
                      "%s: --shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
                      "int4, uint4, int2, uint2, float4e2m1); the .npy header gives the shape of "
@@ -334,16 +353,17 @@ int op_options_parse(op_options *o, const op_command *command, int for_infer, in
   memset(o, 0, sizeof *o);
   o->command = command;
   o->for_infer = for_infer;
-  o->dtype = cleave_type_of(CLEAVE_F32);
+  op_output_flags_init(&o->flags);
   o->keepdims = 1;
 
-  cli_option accepted[ALL_OPTION_COUNT];
+  cli_option accepted[OWN_OPTION_COUNT + OP_OUTPUT_OPTION_COUNT];
   size_t count = 0;
-  for (size_t i = 0; i < ALL_OPTION_COUNT; i++) {
-    if (accepts(command, for_infer, all_options[i].id)) {
-      accepted[count++] = all_options[i];
+  for (size_t i = 0; i < OWN_OPTION_COUNT; i++) {
+    if (accepts(command, own_options[i].id)) {
+      accepted[count++] = own_options[i];
     }
   }
+  count += op_output_accepted(for_infer, accepted + count);
   char scope[64];
   snprintf(scope, sizeof scope, "%s%s", for_infer ? "infer " : "", command->name);
   cli_parser p;

@@ -1,14 +1,66 @@
 /*
  * The options of the operator commands (split, variadic-split, split-to-sequence, onnx-split) and
  * of `cleave infer OP`: parsing, the command-line checks of docs/cli.md (status 64), and the
- * translation into a cleave_op for the library, which owns every rule of docs/operators.md.
+ * translation into a cleave_op for the library, which owns every rule of docs/operators.md. Also
+ * the output options the joining commands (concat_options.h) share with them: op_output_flags.
  */
 #ifndef CLEAVE_CLI_OP_OPTIONS_H
 #define CLEAVE_CLI_OP_OPTIONS_H
 
 #include <stdint.h>
 
+#include "args.h"
 #include "cleave.h"
+
+/**
+ * The options the splitting and the joining commands share: where the output goes and how, and
+ * the --dtype of the data. Strings point into argv.
+ */
+typedef struct op_output_flags {
+  const char *output; /* -o: a split's output prefix, a concat's output file */
+  int force;          /* -f */
+  int json;           /* --json */
+  int quiet;          /* -q */
+  int no_progress;    /* --no-progress */
+  int sync;           /* --sync */
+  int has_dtype;      /* --dtype was given: dtype_text and dtype are set */
+  const char *dtype_text;
+  cleave_type dtype; /* f32 unless --dtype */
+} op_output_flags;
+
+/** The option ids of op_output_flags; a command's own option ids start at OP_OUTPUT_ID_END. */
+enum {
+  OP_OUTPUT_ID_OUTPUT = 1,
+  OP_OUTPUT_ID_FORCE,
+  OP_OUTPUT_ID_JSON,
+  OP_OUTPUT_ID_QUIET,
+  OP_OUTPUT_ID_NO_PROGRESS,
+  OP_OUTPUT_ID_SYNC,
+  OP_OUTPUT_ID_DTYPE,
+  OP_OUTPUT_ID_END
+};
+
+/** How many options op_output_accepted may append (the size of the room it needs). */
+#define OP_OUTPUT_OPTION_COUNT 7
+
+/** Sets `flags` to no option given (f32 data). */
+void op_output_flags_init(op_output_flags *flags);
+
+/**
+ * Appends to `accepted` the shared options a command on files takes (all of them) or an `infer`
+ * command takes (--json and --dtype), and returns how many it appended (at most
+ * OP_OUTPUT_OPTION_COUNT).
+ */
+size_t op_output_accepted(int for_infer, cli_option *accepted);
+
+/**
+ * Stores the shared option `id` (an OP_OUTPUT_ID_*, labelled `label` in messages). `scope` names
+ * the command in "given twice" messages; `output_noun` names what -o gives ("output prefix",
+ * "output file name") in "is empty". Returns 0, or prints a usage error and returns
+ * CLI_EXIT_USAGE.
+ */
+int op_output_take(op_output_flags *flags, int id, const char *value, const char *label,
+                   const char *scope, const char *output_noun);
 
 /** An operator command of the CLI. */
 typedef struct op_command {
@@ -43,17 +95,9 @@ typedef struct op_options {
   int has_opset;
   int64_t opset;
 
-  int has_dtype;
-  const char *dtype_text;
-  cleave_type dtype;
+  op_output_flags flags; /* -o (the output prefix), -f, --json, -q, ..., --dtype */
 
   const char *input;
-  const char *prefix;
-  int force;
-  int json;
-  int quiet;
-  int no_progress;
-  int sync;
   const char *shape_text;
 } op_options;
 
