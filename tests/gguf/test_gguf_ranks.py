@@ -203,12 +203,8 @@ def errors(work):
 
 
 def main():
-    root = clitest.workdir("gguf_ranks")
-    for name, fn in [("round_trips", round_trips), ("reshards", reshards), ("errors", errors)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("gguf_ranks", [("round_trips", round_trips), ("reshards", reshards),
+                                      ("errors", errors)])
 
 
 if __name__ == "__main__":

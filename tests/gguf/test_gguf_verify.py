@@ -159,12 +159,8 @@ def errors(work):
 
 
 def main():
-    root = clitest.workdir("gguf_verify")
-    for name, fn in [("clean", clean), ("differences", differences), ("errors", errors)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("gguf_verify", [("clean", clean), ("differences", differences),
+                                       ("errors", errors)])
 
 
 if __name__ == "__main__":

@@ -375,14 +375,9 @@ def test_refusals(work):
 
 
 def main():
-    root = clitest.workdir("st_companions")
-    for name, fn in [("shard_merge", test_shard_merge), ("split", test_split),
-                     ("config", test_config), ("presets", test_presets), ("phi3", test_phi3),
-                     ("refusals", test_refusals)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_companions", [("shard_merge", test_shard_merge), ("split", test_split),
+                                         ("config", test_config), ("presets", test_presets),
+                                         ("phi3", test_phi3), ("refusals", test_refusals)])
 
 
 if __name__ == "__main__":

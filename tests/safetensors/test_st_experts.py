@@ -245,13 +245,9 @@ def test_refusals(work):
 
 
 def main():
-    root = clitest.workdir("st_experts")
-    for name, fn in [("stack_unstack", test_stack_unstack), ("shards", test_shards),
-                     ("fp8", test_fp8), ("refusals", test_refusals)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_experts", [("stack_unstack", test_stack_unstack),
+                                      ("shards", test_shards),
+                                      ("fp8", test_fp8), ("refusals", test_refusals)])
 
 
 if __name__ == "__main__":

@@ -233,13 +233,8 @@ def header_at_the_limit(work):
 
 
 def main():
-    root = clitest.workdir("st_hostile")
-    for name, fn in [("headers", hostile_headers), ("indexes", hostile_indexes),
-                     ("large", large_header), ("limit", header_at_the_limit)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_hostile", [("headers", hostile_headers), ("indexes", hostile_indexes),
+                                      ("large", large_header), ("limit", header_at_the_limit)])
 
 
 if __name__ == "__main__":

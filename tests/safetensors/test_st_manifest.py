@@ -216,13 +216,9 @@ def test_sidecars(work):
         check(open(os.path.join(work, "m", name), "rb").read() == data, f"{name} untouched")
 
 def main():
-    root = clitest.workdir("st_manifest")
-    for name, fn in [("commands", test_commands), ("gguf", test_gguf),
-                     ("all_or_nothing", test_all_or_nothing), ("sidecars", test_sidecars)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_manifest", [("commands", test_commands), ("gguf", test_gguf),
+                                       ("all_or_nothing", test_all_or_nothing),
+                                       ("sidecars", test_sidecars)])
 
 
 if __name__ == "__main__":

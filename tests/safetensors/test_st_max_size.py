@@ -204,12 +204,7 @@ def test_split(work):
 
 
 def main():
-    root = clitest.workdir("st_max_size")
-    for name, fn in [("merge", test_merge), ("split", test_split)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_max_size", [("merge", test_merge), ("split", test_split)])
 
 
 if __name__ == "__main__":

@@ -277,14 +277,9 @@ def test_dry_run(work):
 
 
 def main():
-    root = clitest.workdir("st_merge")
-    for name, fn in [("round_trip", test_round_trip), ("reshard", test_reshard),
-                     ("views", test_views_and_uneven), ("property", test_property),
-                     ("dry_run", test_dry_run)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_merge", [("round_trip", test_round_trip), ("reshard", test_reshard),
+                                    ("views", test_views_and_uneven), ("property", test_property),
+                                    ("dry_run", test_dry_run)])
 
 
 if __name__ == "__main__":

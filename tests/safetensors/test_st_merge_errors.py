@@ -218,13 +218,9 @@ def test_outputs(work):
 
 
 def main():
-    root = clitest.workdir("st_merge_errors")
-    for name, fn in [("usage", test_usage), ("inputs", test_inputs), ("rules", test_rules),
-                     ("outputs", test_outputs)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_merge_errors", [("usage", test_usage), ("inputs", test_inputs),
+                                           ("rules", test_rules),
+                                           ("outputs", test_outputs)])
 
 
 if __name__ == "__main__":

@@ -76,12 +76,7 @@ def refused(work):
 
 
 def main():
-    root = clitest.workdir("st_outputs")
-    for name, fn in [("appeared", appeared_while_writing), ("refused", refused)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_outputs", [("appeared", appeared_while_writing), ("refused", refused)])
 
 
 if __name__ == "__main__":

@@ -630,15 +630,11 @@ def test_phi3(work):
 
 
 def main():
-    root = clitest.workdir("st_presets")
-    for name, fn in [("llama_gqa", test_llama_gqa), ("family", test_family),
-                     ("command_line_first", test_command_line_first),
-                     ("refusals", test_refusals), ("replicate_kv", test_replicate_kv),
-                     ("moe", test_moe), ("phi3", test_phi3)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_presets", [("llama_gqa", test_llama_gqa), ("family", test_family),
+                                      ("command_line_first", test_command_line_first),
+                                      ("refusals", test_refusals),
+                                      ("replicate_kv", test_replicate_kv), ("moe", test_moe),
+                                      ("phi3", test_phi3)])
 
 
 if __name__ == "__main__":

@@ -236,13 +236,8 @@ def test_errors(work):
 
 
 def main():
-    root = clitest.workdir("st_verify")
-    for name, fn in [("clean", test_clean), ("differences", test_differences),
-                     ("errors", test_errors)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    clitest.finish()
+    clitest.run_groups("st_verify", [("clean", test_clean), ("differences", test_differences),
+                                     ("errors", test_errors)])
 
 
 if __name__ == "__main__":
