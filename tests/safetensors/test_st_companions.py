@@ -189,6 +189,21 @@ def test_config(work):
     plain = {k: v for k, v in src.items() if not k.endswith("_scale_inv")}
     write_model(os.path.join(work, "plain"), plain, block=(0, 8))
     cmd(work, ["st", "shard", "plain", "-o", "p", "-n", "2", "-q"] + RULES, "no scales")
+    # Without --preset only quantization_config is read: head counts that a preset would refuse
+    # (8 KV heads do not divide 12) and a key given twice (the last one counts, as in Python's
+    # json module) do not stop a run that needs only the block size.
+    odd = os.path.join(work, "odd")
+    write_model(odd, src, config=False)
+    with open(os.path.join(odd, "config.json"), "w") as f:
+        f.write('{"model_type": "llama", "num_attention_heads": 12, "num_key_value_heads": 8, '
+                '"hidden_size": 100, "hidden_size": 96, "quantization_config": {"quant_method": '
+                f'"fp8", "weight_block_size": [{B0}, {B1}]}}}}')
+    cmd(work, ["st", "shard", "odd", "-o", "oddtp", "-n", "2", "-q"] + RULES,
+        "a config.json a preset would refuse, without --preset")
+    for r in range(2):
+        name = f"rank{r}.safetensors"
+        check(read(os.path.join(work, "oddtp", name)) == read(os.path.join(work, "opt", name)),
+              f"odd config.json: {name} differs from the run with --quant-block")
     # A model given by its file, ranks given by their files: the config.json beside (the first).
     cmd(work, ["st", "shard", "fp8/model.safetensors", "-o", "file", "-n", "2", "-q"] + RULES,
         "config.json beside the file")

@@ -167,6 +167,13 @@ def test_fp8(work):
                "-a", "0", "--into", "m.experts.{e}.w1.weight"], "unstack fp8")
     check(read(os.path.join(work, "back", "model.safetensors")) == original,
           "fp8 stack then unstack is not the model byte for byte")
+    # Stacking along an axis among the last two dims would leave scales that fit no blocks.
+    for axis in ("1", "2", "-1"):
+        u.expect_failure(f"stack fp8 on axis {axis}",
+                         ["st", "split", "model.safetensors", "-o", "x", "--tensor",
+                          "m.experts.{e}.w1.weight", "-a", axis, "--into", "m.experts.w1.weight"],
+                         work, 65, ["'m.experts.w1.weight' has block scales over its last two",
+                                    f"new axis {axis}", "from 0 to 0"])
     # Unstacking along the rows of the blocks would cut inside them.
     u.expect_failure("unstack inside blocks", ["st", "split", "stacked", "-o", "x",
                                                "--quant-block", f"{b0},{b1}", "--tensor",

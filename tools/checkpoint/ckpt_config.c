@@ -180,7 +180,28 @@ int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_conf
   return rc;
 }
 
-int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err) {
+/* Only quantization_config, for a command that needs nothing else of the file: the other keys
+ * are not looked at, and a key given twice takes its last value, as Python's json module reads
+ * it. */
+static int parse_quantization(const char *text, size_t size, const char *path, ckpt_config *c,
+                              tool_error *err) {
+  memset(c, 0, sizeof *c);
+  json_error_t jerr;
+  json_t *root = json_loadb(text, size, 0, &jerr);
+  if (root == NULL) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: byte %d: invalid JSON: %s", path, jerr.position,
+                     jerr.text);
+  }
+  int rc = json_is_object(root) ? read_quantization(root, path, c, err)
+                                : tool_fail(err, CLI_EXIT_DATA, "%s: not a JSON object", path);
+  json_decref(root);
+  return rc;
+}
+
+/* Reads the file at `path` (at most CKPT_CONFIG_MAX_BYTES) and parses it with `parse`. */
+static int read_with(const char *path, ckpt_config *c, tool_error *err,
+                     int (*parse)(const char *, size_t, const char *, ckpt_config *,
+                                  tool_error *)) {
   memset(c, 0, sizeof *c);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -204,8 +225,16 @@ int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err) {
   }
   close(fd);
   if (rc == 0) {
-    rc = ckpt_config_parse(text, size, path, c, err);
+    rc = parse(text, size, path, c, err);
   }
   free(text);
   return rc;
+}
+
+int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err) {
+  return read_with(path, c, err, ckpt_config_parse);
+}
+
+int ckpt_config_read_quantization(const char *path, ckpt_config *c, tool_error *err) {
+  return read_with(path, c, err, parse_quantization);
 }

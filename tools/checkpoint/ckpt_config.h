@@ -61,4 +61,12 @@ int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_conf
  */
 int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err);
 
+/**
+ * Reads the config.json at `path` as ckpt_config_read does, but only its quantization_config
+ * (has_quantization, quant_method, has_block, block; every other field 0): the block size of a
+ * command without a preset, which must not be refused for keys it does not use. Duplicate keys
+ * take their last value (Python's json module). Returns as ckpt_config_read.
+ */
+int ckpt_config_read_quantization(const char *path, ckpt_config *c, tool_error *err);
+
 #endif /* CLEAVE_CKPT_CONFIG_H */

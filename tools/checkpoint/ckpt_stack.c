@@ -188,6 +188,16 @@ static int stack_scales(const ckpt_model *m, const ckpt_split_rule *rule, const 
                    "has none: the scales of a stack are stacked with it",
                    rule->origin, with, ms[0].name, ms[with].t->name, without, ms[without].t->name);
   }
+  /* A scale's blocks tile the weight's last two dims: a new axis among them (at or past rank - 1
+   * of the stacked tensor, counting from the front) would leave a scale that no longer fits. */
+  int64_t rank = ms[0].t->ndim,
+          axis = rule->cut.axis < 0 ? rule->cut.axis + rank + 1 : rule->cut.axis;
+  if (rc == 0 && found != 0 && axis > rank - 2) {
+    rc = tool_fail(err, CLI_EXIT_DATA,
+                   "%s: '%.200s' has block scales over its last two dims, and a new axis %lld "
+                   "would stack the experts among them: stack along an axis from 0 to %lld",
+                   rule->origin, ms[0].name, (long long)rule->cut.axis, (long long)(rank - 2));
+  }
   char *out =
       rc == 0 && found != 0 ? ckpt_expert_name(ms[0].name, NULL, -1, CKPT_SCALE_SUFFIX) : NULL;
   if (rc == 0 && found != 0) {

@@ -130,7 +130,7 @@ int st_model_quant(st_model *m, const ckpt_quant *given, const char *model, cons
   }
   ckpt_config config;
   tool_error err;
-  int rc = ckpt_config_read(path, &config, &err);
+  int rc = ckpt_config_read_quantization(path, &config, &err);
   free(path);
   if (rc == CLI_EXIT_NOINPUT) {
     return 0; /* no config.json: the block size is not known */
