@@ -25,6 +25,18 @@ void cli_option_label(const cli_option *option, char *buf, size_t size) {
   }
 }
 
+void cli_option_label_of(const cli_option *options, size_t count, int id, char *buf, size_t size) {
+  if (size > 0) {
+    buf[0] = '\0';
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (options[i].id == id) {
+      cli_option_label(&options[i], buf, size);
+      return;
+    }
+  }
+}
+
 static const cli_option *find_short(const cli_option *options, size_t count, char c) {
   for (size_t i = 0; i < count; i++) {
     if (options[i].short_name == c) {

@@ -48,6 +48,10 @@ int cli_parser_next(cli_parser *p, const cli_option *options, size_t count, int 
 /** Writes "-a/--axis" (or "--opset") for `option` to buf. */
 void cli_option_label(const cli_option *option, char *buf, size_t size);
 
+/** Writes the label (as cli_option_label) of the option of `options[0..count)` whose id is `id`
+ * to buf; an empty string when none has it. */
+void cli_option_label_of(const cli_option *options, size_t count, int id, char *buf, size_t size);
+
 /**
  * Parses a decimal int64 (optional sign, no spaces, no trailing text). On failure prints
  * "<what>: '<text>' is not an integer" (or "is out of range") and returns CLI_EXIT_USAGE;

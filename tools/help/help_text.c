@@ -367,6 +367,24 @@ static const char st_split_help[] =
     "    --tensor '*.qkv_proj.weight' -a 0 -n 3 \\\n"
     "    --into '*.q_proj.weight,*.k_proj.weight,*.v_proj.weight'\n";
 
+/* The options of the rank commands' rules that shard, merge and reshard share (--unmatched and
+ * the preset's), one text for the three helps. */
+#define ST_PRESET_OPTIONS                                                                          \
+  "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"        \
+  "                           matches (default: replicate)\n"                                      \
+  "  --preset NAME|auto       the rules of an architecture (llama, mistral, qwen2, qwen3,\n"       \
+  "                           mixtral, qwen2_moe, qwen3_moe, phi3; auto: config.json's\n"          \
+  "                           model_type), after the command line's;\n"                            \
+  "                           config.json (beside MODEL, or of the ranks' folder) gives the\n"     \
+  "                           heads, and a cut inside an attention or KV head is an error\n"       \
+  "  --replicate-kv           with --preset, when the KV heads are fewer than the ranks (and\n"    \
+  "                           the ranks a multiple of them), rank r takes KV head\n"               \
+  "                           r * kv_heads / ranks whole (merge: each head once, its copies\n"     \
+  "                           compared)\n"                                                         \
+  "  --qkv-layout concat|interleaved  the rows of a fused QKV (phi3): [q; k; v] (default),\n"      \
+  "                           or Megatron's per KV group: its q heads, its k, its v; each\n"       \
+  "                           rank takes [its q; its k; its v], or its whole groups\n"
+
 static const char st_shard_help[] =
     "usage: cleave st shard MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
     "                       [--replicate GLOB] [--unmatched replicate|error]\n"
@@ -383,22 +401,7 @@ static const char st_shard_help[] =
     "  --axis GLOB=AXIS         split the tensors matching GLOB along AXIS (the first matching\n"
     "                           --axis rule applies)\n"
     "  --view GLOB=SHAPE        reshape matching tensors before their split (as in st split)\n"
-    "  --replicate GLOB         copy matching tensors whole to every rank\n"
-    "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
-    "                           matches (default: replicate)\n"
-    "  --preset NAME|auto       the rules of an architecture (llama, mistral, qwen2, qwen3,\n"
-    "                           mixtral, qwen2_moe, qwen3_moe, phi3; auto: config.json's\n"
-    "                           model_type), after the command line's;\n"
-    "                           config.json (beside MODEL, or of the ranks' folder) gives the\n"
-    "                           heads, and a cut inside an attention or KV head is an error\n"
-    "  --replicate-kv           with --preset, when the KV heads are fewer than the ranks (and\n"
-    "                           the ranks a multiple of them), rank r takes KV head\n"
-    "                           r * kv_heads / ranks whole (merge: each head once, its copies\n"
-    "                           compared)\n"
-    "  --qkv-layout concat|interleaved  the rows of a fused QKV (phi3): [q; k; v] (default),\n"
-    "                           or Megatron's per KV group: its q heads, its k, its v; each\n"
-    "                           rank takes [its q; its k; its v], or its whole groups\n"
-    "\n"
+    "  --replicate GLOB         copy matching tensors whole to every rank\n" ST_PRESET_OPTIONS "\n"
     "A rule that matches no tensor is an error (status 65), named by its option and its number\n"
     "among them, from 1 (\"--axis rule 2\"). Globs are those of st split: '*' and '?' are the\n"
     "only special characters.\n"
@@ -431,21 +434,8 @@ static const char st_merge_help[] =
     "                           (as st shard cut it): each part holds its share of AXIS; the\n"
     "                           merged tensor is folded back to the parts' trailing dimensions\n"
     "                           when they divide it\n"
-    "  --replicate GLOB         tensors every rank holds whole (compared, written once)\n"
-    "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
-    "                           matches (default: replicate)\n"
-    "  --preset NAME|auto       the rules of an architecture (llama, mistral, qwen2, qwen3,\n"
-    "                           mixtral, qwen2_moe, qwen3_moe, phi3; auto: config.json's\n"
-    "                           model_type), after the command line's;\n"
-    "                           config.json (beside MODEL, or of the ranks' folder) gives the\n"
-    "                           heads, and a cut inside an attention or KV head is an error\n"
-    "  --replicate-kv           with --preset, when the KV heads are fewer than the ranks (and\n"
-    "                           the ranks a multiple of them), rank r takes KV head\n"
-    "                           r * kv_heads / ranks whole (merge: each head once, its copies\n"
-    "                           compared)\n"
-    "  --qkv-layout concat|interleaved  the rows of a fused QKV (phi3): [q; k; v] (default),\n"
-    "                           or Megatron's per KV group: its q heads, its k, its v; each\n"
-    "                           rank takes [its q; its k; its v], or its whole groups\n"
+    "  --replicate GLOB         tensors every rank holds whole (compared, written "
+    "once)\n" ST_PRESET_OPTIONS
     "  --max-shard-size SIZE    write model-00001-of-0000N.safetensors of at most SIZE bytes\n"
     "                           of tensors each (a larger tensor gets a file of its own) and\n"
     "                           model.safetensors.index.json, as Hugging Face's writer does\n"
@@ -479,22 +469,8 @@ static const char st_reshard_help[] =
     "  -n RANKS                 the number of output ranks (1 to 4096)\n"
     "  --axis GLOB=AXIS         the tensors matching GLOB are split along AXIS across the ranks\n"
     "  --view GLOB=SHAPE        ... seen as SHAPE, the view of the whole tensor\n"
-    "  --replicate GLOB         tensors every rank holds whole (compared, copied to each)\n"
-    "  --unmatched replicate|error  what happens to a tensor no --axis or --replicate rule\n"
-    "                           matches (default: replicate)\n"
-    "  --preset NAME|auto       the rules of an architecture (llama, mistral, qwen2, qwen3,\n"
-    "                           mixtral, qwen2_moe, qwen3_moe, phi3; auto: config.json's\n"
-    "                           model_type), after the command line's;\n"
-    "                           config.json (beside MODEL, or of the ranks' folder) gives the\n"
-    "                           heads, and a cut inside an attention or KV head is an error\n"
-    "  --replicate-kv           with --preset, when the KV heads are fewer than the ranks (and\n"
-    "                           the ranks a multiple of them), rank r takes KV head\n"
-    "                           r * kv_heads / ranks whole (merge: each head once, its copies\n"
-    "                           compared)\n"
-    "  --qkv-layout concat|interleaved  the rows of a fused QKV (phi3): [q; k; v] (default),\n"
-    "                           or Megatron's per KV group: its q heads, its k, its v; each\n"
-    "                           rank takes [its q; its k; its v], or its whole groups\n"
-    "\n"
+    "  --replicate GLOB         tensors every rank holds whole (compared, copied to "
+    "each)\n" ST_PRESET_OPTIONS "\n"
     "Example (tensor parallelism over 4 ranks to 2):\n"
     "  cleave st reshard tp4/ -o tp2/ -n 2 --axis '*.q_proj.weight=0'\n"
     "    --axis '*.k_proj.weight=0' --axis '*.v_proj.weight=0' --axis '*.o_proj.weight=1'\n"

@@ -216,11 +216,7 @@ int concat_options_parse(concat_options *o, const concat_command *command, int f
       return 0;
     }
     char label[64];
-    for (size_t i = 0; i < count; i++) {
-      if (accepted[i].id == id) {
-        cli_option_label(&accepted[i], label, sizeof label);
-      }
-    }
+    cli_option_label_of(accepted, count, id, label, sizeof label);
     int rc = take_option(o, id, value, label);
     if (rc != 0) {
       return rc;

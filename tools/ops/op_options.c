@@ -391,11 +391,7 @@ int op_options_parse(op_options *o, const op_command *command, int for_infer, in
       return 0;
     }
     char label[64];
-    for (size_t i = 0; i < count; i++) {
-      if (accepted[i].id == id) {
-        cli_option_label(&accepted[i], label, sizeof label);
-      }
-    }
+    cli_option_label_of(accepted, count, id, label, sizeof label);
     int rc = take_option(o, id, value, label);
     if (rc != 0) {
       return rc;
