@@ -231,7 +231,8 @@ def random_model(rng, lcm):
 
 def test_property(work):
     """Random models, random N and M: merge restores the model, reshard N -> M equals shard -n M
-    of the model."""
+    of the model; every other case writes on the calling thread alone (CLEAVE_WRITE_THREAD=0),
+    the others through the write queue's second thread."""
     rng = np.random.default_rng(2023)
     for case in range(24):
         n, m = (int(x) for x in rng.choice([1, 2, 3, 4, 6], 2))
@@ -242,7 +243,8 @@ def test_property(work):
                    {"case": str(case)} if case % 2 else None)
         original = read(os.path.join(d, "model.safetensors"))
         label = f"case {case} ({n} -> {m}, rules {' '.join(rules)})"
-        env = chunk_env(int(rng.choice([64, 256, 1 << 20])))
+        env = dict(chunk_env(int(rng.choice([64, 256, 1 << 20]))),
+                   CLEAVE_WRITE_THREAD=str(case % 2))
         for k in sorted({n, m}):
             cmd(d, ["st", "shard", "model.safetensors", "-o", f"tp{k}", "-n", str(k), "-q"] + rules,
                 label)

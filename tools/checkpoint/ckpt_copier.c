@@ -53,13 +53,19 @@ void ckpt_stream_free(ckpt_stream *s) {
   memset(s, 0, sizeof *s);
 }
 
-int ckpt_stream_flush(ckpt_stream *s) {
-  tool_error err;
-  if (s->wlen > 0 && io_write_full(s->m->fd, s->m->path, s->wbuf, s->wlen, s->wstart, &err) != 0) {
-    return tool_report(&err);
+/* Writes `size` bytes of `buf` at `at` of member m's file: through its queue when it has one. */
+static int member_write(ckpt_member *m, const void *buf, size_t size, uint64_t at) {
+  if (m->wq != NULL) {
+    return ckpt_writeq_put(m->wq, m->fd, m->path, buf, size, at);
   }
+  tool_error err;
+  return io_write_full(m->fd, m->path, buf, size, at, &err) != 0 ? tool_report(&err) : 0;
+}
+
+int ckpt_stream_flush(ckpt_stream *s) {
+  int rc = s->wlen > 0 ? member_write(s->m, s->wbuf, s->wlen, s->wstart) : 0;
   s->wlen = 0;
-  return 0;
+  return rc;
 }
 
 int ckpt_stream_write(ckpt_copier *c, ckpt_stream *s, const void *buf, size_t size, uint64_t at) {
@@ -80,9 +86,9 @@ int ckpt_stream_write(ckpt_copier *c, ckpt_stream *s, const void *buf, size_t si
     if (s->wlen == 0 && at % span == 0 && size >= span) {
       /* A whole window from a window boundary: written as it is, one window per call (a longer
        * write would make larger folios). */
-      tool_error err;
-      if (io_write_full(s->m->fd, s->m->path, p, (size_t)span, at, &err) != 0) {
-        return tool_report(&err);
+      int rc = member_write(s->m, p, (size_t)span, at);
+      if (rc != 0) {
+        return rc;
       }
       p += span;
       at += span;

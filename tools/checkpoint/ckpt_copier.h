@@ -16,6 +16,7 @@
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 #include "ckpt_sums.h"
+#include "ckpt_writeq.h"
 #include "io_copy.h"
 #include "outputs.h"
 #include "progress.h"
@@ -36,6 +37,7 @@ typedef struct ckpt_copier {
   size_t chunk_bytes;
   io_copier io;
   progress *progress;
+  ckpt_writeq *wq;
 } ckpt_copier;
 
 struct ckpt_member;
@@ -57,10 +59,11 @@ typedef struct ckpt_stream {
 
 /** An output file being written; `written` counts its bytes, checked against the plan at the
  * end; `out` is its stream; with `hashing`, every byte written is fed to `flight` (its
- * checksums, ckpt_sums.h). */
+ * checksums, ckpt_sums.h); its writes go through `wq` (ckpt_writeq.h) unless NULL. */
 typedef struct ckpt_member {
   size_t file;
   int fd;
+  ckpt_writeq *wq;
   uint64_t written;
   const char *path;
   char path_buf[OUT_PATH_BUF];

@@ -22,6 +22,11 @@ static uint64_t window_span(size_t chunk_bytes, size_t count) {
   return span;
 }
 
+/* The write queue (ckpt_writeq.h): slots of the largest window, a few of them (measured in
+ * bench/RESULTS.md, "Writes on a second thread"). */
+#define WRITEQ_SLOT_BYTES ((size_t)256 << 10)
+#define WRITEQ_SLOTS 4
+
 /* A tensor whose one span is a column of its source's rows, packed: a part of a cut. */
 static int gathered(const ckpt_out_file *f, const ckpt_out_tensor *t) {
   const ckpt_span *s = ckpt_out_spans(f, t);
@@ -239,6 +244,7 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
     const ckpt_out_file *f = &c->plan->files[first + i];
     ckpt_member *m = &members[i];
     m->file = first + i;
+    m->wq = c->wq;
     rc = ckpt_stream_init(&m->out, m, span);
     if (rc != 0) {
       break;
@@ -263,6 +269,10 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
   }
   for (size_t i = 0; i < count && rc == 0; i++) {
     rc = finish_member(c, &members[i]);
+  }
+  if (c->wq != NULL) { /* before the descriptors close */
+    int drained = ckpt_writeq_drain(c->wq);
+    rc = rc == 0 ? drained : rc;
   }
   for (size_t i = 0; i < opened; i++) {
     int close_rc = out_set_close(c->out, first + i, members[i].fd);
@@ -318,6 +328,9 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   if (rc == 0) {
     rc = open_inputs(&c, &opened);
   }
+  if (rc == 0) {
+    rc = ckpt_writeq_start(&c.wq, WRITEQ_SLOT_BYTES, WRITEQ_SLOTS);
+  }
   if (rc == 0 && plan->lockstep) {
     /* At most STREAM_GROUP_SIZE files open at once (the descriptor limit); more files are
      * written in groups, each reading the input once. */
@@ -331,6 +344,7 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
       rc = copy_group(&c, i, 1, 0);
     }
   }
+  ckpt_writeq_stop(c.wq);
   for (size_t i = 0; i < opened; i++) {
     close(c.in_fds[i]);
   }

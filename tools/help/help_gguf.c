@@ -86,7 +86,9 @@ static const char gguf_write_options[] =
     "      --no-progress    no progress line on stderr (shown only on a terminal)\n"
     "  -h, --help           print this help\n"
     "\n"
-    "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers.\n";
+    "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers. With two\n"
+    "CPUs or more the outputs are written by a second thread while the first reads, gathers\n"
+    "and checksums; CLEAVE_WRITE_THREAD=0 keeps all the work on one.\n";
 
 static const char gguf_split_help[] =
     "usage: cleave gguf split MODEL -o OUTDIR [--tensor GLOB [--view SHAPE] -a AXIS\n"
@@ -184,7 +186,8 @@ static const char gguf_merge_help[] =
     "(65) naming the tensor and the rank.\n";
 
 static const char gguf_reshard_help[] =
-    "usage: cleave gguf reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+    "usage: cleave gguf reshard RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view "
+    "GLOB=SHAPE]\n"
     "                           [--replicate GLOB] [--unmatched replicate|error] [OPTIONS]\n"
     "\n"
     "The ranks of a tensor-parallel GGUF checkpoint (as 'gguf merge' takes them with --axis\n"

@@ -314,7 +314,9 @@ static const char st_write_options[] =
     "input byte ranges it came from; 'cleave st verify OUTDIR' checks them), all renamed into\n"
     "place with the outputs or not at all.\n"
     "\n"
-    "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers.\n";
+    "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers. With two\n"
+    "CPUs or more the outputs are written by a second thread while the first reads, gathers\n"
+    "and checksums; CLEAVE_WRITE_THREAD=0 keeps all the work on one.\n";
 
 static const char st_split_help[] =
     "usage: cleave st split MODEL -o OUTDIR --tensor GLOB [--view SHAPE] -a AXIS\n"
