@@ -158,13 +158,26 @@ int ckpt_writeq_put(ckpt_writeq *q, int fd, const char *path, const void *buf, s
   while (size > 0) {
     size_t n = size < q->slot_bytes ? size : q->slot_bytes;
     pthread_mutex_lock(&q->lock);
-    while (q->count == q->slot_count && !q->failed) {
-      pthread_cond_wait(&q->freed, &q->lock);
-    }
     if (q->failed) {
       int rc = failure(q);
       pthread_mutex_unlock(&q->lock);
       return rc;
+    }
+    if (q->count == q->slot_count) {
+      /* The thread is behind (or not running: the other CPUs are busy): this one writes. */
+      pthread_mutex_unlock(&q->lock);
+      tool_error err;
+      if (io_write_full(fd, path, p, size, offset, &err) != 0) {
+        pthread_mutex_lock(&q->lock);
+        if (!q->failed) {
+          q->failed = 1;
+          q->error = err;
+        }
+        int rc = failure(q);
+        pthread_mutex_unlock(&q->lock);
+        return rc;
+      }
+      return 0;
     }
     slot *s = &q->slots[(q->head + q->count) % q->slot_count];
     pthread_mutex_unlock(&q->lock);

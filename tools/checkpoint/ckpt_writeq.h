@@ -3,7 +3,9 @@
  * (the copy into the page cache, the file system's block reservation: most of a re-layout's time
  * on a warm page cache) runs on another core while this one reads, gathers and hashes the next
  * bytes. Each write is copied into one of a few slots (the caller's buffer is free again on
- * return); the writes of one file are made in the order they were put.
+ * return); when every slot is taken (the thread is behind, or the other CPUs are busy and it is
+ * not running) the caller makes the write itself rather than wait. So writes are made in no
+ * particular order: they must not overlap (the checkpoint writer writes each byte once).
  *
  * Why a copy into slots rather than lending the caller's buffers: the writer's buffers are reused
  * by the next read or gather as soon as a write returns, and the slots stay in the caches (a few
@@ -29,9 +31,9 @@ int ckpt_writeq_start(ckpt_writeq **q, size_t slot_bytes, size_t slots);
 
 /**
  * Queues the write of the `size` bytes of `buf` at `offset` of `fd` (named `path` in messages;
- * both must stay valid until the next ckpt_writeq_drain), copying them; waits while every slot
- * is taken. Returns 0, or, once a queued write has failed, prints that failure (the first time)
- * and returns its status (CLI_EXIT_IOERR) without queueing.
+ * both must stay valid until the next ckpt_writeq_drain), copying them into free slots; with
+ * no slot free, writes them itself. Returns 0, or, once a write has failed, prints that failure
+ * (the first time) and returns its status (CLI_EXIT_IOERR) without queueing.
  */
 int ckpt_writeq_put(ckpt_writeq *q, int fd, const char *path, const void *buf, size_t size,
                     uint64_t offset);
