@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,37 +257,94 @@ static int compare_file(against *g, const ckpt_verify_options *o, const ckpt_mf_
   return rc;
 }
 
-int ckpt_against(const ckpt_verify_options *o, const ckpt_manifest *mf, ckpt_differences *d) {
-  against g = {mf, d, calloc(mf->input_count + 1, sizeof(int)), malloc(AGAINST_CHUNK),
-               malloc(AGAINST_CHUNK)};
+struct ckpt_against_run {
+  const ckpt_verify_options *o;
+  against g;
+  /* The differences found (its own list: the verify adds to its own meanwhile). */
+  ckpt_differences d;
+  int status, threaded;
+  pthread_t thread;
+};
+
+static void compare_files(ckpt_against_run *run) {
+  const ckpt_manifest *mf = run->g.mf;
+  for (size_t i = 0; run->status == 0 && i < mf->file_count; i++) {
+    if (mf->files[i].kind == CKPT_MF_DATA) {
+      run->status = compare_file(&run->g, run->o, &mf->files[i]);
+    }
+  }
+}
+
+static void *compare_thread(void *arg) {
+  compare_files(arg);
+  return NULL;
+}
+
+static void release(ckpt_against_run *run) {
+  const ckpt_manifest *mf = run->g.mf;
+  for (size_t i = 0; run->g.in_fds != NULL && i < mf->input_count; i++) {
+    if (run->g.in_fds[i] >= 0) {
+      close(run->g.in_fds[i]);
+    }
+  }
+  free(run->g.in_fds);
+  free(run->g.a);
+  free(run->g.b);
+  ckpt_diff_free(&run->d);
+  free(run);
+}
+
+int ckpt_against_start(const ckpt_verify_options *o, const ckpt_manifest *mf,
+                       ckpt_against_run **out) {
+  *out = NULL;
+  ckpt_against_run *run = calloc(1, sizeof *run);
+  if (run == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  run->o = o;
+  run->g = (against){mf, &run->d, calloc(mf->input_count + 1, sizeof(int)), malloc(AGAINST_CHUNK),
+                     malloc(AGAINST_CHUNK)};
   int rc = 0;
-  if (g.in_fds == NULL || g.a == NULL || g.b == NULL) {
+  if (run->g.in_fds == NULL || run->g.a == NULL || run->g.b == NULL) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  for (size_t i = 0; g.in_fds != NULL && i <= mf->input_count; i++) {
-    g.in_fds[i] = -1;
+  for (size_t i = 0; run->g.in_fds != NULL && i <= mf->input_count; i++) {
+    run->g.in_fds[i] = -1;
   }
   for (size_t i = 0; rc == 0 && i < mf->input_count; i++) {
     uint64_t size = 0;
-    rc = open_input(o, &mf->inputs[i], &g.in_fds[i], &size);
+    rc = open_input(o, &mf->inputs[i], &run->g.in_fds[i], &size);
     if (rc == 0 && size != mf->inputs[i].bytes) {
-      ckpt_diff_add(d, mf->inputs[i].name, NULL, -1, -1,
+      ckpt_diff_add(&run->d, mf->inputs[i].name, NULL, -1, -1,
                     "(an input) has %llu bytes, the manifest says %llu: it changed since the run",
                     (unsigned long long)size, (unsigned long long)mf->inputs[i].bytes);
     }
   }
-  for (size_t i = 0; rc == 0 && i < mf->file_count; i++) {
-    if (mf->files[i].kind == CKPT_MF_DATA) {
-      rc = compare_file(&g, o, &mf->files[i]);
-    }
+  if (rc != 0) {
+    release(run);
+    return rc;
   }
-  for (size_t i = 0; g.in_fds != NULL && i < mf->input_count; i++) {
-    if (g.in_fds[i] >= 0) {
-      close(g.in_fds[i]);
-    }
+  /* Every signal blocked in the thread: they stay the calling thread's. */
+  sigset_t all, old;
+  sigfillset(&all);
+  if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
+    run->threaded = pthread_create(&run->thread, NULL, compare_thread, run) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
   }
-  free(g.in_fds);
-  free(g.a);
-  free(g.b);
+  *out = run;
+  return 0;
+}
+
+int ckpt_against_finish(ckpt_against_run *run, ckpt_differences *d) {
+  if (run->threaded) {
+    pthread_join(run->thread, NULL);
+  } else {
+    compare_files(run);
+  }
+  int rc = run->status;
+  if (rc == 0) {
+    ckpt_diff_append(d, &run->d);
+  }
+  release(run);
   return rc;
 }

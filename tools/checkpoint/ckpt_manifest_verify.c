@@ -220,6 +220,10 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
   ckpt_differences d;
   memset(&d, 0, sizeof d);
   ckpt_verify_totals totals = {o->cmd, o->outdir, 0, 0, o->against_count, 0};
+  ckpt_against_run *against = NULL;
+  if (rc == 0 && o->against_count > 0) {
+    rc = ckpt_against_start(o, &mf, &against);
+  }
   if (rc == 0) {
     rc = extra_files(o->outdir, &mf, &d);
   }
@@ -230,8 +234,9 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     totals.tensors += mf.files[i].tensor_count;
     totals.bytes += mf.files[i].bytes;
   }
-  if (rc == 0 && o->against_count > 0) {
-    rc = ckpt_against(o, &mf, &d);
+  if (against != NULL) { /* its differences after the checksums', as they are found */
+    int compared = ckpt_against_finish(against, &d);
+    rc = rc == 0 ? compared : rc;
   }
   if (rc == 0 && d.oom) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");

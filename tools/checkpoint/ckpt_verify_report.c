@@ -112,6 +112,26 @@ int ckpt_diff_print(const ckpt_differences *d, const ckpt_verify_totals *t, int 
   return ckpt_finish_stdout(d->count > 0);
 }
 
+void ckpt_diff_append(ckpt_differences *d, ckpt_differences *from) {
+  d->oom |= from->oom;
+  if (from->count > 0 && !d->oom && d->count + from->count > d->cap) {
+    size_t cap = d->count + from->count;
+    ckpt_difference *items = realloc(d->items, cap * sizeof *items);
+    if (items == NULL) {
+      d->oom = 1;
+    } else {
+      d->items = items;
+      d->cap = cap;
+    }
+  }
+  if (!d->oom && from->count > 0) {
+    memcpy(d->items + d->count, from->items, from->count * sizeof *from->items);
+    d->count += from->count;
+    from->count = 0;
+  }
+  ckpt_diff_free(from);
+}
+
 void ckpt_diff_free(ckpt_differences *d) {
   for (size_t i = 0; i < d->count; i++) {
     free(d->items[i].file);

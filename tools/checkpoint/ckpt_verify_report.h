@@ -28,6 +28,10 @@ typedef struct ckpt_differences {
 void ckpt_diff_add(ckpt_differences *d, const char *file, const char *tensor, int64_t file_offset,
                    int64_t tensor_offset, const char *format, ...) TOOL_PRINTF(6, 7);
 
+/** Moves the differences of `from` to the end of `d` (in their order); `from` is left empty. On
+ * an allocation failure `d` is marked oom. */
+void ckpt_diff_append(ckpt_differences *d, ckpt_differences *from);
+
 /** What was verified, for the summary. */
 typedef struct ckpt_verify_totals {
   const char *cmd, *outdir;
