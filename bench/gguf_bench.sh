@@ -50,7 +50,7 @@ set_args=(gguf split "$model" -q --no-progress --max-shard-size 300M)
 
 # Correctness first: the set merges back to the input.
 "$cleave" "${set_args[@]}" -o "$work/set"
-first=$(ls "$work/set" | head -n 1)
+first=$(ls "$work/set" | grep "[.]gguf$" | head -n 1)  # not the manifest
 "$cleave" gguf merge "$work/set/$first" -o "$work/back.gguf" -q --no-progress
 cmp "$model" "$work/back.gguf"
 rm -f "$work/back.gguf"
