@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "cli_util.h"
 #include "io.h"
+#include "thread_start.h"
 
 /* Blocks of rows compared at once: two buffers of this size. */
 #define AGAINST_CHUNK ((size_t)1 << 20)
@@ -324,13 +324,7 @@ int ckpt_against_start(const ckpt_verify_options *o, const ckpt_manifest *mf,
     release(run);
     return rc;
   }
-  /* Every signal blocked in the thread: they stay the calling thread's. */
-  sigset_t all, old;
-  sigfillset(&all);
-  if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
-    run->threaded = pthread_create(&run->thread, NULL, compare_thread, run) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-  }
+  run->threaded = thread_start(&run->thread, compare_thread, run) == 0;
   *out = run;
   return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "cli_util.h"
 #include "io.h"
+#include "thread_start.h"
 
 /* Reads of 1 MiB: large enough that the system call costs nothing beside the copy out of the
  * page cache, small enough to stay in the L2/L3 caches while XXH3 reads it. */
@@ -283,15 +284,7 @@ static int worker_start(hash_worker *w, XXH3_state_t *state) {
     pthread_mutex_destroy(&w->lock);
     return -1;
   }
-  sigset_t all, old;
-  sigfillset(&all);
-  sigdelset(&all, SIGBUS);
-  sigdelset(&all, SIGSEGV);
-  sigdelset(&all, SIGFPE);
-  sigdelset(&all, SIGILL);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&w->thread, NULL, worker_main, w);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int rc = thread_start(&w->thread, worker_main, w);
   if (rc != 0) {
     pthread_cond_destroy(&w->cond);
     pthread_mutex_destroy(&w->lock);

@@ -3,13 +3,13 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_util.h"
 #include "error.h"
 #include "io.h"
+#include "thread_start.h"
 
 typedef struct slot {
   unsigned char *data;
@@ -93,19 +93,6 @@ static int thread_wanted(void) {
   return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
 }
 
-/* Starts the thread with every signal blocked in it, so that the signals that remove the
- * outputs' temporaries (tools/common/outputs.h) are taken by the calling thread. */
-static int start_thread(ckpt_writeq *q) {
-  sigset_t all, old;
-  sigfillset(&all);
-  if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0) {
-    return -1;
-  }
-  int rc = pthread_create(&q->thread, NULL, write_slots, q);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return rc;
-}
-
 int ckpt_writeq_start(ckpt_writeq **out, size_t slot_bytes, size_t slots) {
   *out = NULL;
   if (slots == 0 || slot_bytes == 0 || !thread_wanted()) {
@@ -141,7 +128,7 @@ int ckpt_writeq_start(ckpt_writeq **out, size_t slot_bytes, size_t slots) {
     release(q);
     return 0;
   }
-  if (start_thread(q) != 0) {
+  if (thread_start(&q->thread, write_slots, q) != 0) {
     pthread_cond_destroy(&q->freed);
     pthread_cond_destroy(&q->filled);
     pthread_mutex_destroy(&q->lock);

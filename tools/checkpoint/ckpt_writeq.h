@@ -21,9 +21,9 @@
 typedef struct ckpt_writeq ckpt_writeq;
 
 /**
- * Starts a queue of `slots` slots of `slot_bytes` each and its writing thread (every signal
- * blocked in it), in `*q`. When the process may run on one CPU only, CLEAVE_WRITE_THREAD is 0
- * (any value other than 0 or 1 is warned about and taken as 1), or the thread cannot be made,
+ * Starts a queue of `slots` slots of `slot_bytes` each and its writing thread (thread_start.h), in
+ * `*q`. When the process may run on one CPU only, CLEAVE_WRITE_THREAD is 0 (any value other than 0
+ * or 1 is warned about and taken as 1), or the thread cannot be made,
  * `*q` is NULL and the caller writes itself. Returns 0, or prints the error and returns
  * CLI_EXIT_SOFTWARE (out of memory). Stop with ckpt_writeq_stop.
  */
