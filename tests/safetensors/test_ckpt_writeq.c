@@ -154,7 +154,7 @@ typedef struct failing {
 /* Puts three writes to a descriptor open read-only, then drains twice. */
 static int put_and_drain(void *arg) {
   failing *f = arg;
-  unsigned char buf[256] = {1};
+  unsigned char buf[128] = {1}; /* one slot: the first put is queued before anything fails */
   f->statuses[0] = ckpt_writeq_put(f->q, f->fd, f->path, buf, sizeof buf, 512);
   ckpt_writeq_drain(f->q);
   f->statuses[1] = ckpt_writeq_put(f->q, f->fd, f->path, buf, sizeof buf, 1024);
