@@ -294,21 +294,23 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
  * steps ahead into L2 and for the next spans' lines into L1: its inputs are too many streams for
  * the hardware prefetchers (case (d) joined, 1024 inputs of 16 KiB: bench/RESULTS.md).
  *
- * The span's input pointers are read once per step into a local array, and whether the lines are
- * streamed is decided once per run: with the pointers read through `ins` for every tile, a
- * branch per store and the near span found by a division, case (d) ran 70% more instructions
- * and took 10-15% longer (bench/RESULTS.md, 2026-11-28, third session).
+ * Whether the lines are streamed is decided once per run, and the span the L1 prefetch asks for
+ * next is found without a division: with an alignment test and branch per store and a 64-bit
+ * division per span, case (d) ran 70% more instructions and took 10-15% longer. The inputs'
+ * pointers are read through `ins` where they are used: holding a span's pointers in a local
+ * array made the compiler spill them and the rows' addresses to the stack, 5-10% slower
+ * (bench/RESULTS.md, 2026-11-28, third session).
  */
 #define JOIN_TRANSPOSE_KERNEL(W, G, Q, VEC, LOAD, REGS, PUT, STREAM)                               \
   /* Rows [o, o + G) of the span's inputs `p` (`at` = o * W) into `row`, row o's first byte of     \
    * the span's columns. `stream` is a constant where this is inlined. */                          \
-  static inline void join_lines##W(unsigned char *row, int64_t stride,                             \
-                                   const unsigned char *const *p, int64_t at, bool stream) {       \
+  static inline void join_lines##W(unsigned char *row, int64_t stride, cleave_parts ins,           \
+                                   int64_t from, int64_t at, bool stream) {                        \
     VEC t[Q][G];                                                                                   \
     for (int q = 0; q < (Q); q++) {                                                                \
       VEC r[G];                                                                                    \
       for (int m = 0; m < (G); m++) {                                                              \
-        r[m] = LOAD(p[q * (G) + m] + at);                                                          \
+        r[m] = LOAD(cleave_part(ins, from + q * (G) + m) + at);                                    \
       }                                                                                            \
       REGS(r, t[q]);                                                                               \
     }                                                                                              \
@@ -354,14 +356,8 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
       int64_t far = o + line * JOIN_AHEAD_LINES;                                                   \
       int64_t j = 0;                                                                               \
       for (; j < wide; j += span) {                                                                \
-        const unsigned char *p[(G) * (Q)];                                                         \
-        for (int64_t m = 0; m < span; m++) {                                                       \
-          p[m] = cleave_part(ins, first + j + m);                                                  \
-        }                                                                                          \
         if (far < outer) {                                                                         \
-          for (int64_t m = 0; m < span; m++) {                                                     \
-            _mm_prefetch((const char *)((uintptr_t)p[m] + (uintptr_t)(far * (W))), _MM_HINT_T1);   \
-          }                                                                                        \
+          join_prefetch(ins, first + j, span, far * (W), false);                                   \
         }                                                                                          \
         /* The span JOIN_NEAR_GROUPS on, in this step or at the start of the next. */              \
         int64_t next = j + JOIN_NEAR_GROUPS * span, near_o = o;                                    \
@@ -373,7 +369,8 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
           join_prefetch(ins, first + next, span, near_o * (W), true);                              \
         }                                                                                          \
         for (int64_t s = 0; s < line; s += (G)) {                                                  \
-          join_lines##W(row + s * stride + j * (W), stride, p, (o + s) * (W), stream);             \
+          join_lines##W(row + s * stride + j * (W), stride, ins, first + j, (o + s) * (W),         \
+                        stream);                                                                   \
         }                                                                                          \
       }                                                                                            \
       for (; j < full; j += (G)) {                                                                 \
@@ -405,11 +402,7 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
       unsigned char *row = out + o * stride + seg->col;                                            \
       int64_t j = 0;                                                                               \
       for (; j < wide; j += span) {                                                                \
-        const unsigned char *p[(G) * (Q)];                                                         \
-        for (int64_t m = 0; m < span; m++) {                                                       \
-          p[m] = cleave_part(ins, first + j + m);                                                  \
-        }                                                                                          \
-        join_lines##W(row + j * (W), stride, p, o * (W), false);                                   \
+        join_lines##W(row + j * (W), stride, ins, first + j, o * (W), false);                      \
       }                                                                                            \
       for (; j < full; j += (G)) {                                                                 \
         join_tile##W(e, row, ins, first, o, j);                                                    \
