@@ -300,14 +300,14 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
  *
  * Whether the lines are streamed is decided once per run, and the span the L1 prefetch asks for
  * next is found without a division: with an alignment test and branch per store and a 64-bit
- * division per span, case (d) ran 70% more instructions and took 10-15% longer. The inputs'
- * pointers are read through `ins` where they are used: holding a span's pointers in a local
- * array made the compiler spill them and the rows' addresses to the stack, 5-10% slower
- * (bench/RESULTS.md, 2026-11-28, third session).
+ * division per span, a join of case (d) ran 8.9M instructions instead of 6.9M and took 2-15%
+ * longer. The inputs' pointers are read through `ins` where they are used: holding a span's
+ * pointers in a local array made the compiler spill them and the rows' addresses to the stack,
+ * 5-10% slower (bench/RESULTS.md, 2026-11-28, third session).
  */
 #define JOIN_TRANSPOSE_KERNEL(W, G, Q, VEC, LOAD, REGS, PUT, STREAM)                               \
-  /* Rows [o, o + G) of the span's inputs `p` (`at` = o * W) into `row`, row o's first byte of     \
-   * the span's columns. `stream` is a constant where this is inlined. */                          \
+  /* Rows [o, o + G) of the span of inputs [from, from + G * Q) (`at` = o * W) into `row`, row     \
+   * o's first byte of the span's columns, with streaming stores when `stream`. */                 \
   static inline void join_lines##W(unsigned char *row, int64_t stride, cleave_parts ins,           \
                                    int64_t from, int64_t at, bool stream) {                        \
     VEC t[Q][G];                                                                                   \
