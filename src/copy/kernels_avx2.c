@@ -262,9 +262,9 @@ static void join_transpose_tail(const cleave_seg *seg, unsigned char *out, int64
 
 /* How far ahead a large join asks for its inputs' lines, in input lines (each a step of the
  * join): into L2, since a step's lines of 1024 inputs (64 KiB) do not stay in L1. Three, not
- * four: fewer lines asked for and not yet read crowd each L2 set, which inputs a few lines more
- * than 16 KiB apart fill unevenly (bench_concat's (d), inputs 16512 bytes apart: 0.85-1.12x the
- * nt copy against 0.76-1.06x with four, eight invocations of each alternating; bench/RESULTS.md).
+ * four: fewer lines wait in L2, where the inputs' pages fill some sets more than others
+ * (bench_concat's (d): 0.85-1.12x the nt copy against 0.76-1.06x with four, eight invocations of
+ * each alternating; bench/RESULTS.md).
  */
 #define JOIN_AHEAD_LINES 3
 /* How far ahead, in groups of inputs, a large join moves the lines it reads next from L2 into
