@@ -261,8 +261,12 @@ static void join_transpose_tail(const cleave_seg *seg, unsigned char *out, int64
 #undef JOIN_TAIL_LOOP
 
 /* How far ahead a large join asks for its inputs' lines, in input lines (each a step of the
- * join): into L2, since a step's lines of 1024 inputs (64 KiB) do not stay in L1. */
-#define JOIN_AHEAD_LINES 4
+ * join): into L2, since a step's lines of 1024 inputs (64 KiB) do not stay in L1. Three, not
+ * four: fewer lines wait in L2, where the inputs' pages fill some sets more than others
+ * (bench_concat's (d): 0.85-1.12x the nt copy against 0.76-1.06x with four, eight invocations of
+ * each alternating; bench/RESULTS.md).
+ */
+#define JOIN_AHEAD_LINES 3
 /* How far ahead, in groups of inputs, a large join moves the lines it reads next from L2 into
  * L1. */
 #define JOIN_NEAR_GROUPS 2
@@ -285,35 +289,39 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
 /*
  * The join's transposition (Concat) with the same square tiles: G inputs' units of G consecutive
  * rows (one register each, read sequentially from every input) become G output rows' units of
- * those inputs. Q tiles side by side along the inputs give every output row one whole 64-byte
- * line per group, streamed in a large run when aligned (join_tiles). Edges: join_transpose_tail.
+ * those inputs. Q tiles side by side along the inputs (a span of G * Q inputs) give every output
+ * row one whole 64-byte line per span, streamed in a large run when the output's lines are
+ * aligned (join_lines). Edges: join_transpose_tail.
  *
  * A large run (non-temporal) steps by the rows of one whole input line (64 / W) and reads each
- * group's lines whole before the next group, asking for every input's line JOIN_AHEAD_LINES
- * steps ahead into L2 and for the next groups' lines into L1: its inputs are too many streams for
+ * span's lines whole before the next span, asking for every input's line JOIN_AHEAD_LINES
+ * steps ahead into L2 and for the next spans' lines into L1: its inputs are too many streams for
  * the hardware prefetchers (case (d) joined, 1024 inputs of 16 KiB: bench/RESULTS.md).
+ *
+ * Whether the lines are streamed is decided once per run, and the span the L1 prefetch asks for
+ * next is found without a division: with an alignment test and branch per store and a 64-bit
+ * division per span, a join of case (d) ran 8.9M instructions instead of 6.9M and took 2-15%
+ * longer. The inputs' pointers are read through `ins` where they are used: holding a span's
+ * pointers in a local array made the compiler spill them and the rows' addresses to the stack,
+ * 5-10% slower (bench/RESULTS.md, 2026-11-28, third session).
  */
 #define JOIN_TRANSPOSE_KERNEL(W, G, Q, VEC, LOAD, REGS, PUT, STREAM)                               \
-  /* Rows [o, o + G) of inputs [j, j + G * Q) into `row` (row o's first byte of the segment). */   \
-  static inline void join_tiles##W(const cleave_engine *e, unsigned char *row, cleave_parts ins,   \
-                                   int64_t first, int64_t o, int64_t j) {                          \
-    int64_t stride = e->stride;                                                                    \
+  /* Rows [o, o + G) of the span of inputs [from, from + G * Q) (`at` = o * W) into `row`, row     \
+   * o's first byte of the span's columns, with streaming stores when `stream`. */                 \
+  static inline void join_lines##W(unsigned char *row, int64_t stride, cleave_parts ins,           \
+                                   int64_t from, int64_t at, bool stream) {                        \
     VEC t[Q][G];                                                                                   \
     for (int q = 0; q < (Q); q++) {                                                                \
       VEC r[G];                                                                                    \
       for (int m = 0; m < (G); m++) {                                                              \
-        r[m] = LOAD(cleave_part(ins, first + j + q * (G) + m) + o * (W));                          \
+        r[m] = LOAD(cleave_part(ins, from + q * (G) + m) + at);                                    \
       }                                                                                            \
       REGS(r, t[q]);                                                                               \
     }                                                                                              \
-    uintptr_t misaligned = e->nontemporal ? 0 : 1;                                                 \
     for (int k = 0; k < (G); k++) {                                                                \
-      misaligned |= (uintptr_t)(row + k * stride + j * (W));                                       \
-    }                                                                                              \
-    for (int k = 0; k < (G); k++) {                                                                \
-      unsigned char *d = row + k * stride + j * (W);                                               \
+      unsigned char *d = row + k * stride;                                                         \
       for (int q = 0; q < (Q); q++) {                                                              \
-        if ((misaligned & 63) == 0) {                                                              \
+        if (stream) {                                                                              \
           STREAM(d + q * (G) * (W), t[q][k]);                                                      \
         } else {                                                                                   \
           PUT(d + q * (G) * (W), t[q][k]);                                                         \
@@ -322,7 +330,7 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
-  /* Rows [o, o + G) of inputs [j, j + G) (a group narrower than Q tiles) into `row`. */           \
+  /* Rows [o, o + G) of inputs [j, j + G) (a group narrower than a span) into `row`. */            \
   static inline void join_tile##W(const cleave_engine *e, unsigned char *row, cleave_parts ins,    \
                                   int64_t first, int64_t o, int64_t j) {                           \
     VEC r[G], t[G];                                                                                \
@@ -335,49 +343,70 @@ static inline void join_prefetch(cleave_parts ins, int64_t first, int64_t n, int
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
+  /* The steps of whole input lines over rows [o, o1) (see above); returns the first row left. */  \
+  static inline int64_t join_steps##W(const cleave_engine *e, const cleave_seg *seg,               \
+                                      unsigned char *out, cleave_parts ins, int64_t o, int64_t o1, \
+                                      bool stream) {                                               \
+    const int64_t span = (G) * (Q), line = 64 / (W);                                               \
+    int64_t stride = e->stride, count = seg->count, first = seg->first, outer = e->outer;          \
+    int64_t wide = count / span * span, full = count / (G) * (G);                                  \
+    /* The lines of the first steps, which no earlier step asked for (a thread's task starts       \
+     * anywhere). */                                                                               \
+    for (int64_t a = o; a < o + line * JOIN_AHEAD_LINES && a + line <= o1; a += line) {            \
+      join_prefetch(ins, first, wide, a *(W), false);                                              \
+    }                                                                                              \
+    for (; o + line <= o1; o += line) {                                                            \
+      unsigned char *row = out + o * stride + seg->col;                                            \
+      int64_t far = o + line * JOIN_AHEAD_LINES;                                                   \
+      int64_t j = 0;                                                                               \
+      for (; j < wide; j += span) {                                                                \
+        if (far < outer) {                                                                         \
+          join_prefetch(ins, first + j, span, far * (W), false);                                   \
+        }                                                                                          \
+        /* The span JOIN_NEAR_GROUPS on, in this step or at the start of the next. */              \
+        int64_t next = j + JOIN_NEAR_GROUPS * span, near_o = o;                                    \
+        if (next >= wide) {                                                                        \
+          next -= wide;                                                                            \
+          near_o += line;                                                                          \
+        }                                                                                          \
+        if (near_o < o1 && next < wide) {                                                          \
+          join_prefetch(ins, first + next, span, near_o * (W), true);                              \
+        }                                                                                          \
+        for (int64_t s = 0; s < line; s += (G)) {                                                  \
+          join_lines##W(row + s * stride + j * (W), stride, ins, first + j, (o + s) * (W),         \
+                        stream);                                                                   \
+        }                                                                                          \
+      }                                                                                            \
+      for (; j < full; j += (G)) {                                                                 \
+        for (int64_t s = 0; s < line; s += (G)) {                                                  \
+          join_tile##W(e, row + s * stride, ins, first, o + s, j);                                 \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return o;                                                                                      \
+  }                                                                                                \
+                                                                                                   \
   static void join_transpose##W##_avx2(const cleave_engine *e, const cleave_seg *seg,              \
                                        unsigned char *out, cleave_parts ins, int64_t o0,           \
                                        int64_t o1) {                                               \
+    const int64_t span = (G) * (Q);                                                                \
     int64_t stride = e->stride, count = seg->count, first = seg->first;                            \
-    int64_t span = (G) * (Q), wide = count / span * span, full = count / (G) * (G);                \
+    int64_t wide = count / span * span, full = count / (G) * (G);                                  \
     int64_t o = o0;                                                                                \
     if (e->nontemporal) {                                                                          \
-      const int64_t line = 64 / (W);                                                               \
-      /* The lines of the first steps, which no earlier step asked for (a thread's task starts     \
-       * anywhere). */                                                                             \
-      for (int64_t a = o; a < o + line * JOIN_AHEAD_LINES && a + line <= o1; a += line) {          \
-        join_prefetch(ins, first, wide, a *(W), false);                                            \
-      }                                                                                            \
-      for (; o + line <= o1; o += line) {                                                          \
-        unsigned char *row = out + o * stride + seg->col;                                          \
-        int64_t far = o + line * JOIN_AHEAD_LINES;                                                 \
-        int64_t j = 0;                                                                             \
-        for (; j < wide; j += span) {                                                              \
-          if (far < e->outer) {                                                                    \
-            join_prefetch(ins, first + j, span, far * (W), false);                                 \
-          }                                                                                        \
-          /* The group JOIN_NEAR_GROUPS on, in this step or at the start of the next. */           \
-          int64_t next = j + JOIN_NEAR_GROUPS * span;                                              \
-          int64_t near_o = o + next / wide * line;                                                 \
-          if (near_o < o1) {                                                                       \
-            join_prefetch(ins, first + next % wide, span, near_o * (W), true);                     \
-          }                                                                                        \
-          for (int64_t s = 0; s < line; s += (G)) {                                                \
-            join_tiles##W(e, row + s * stride, ins, first, o + s, j);                              \
-          }                                                                                        \
-        }                                                                                          \
-        for (; j < full; j += (G)) {                                                               \
-          for (int64_t s = 0; s < line; s += (G)) {                                                \
-            join_tile##W(e, row + s * stride, ins, first, o + s, j);                               \
-          }                                                                                        \
-        }                                                                                          \
+      /* Every span's lines start on a line boundary when the segment's first row does and the     \
+       * rows are whole lines apart (span * W is 64 bytes): then they are all streamed. */         \
+      if (stride % 64 == 0 && ((uintptr_t)(out + seg->col) & 63) == 0) {                           \
+        o = join_steps##W(e, seg, out, ins, o, o1, true);                                          \
+      } else {                                                                                     \
+        o = join_steps##W(e, seg, out, ins, o, o1, false);                                         \
       }                                                                                            \
     }                                                                                              \
     for (; o + (G) <= o1; o += (G)) {                                                              \
       unsigned char *row = out + o * stride + seg->col;                                            \
       int64_t j = 0;                                                                               \
       for (; j < wide; j += span) {                                                                \
-        join_tiles##W(e, row, ins, first, o, j);                                                   \
+        join_lines##W(row + j * (W), stride, ins, first + j, o * (W), false);                      \
       }                                                                                            \
       for (; j < full; j += (G)) {                                                                 \
         join_tile##W(e, row, ins, first, o, j);                                                    \
