@@ -7,7 +7,6 @@ usage: test_errors.py STATUS
 """
 import os
 import resource
-import signal
 import subprocess
 
 import numpy as np

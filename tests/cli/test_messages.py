@@ -65,7 +65,7 @@ def numpy_names(work):
                                   ("u2", "the packed 2-bit type", "u16"),
                                   ("i4", "the packed 4-bit signed type", "i32")):
         clitest.expect_failure(f"{dtype} without --shape", split + ["--dtype", dtype, "u32.npy"],
-                               work, 64, [f"--shape is required with a packed --dtype",
+                               work, 64, ["--shape is required with a packed --dtype",
                                           f"{dtype} is {meaning} here; NumPy's '{dtype}' is "
                                           f"{numpy}"])
     # NumPy codes that are no cleave name (64), with or without a byte-order character; infer

@@ -6,7 +6,6 @@ GGML_QUANT_SIZES; and the shared checks of error paths.
 The writer lays files out as llama.cpp's writer does: header, metadata in the given order, tensor
 infos (ne = the NumPy shape reversed), zeros to the alignment, each tensor's data padded with
 zeros to the alignment (the last one too). The reader refuses anything else (strict=True)."""
-import os
 import struct
 import subprocess
 

@@ -8,7 +8,6 @@ import json
 import os
 import random
 import shutil
-import struct
 
 import numpy as np
 

@@ -11,9 +11,7 @@ with the numbers the test computes from the bytes, and nothing written.
 - A file truncated while cleave reads it: status 74, nothing left.
 """
 import os
-import signal
 import subprocess
-import time
 
 import numpy as np
 

@@ -6,8 +6,6 @@ tensor-parallel shards, every dtype, and byte-for-byte equality with an independ
 writer."""
 import json
 import os
-import shutil
-import sys
 
 import numpy as np
 

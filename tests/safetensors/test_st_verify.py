@@ -117,7 +117,7 @@ def test_differences(work):
     row, col = divmod(12, 16)
     src_off, _ = tensor_ranges(os.path.join(work, "model.safetensors"))["a.qkv"]
     src = src_off + row * 32 + 16 + col
-    check(r.returncode == 1 and f"tensor 'a.qkv': 0x" in r.stdout and
+    check(r.returncode == 1 and "tensor 'a.qkv': 0x" in r.stdout and
           f"at byte {src} of its input 'model.safetensors' (byte {off + 12} of the file, byte 12 "
           "of the tensor)" in r.stdout, f"flip --against: {r.stdout} {r.stderr}")
     r = verify(work, ["tp", "--json", "--against", "model.safetensors"])
@@ -230,9 +230,9 @@ def test_errors(work):
     case("a missing MODEL", lambda: None, 66, ["cannot open 'nope'"], ["--against", "nope"])
     case("no OUTDIR", lambda: None, 64, ["st verify: unknown option"], ["--bad"])
     open(mpath, "w").write(good)
-    r = u.expect_failure("two folders", ["st", "verify", "tp", "tp"], work, 64,
-                         ["unexpected argument 'tp'"])
-    r = u.expect_failure("none", ["st", "verify"], work, 64, ["the OUTDIR", "is missing"])
+    u.expect_failure("two folders", ["st", "verify", "tp", "tp"], work, 64,
+                     ["unexpected argument 'tp'"])
+    u.expect_failure("none", ["st", "verify"], work, 64, ["the OUTDIR", "is missing"])
 
 
 def main():
