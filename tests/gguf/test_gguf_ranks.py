@@ -127,6 +127,26 @@ def reshards(work):
         check(r.returncode == 0, f"verify {out}: {r.stdout} {r.stderr}")
 
 
+def stale(work):
+    """A second shard into the same folder with fewer ranks: the earlier run's other ranks are
+    named in a warning (a merge of the folder would read them with the new ones) and left as
+    they are; a merge to a file in a folder of other .gguf files warns of nothing."""
+    model(work)
+    run_ok(work, ["gguf", "shard", "model.gguf", "-o", "tp", "-n", "4"] + RULES, "shard -n 4")
+    r = u.run(["gguf", "shard", "model.gguf", "-o", "tp", "-n", "2", "-f", "-q"] + RULES, work)
+    check(r.returncode == 0 and r.stderr ==
+          "cleave: warning: 'tp/rank2.gguf' and 'tp/rank3.gguf' are not among this run's outputs "
+          "(it wrote 3 files) and were left as they were; delete them if an earlier run left them "
+          "(a loader of the folder would read them with the new files)\n",
+          f"leftover ranks: {r.returncode} {r.stderr!r}")
+    check(sorted(os.listdir(os.path.join(work, "tp"))) ==
+          ["cleave-manifest.json", "rank0.gguf", "rank1.gguf", "rank2.gguf", "rank3.gguf"],
+          "the leftovers are left")
+    r = u.run(["gguf", "merge", "tp/rank0.gguf", "tp/rank1.gguf", "-o", "tp/merged.gguf", "-q"] +
+              RULES, work)
+    check(r.returncode == 0 and r.stderr == "", f"merge beside the ranks: {r.stderr!r}")
+
+
 def write_ranks(work, folder, ranks):
     os.makedirs(os.path.join(work, folder))
     for r, (meta, ts) in enumerate(ranks):
@@ -204,6 +224,7 @@ def errors(work):
 
 def main():
     clitest.run_groups("gguf_ranks", [("round_trips", round_trips), ("reshards", reshards),
+                                      ("stale", stale),
                                       ("errors", errors)])
 
 

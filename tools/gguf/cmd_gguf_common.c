@@ -132,8 +132,14 @@ int gguf_rank_option(ckpt_rank_rules *r, int id, const char *value, const char *
   return 1;
 }
 
+/* A GGUF folder's files: an earlier run's that this one did not replace (rank2.gguf and rank3.gguf
+ * after a shard -n 2 where a shard -n 4 wrote) are named after the commit, as a reader of the
+ * folder's ranks or of a set would take them for the new ones'. */
+static const char *const gguf_files[] = {".gguf", NULL};
+
 void gguf_write_opts_init(gguf_write_opts *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
+  o->run.stale_suffixes = gguf_files;
   o->run.progress = 1;
   o->run.argc = argc;
   o->run.argv = argv;

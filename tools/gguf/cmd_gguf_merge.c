@@ -153,6 +153,8 @@ int cmd_gguf_merge(int argc, char **argv, int first) {
       rc = cli_error(CLI_EXIT_USAGE, "gguf merge: -o '%s' does not name a file", a.output);
     }
     a.o.run.outdir = dir;
+    /* OUT.gguf goes into a folder of other files (often the ranks): not a folder of outputs. */
+    a.o.run.stale_suffixes = NULL;
   }
   gguf_model m;
   memset(&m, 0, sizeof m);

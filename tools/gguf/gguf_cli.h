@@ -53,7 +53,8 @@ typedef struct gguf_write_opts {
 } gguf_write_opts;
 
 /** Zeroes `o` for a writing command of this command line: progress on, the command line kept
- * for the manifest. */
+ * for the manifest, the folder's other .gguf files named in a warning after the commit (gguf
+ * merge, which writes a file among others, turns that off). */
 void gguf_write_opts_init(gguf_write_opts *o, int argc, char **argv);
 
 /** Applies -o, -f, --sync, --dry-run, --json, -q, --no-progress and --max-shard-size (64 for a
