@@ -92,6 +92,25 @@ static size_t first_diff(const unsigned char *x, const unsigned char *y, size_t 
   return i;
 }
 
+/* One row of a piece: the n output bytes at oa of g->a (got_out read) against the n input bytes
+ * at ia of g->b (got_in read from in_at of input `in`). Returns the index of the first
+ * difference, n when they agree, or SIZE_MAX when the row cannot be compared: the output is cut
+ * short (reported with its size) or the input ends first (added to the differences here). */
+static size_t compare_row(against *g, const ckpt_mf_file *f, const ckpt_mf_tensor *t,
+                          const ckpt_mf_input *in, uint64_t in_at, size_t oa, size_t ia, size_t n,
+                          size_t got_out, size_t got_in) {
+  if (oa + n > got_out) {
+    return SIZE_MAX;
+  }
+  if (ia + n > got_in) {
+    ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                  "its input '%s' ends at byte %llu, before the bytes it was copied from", in->name,
+                  (unsigned long long)(in_at + got_in));
+    return SIZE_MAX;
+  }
+  return first_diff(g->a + oa, g->b + ia, n);
+}
+
 /* Compares tensor t of file f (open as out_fd) with its pieces; *found is set at the first
  * difference, which is added to the differences. */
 static int compare_tensor(against *g, const ckpt_mf_file *f, int out_fd, const ckpt_mf_tensor *t) {
@@ -125,16 +144,10 @@ static int compare_tensor(against *g, const ckpt_mf_file *f, int out_fd, const c
         }
         for (uint64_t row = 0; row < k; row++) {
           size_t oa = (size_t)(row * p->to_stride), ia = (size_t)(row * p->stride);
-          if (oa + n > got_out) {
-            return 0; /* the output is cut short: reported with its size */
-          }
-          if (ia + n > got_in) {
-            ckpt_diff_add(g->d, f->name, t->name, -1, -1,
-                          "its input '%s' ends at byte %llu, before the bytes it was copied from",
-                          in->name, (unsigned long long)(in_at + got_in));
+          size_t i = compare_row(g, f, t, in, in_at, oa, ia, n, got_out, got_in);
+          if (i == SIZE_MAX) {
             return 0;
           }
-          size_t i = first_diff(g->a + oa, g->b + ia, n);
           if (i < n) {
             uint64_t at_out = out_at + oa + i;
             ckpt_diff_add(g->d, f->name, t->name, (int64_t)at_out, (int64_t)(at_out - t->offset),
@@ -205,16 +218,10 @@ static int compare_tiled(against *g, const ckpt_mf_file *f, int out_fd, const ck
         if (oa >= first) {
           break; /* this row and the next are past the difference found */
         }
-        if (oa + n > got_out) {
-          return 0; /* the output is cut short: reported with its size */
-        }
-        if (ia + n > got_in) {
-          ckpt_diff_add(g->d, f->name, t->name, -1, -1,
-                        "its input '%s' ends at byte %llu, before the bytes it was copied from",
-                        in->name, (unsigned long long)(in_at + got_in));
+        size_t i = compare_row(g, f, t, in, in_at, oa, ia, n, got_out, got_in);
+        if (i == SIZE_MAX) {
           return 0;
         }
-        size_t i = first_diff(g->a + oa, g->b + ia, n);
         if (i < n) {
           first = oa + i;
           piece = s;
