@@ -183,6 +183,20 @@ def test_differences(work):
     r = verify(work, ["tp", "--against", "changed"])
     check(r.returncode == 1 and r.stdout.count("tensor 'b.norm'") == 2 and
           f"at byte {src_off + 3} of its input" in r.stdout, f"changed input: {r.stdout}")
+    # An input cut short since the run: its size named, and each tensor copied from past its end
+    # says where the input ends (the merge of tp is read back from the ranks' bytes).
+    fresh(work, "merged", ["st", "merge", "tp", "--axis", "a.qkv=1", "--axis", "c.w=0"])
+    cut = os.path.join(work, "cut")
+    os.makedirs(cut, exist_ok=True)
+    for rank in range(2):
+        shutil.copy(os.path.join(out, f"rank{rank}.safetensors"), cut)
+    r1 = os.path.join(cut, "rank1.safetensors")
+    end = os.path.getsize(r1) - 5
+    os.truncate(r1, end)
+    r = verify(work, ["merged", "--against", "cut"])
+    check(r.returncode == 1 and "rank1.safetensors: (an input) has " in r.stdout and
+          f"its input 'rank1.safetensors' ends at byte {end}, before the bytes it was copied "
+          "from" in r.stdout, f"input cut short: {r.stdout} {r.stderr}")
 
 
 def edit(path, fn):
