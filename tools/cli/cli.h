@@ -21,9 +21,6 @@ typedef struct cli_command {
    * summary: not listed (the --help and --version options). */
   const char *synopsis;
   const char *summary;
-  /** 1 when `cleave help NAME` runs `cleave NAME --help` (the ONNX runner, when built in,
-   * documents itself); 0 when it prints the text of help.h. */
-  int self_help;
 } cli_command;
 
 /** Prints the overview of the tool (usage, the listed commands of `table`, the options and exit
@@ -31,10 +28,9 @@ typedef struct cli_command {
 void cli_help_overview(const cli_command *table, size_t count, FILE *out);
 
 /**
- * `cleave help [COMMAND]`, `cleave help st SUBCOMMAND` and `cleave help gguf SUBCOMMAND`:
- * argv[first..argc) are the words after "help". Prints the overview or the command's help on stdout
- * and returns 0, or prints a usage error and returns CLI_EXIT_USAGE (an unknown command, an extra
- * argument).
+ * `cleave help [COMMAND [SUBCOMMAND]]`: argv[first..argc) are the words after "help". Prints the
+ * overview, or runs `cleave COMMAND [SUBCOMMAND] --help`, and returns its status; or prints a usage
+ * error and returns CLI_EXIT_USAGE (an unknown command, an extra argument).
  */
 int cli_help_command(const cli_command *table, size_t count, int argc, char **argv, int first);
 

@@ -3,7 +3,6 @@
 
 #include "cli.h"
 #include "cli_util.h"
-#include "help.h"
 
 static const char overview_head[] =
     "usage: cleave COMMAND [OPTIONS] [INPUT.npy]\n"
@@ -40,31 +39,22 @@ void cli_help_overview(const cli_command *table, size_t count, FILE *out) {
 
 int cli_help_command(const cli_command *table, size_t count, int argc, char **argv, int first) {
   int words = argc - first;
-  if (words == 2 && (strcmp(argv[first], "st") == 0 || strcmp(argv[first], "gguf") == 0)) {
-    char name[64];
-    snprintf(name, sizeof name, "%s %.40s", argv[first], argv[first + 1]);
-    if (help_print(name, stdout) != 0) {
-      return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s %s'", argv[first],
-                       argv[first + 1]);
-    }
-    return 0;
-  }
-  if (words > 1) {
-    return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[first + 1]);
-  }
   if (words == 0) {
     cli_help_overview(table, count, stdout);
     return 0;
   }
+  /* `cleave help COMMAND [SUBCOMMAND]` is `cleave COMMAND [SUBCOMMAND] --help`: each command
+   * prints its own help, from its own table of options. */
+  if (words > 2) {
+    return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[first + 2]);
+  }
   const char *name = argv[first];
   for (size_t i = 0; i < count; i++) {
-    if (table[i].self_help && strcmp(table[i].name, name) == 0) {
-      char *help_argv[] = {argv[first], (char *)"--help", NULL};
-      return table[i].run(2, help_argv, 1);
+    if (table[i].summary != NULL && strcmp(table[i].name, name) == 0) {
+      char *help_argv[] = {argv[first], words == 2 ? argv[first + 1] : (char *)"--help",
+                           (char *)"--help", NULL};
+      return table[i].run(words + 1, help_argv, 1);
     }
   }
-  if (help_print(name, stdout) != 0) {
-    return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s'", name);
-  }
-  return 0;
+  return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s'", name);
 }
