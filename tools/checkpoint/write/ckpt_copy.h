@@ -3,7 +3,7 @@
  *
  * Each output file is written in one pass: the prefix the format rendered, then its tensors in
  * file order, every write at the offset the plan gave it, through a window that passes on
- * writes ending on window boundaries (ckpt_copier.h). A span that is a contiguous range of its
+ * writes ending on window boundaries (ckpt_copy.c). A span that is a contiguous range of its
  * input (a whole tensor, a part of axis 0) is copied inside the kernel when its offsets agree
  * modulo 64 KiB and no checksums are computed, else read and written. The parts of one cut (columns of the same input rows)
  * are gathered from blocks of whole rows read once for all of them: every part of a split (all

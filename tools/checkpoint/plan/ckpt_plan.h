@@ -102,7 +102,7 @@ typedef struct ckpt_plan {
   /** Metadata the files borrow and the plan owns (the union of the inputs' metadata), or
    * NULL. */
   ckpt_meta *shared_meta;
-  /** The copies to compare before writing (ckpt_verify.h), and whether the inputs are ranks
+  /** The copies to compare before writing (ckpt_compare.h), and whether the inputs are ranks
    * (input file R is rank R: messages name the rank). */
   size_t check_count, check_cap;
   ckpt_check *checks;

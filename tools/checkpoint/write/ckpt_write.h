@@ -47,7 +47,7 @@ typedef int (*ckpt_before_commit)(void *ctx);
 /**
  * Writes `plan` (laid out by its format, reading the files of `model`) into o->outdir, calling
  * `before_commit(ctx)` (may be NULL) before the commit. The plan's checks are compared first
- * (ckpt_verify.h). Returns 0, or prints the error and returns an exit status: CLI_EXIT_DATA (a
+ * (ckpt_compare.h). Returns 0, or prints the error and returns an exit status: CLI_EXIT_DATA (a
  * copy differs), CLI_EXIT_CANTCREAT (an output exists without force, or cannot be created),
  * CLI_EXIT_NOINPUT, CLI_EXIT_IOERR, CLI_EXIT_SOFTWARE, or what before_commit returned. On
  * failure nothing is left behind.

@@ -6,8 +6,8 @@
  * compared byte for byte with the input bytes it was copied from. Memory: the manifest, and
  * buffers of 1 MiB.
  */
-#ifndef CLEAVE_CKPT_MANIFEST_VERIFY_H
-#define CLEAVE_CKPT_MANIFEST_VERIFY_H
+#ifndef CLEAVE_CKPT_VERIFY_H
+#define CLEAVE_CKPT_VERIFY_H
 
 #include <stddef.h>
 
@@ -46,4 +46,4 @@ typedef struct ckpt_verify_options {
  */
 int ckpt_verify_outputs(const ckpt_verify_options *o);
 
-#endif /* CLEAVE_CKPT_MANIFEST_VERIFY_H */
+#endif /* CLEAVE_CKPT_VERIFY_H */

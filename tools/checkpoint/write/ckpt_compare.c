@@ -1,5 +1,5 @@
 /* The copies a plan must find equal, compared before anything is written. */
-#include "ckpt_verify.h"
+#include "ckpt_compare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +94,7 @@ static int compare(const ckpt_plan *plan, inputs *in, const ckpt_check *c, unsig
   return 0;
 }
 
-int ckpt_verify_plan(const ckpt_plan *plan, const ckpt_model *model) {
+int ckpt_compare_copies(const ckpt_plan *plan, const ckpt_model *model) {
   if (plan->check_count == 0) {
     return 0;
   }

@@ -1,12 +1,12 @@
 /*
  * The command line of every format's `verify` (`cleave st verify`, `cleave gguf verify`):
  * OUTDIR [--against MODEL...] [--json] [-q]. The format gives its header reader; the rest is
- * the same for all (ckpt_manifest_verify.h).
+ * the same for all (ckpt_verify.h).
  */
 #ifndef CLEAVE_CKPT_VERIFY_CLI_H
 #define CLEAVE_CKPT_VERIFY_CLI_H
 
-#include "ckpt_manifest_verify.h"
+#include "ckpt_verify.h"
 
 /**
  * Runs the verify command of argv[first..argc) as `o->cmd` (the caller has set cmd,

@@ -4,8 +4,8 @@
  * differs fails the run with nothing created. Chunk by chunk, in two buffers of
  * CLEAVE_CHUNK_BYTES, whatever the tensors' sizes.
  */
-#ifndef CLEAVE_CKPT_VERIFY_H
-#define CLEAVE_CKPT_VERIFY_H
+#ifndef CLEAVE_CKPT_COMPARE_H
+#define CLEAVE_CKPT_COMPARE_H
 
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
@@ -17,6 +17,6 @@
  * CLI_EXIT_NOINPUT (an input cannot be opened), CLI_EXIT_IOERR (a read failed, an input shrank)
  * or CLI_EXIT_SOFTWARE.
  */
-int ckpt_verify_plan(const ckpt_plan *plan, const ckpt_model *model);
+int ckpt_compare_copies(const ckpt_plan *plan, const ckpt_model *model);
 
-#endif /* CLEAVE_CKPT_VERIFY_H */
+#endif /* CLEAVE_CKPT_COMPARE_H */

@@ -10,7 +10,7 @@
 #include "ckpt_copy.h"
 #include "ckpt_hash.h"
 #include "ckpt_sums.h"
-#include "ckpt_verify.h"
+#include "ckpt_compare.h"
 #include "cli_util.h"
 #include "io.h"
 #include "outputs.h"
@@ -166,7 +166,7 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
                     ckpt_before_commit before_commit, void *ctx) {
   /* The ranks' copies first: an input that breaks a rule (65) is reported before an output
    * that exists (73), and with nothing created. */
-  int rc = ckpt_verify_plan(plan, model);
+  int rc = ckpt_compare_copies(plan, model);
   if (rc != 0) {
     return rc;
   }

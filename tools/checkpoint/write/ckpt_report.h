@@ -47,7 +47,7 @@ int ckpt_finish_stdout(int rc);
 
 /**
  * Prints the plan (o->dry_run: every output file, its tensors, their sizes and sources), or
- * writes it all-or-nothing into o->outdir (tools/checkpoint/ckpt_write.h) with its manifest
+ * writes it all-or-nothing into o->outdir (tools/checkpoint/write/ckpt_write.h) with its manifest
  * (OUTDIR/cleave-manifest.json, ckpt_manifest.h) and reports the outputs. `cmd` ("gguf split")
  * names the command in the JSON report: {"command", "dry_run", "outputs": [{"path", "tensors",
  * "bytes"[, "plan"]}]} (an index: {"path", "kind": "index"}); each tensor of a plan lists its input
