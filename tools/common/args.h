@@ -132,6 +132,9 @@ typedef struct cli_spec {
   /** The commands near this one (NULL-terminated, NULL: none): an unknown option that one of
    * them takes is named with them ("--max-shard-size belongs to 'st merge' and 'st split'"). */
   const struct cli_spec *const *siblings;
+  /** The tags of the options this command takes beside the untagged ones: an option whose tag
+   * is not 0 is taken (and listed in --help) only when it shares a bit with `tags`. */
+  unsigned tags;
 } cli_spec;
 
 /** The most options one command line may give (more is a usage error). */
@@ -139,8 +142,10 @@ typedef struct cli_spec {
 
 /** What cli_parse found beside the targets it filled. Free with cli_args_free. */
 typedef struct cli_args {
-  /** The arguments that are not options, in order (argv's strings). */
+  /** The arguments that are not options, in order (argv's strings), and for each how many
+   * options were given before it. */
   char **positional;
+  size_t *options_before;
   size_t positional_count;
   /** The options given, in order (their table entries), and whether each was given by its
    * short name ("-o", not "--output"). */
