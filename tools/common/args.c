@@ -241,7 +241,7 @@ static int short_options(parser *p, int argc, char **argv, int *i) {
   const char *arg = argv[*i];
   for (const char *c = arg + 1; *c != '\0'; c++) {
     char typed[3] = {'-', *c, '\0'};
-    if (*c == 'h') {
+    if (*c == 'h' && !p->spec->no_help) {
       return CLI_HELP_SHOWN;
     }
     const flat_opt *e = find(&p->table, *c, NULL, 0);
@@ -265,7 +265,7 @@ static int long_option(parser *p, int argc, char **argv, int *i) {
   const char *name = arg + 2;
   const char *eq = strchr(name, '=');
   size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
-  if (len == 4 && strncmp(name, "help", 4) == 0) {
+  if (len == 4 && strncmp(name, "help", 4) == 0 && !p->spec->no_help) {
     return CLI_HELP_SHOWN;
   }
   const flat_opt *e = find(&p->table, 0, name, len);

@@ -76,6 +76,9 @@ struct cli_opt {
   { .kind = CLI_OPT_GROUP, .help = (H) }
 #define CLI_INCLUDE(T, F, TABLE)                                                                   \
   { .kind = CLI_OPT_INCLUDE, .offset = offsetof(T, F), .include = (TABLE) }
+/* A shared group whose targets are fields of this table's own struct. */
+#define CLI_INCLUDE_SAME(TABLE)                                                                    \
+  { .kind = CLI_OPT_INCLUDE, .include = (TABLE) }
 #define CLI_FLAG(S, L, T, F, H)                                                                    \
   {                                                                                                \
     .kind = CLI_OPT_FLAG, .short_name = (S), .long_name = (L), .help = (H),                        \
@@ -135,6 +138,8 @@ typedef struct cli_spec {
   /** The tags of the options this command takes beside the untagged ones: an option whose tag
    * is not 0 is taken (and listed in --help) only when it shares a bit with `tags`. */
   unsigned tags;
+  /** 1: -h and --help are not options here (a line of a rules file), else they print the help. */
+  int no_help;
 } cli_spec;
 
 /** The most options one command line may give (more is a usage error). */

@@ -13,14 +13,6 @@
  * command has that name (or it is NULL). */
 int help_print(const char *command, FILE *out);
 
-/** The text of `command` when it is one of `cleave gguf` ("gguf", "gguf split", ...), else NULL;
- * `*write_options` is set when the writing commands' options (help_gguf_write_options) follow
- * it. The texts are static. */
-const char *help_gguf_text(const char *command, int *write_options);
-
-/** The options of the writing gguf commands, printed after their texts. */
-const char *help_gguf_write_options(void);
-
 /** The text of `command` when it is a joining command ("concat", "concat-from-sequence"), else
  * NULL; `*output_options` is set when their options (help_concat_options) follow it. The texts
  * are static. */

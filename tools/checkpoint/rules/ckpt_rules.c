@@ -257,10 +257,70 @@ int ckpt_rule_complete(ckpt_rule_set *s, ckpt_split_rule *r) {
   return 0;
 }
 
-static const cli_option rule_options[] = {
-    {"tensor", 0, 1, CKPT_RULE_TENSOR},     {"view", 0, 1, CKPT_RULE_VIEW},
-    {"axis", 'a', 1, CKPT_RULE_AXIS},       {"num-splits", 'n', 1, CKPT_RULE_NUM},
-    {"lengths", 'l', 1, CKPT_RULE_LENGTHS}, {"into", 0, 1, CKPT_RULE_INTO},
+/* A rule's option on the command line (target: the set). */
+static int command_line_option(void *target, const char *value, const cli_opt *opt,
+                               const char *cmd) {
+  (void)cmd;
+  return ckpt_rule_command_line(target, opt->number, value);
+}
+
+static int rules_file_option(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)opt;
+  (void)cmd;
+  return ckpt_rules_read(target, value);
+}
+
+/* The options of a rule, on the command line (RULE_OPTIONS(command_line_option)) and in a line
+ * of a rules file, whose target is a rules_line. */
+#define RULE_OPTIONS(T, F, CALL)                                                                   \
+  CLI_CALL(0, "tensor", "GLOB", T, F, CALL, CKPT_RULE_TENSOR,                                      \
+           "starts a rule. '*' matches any run of characters and captures it; '?' matches one "    \
+           "character; every other character, '[' included, matches itself"),                      \
+      CLI_CALL(0, "view", "SHAPE", T, F, CALL, CKPT_RULE_VIEW,                                     \
+               "reshape the tensor (e.g. 8,18,-1; one -1 allowed) before the split; each part "    \
+               "is then folded back to the tensor's trailing dimensions [elements/(d1*...*dn), "   \
+               "d1, ..., dn] when they divide it"),                                                \
+      CLI_CALL('a', "axis", "AXIS", T, F, CALL, CKPT_RULE_AXIS,                                    \
+               "the axis to split (negative counts from the end)"),                                \
+      CLI_CALL('n', "num-splits", "N", T, F, CALL, CKPT_RULE_NUM,                                  \
+               "N equal parts (Split-1: an uneven split is an error)"),                            \
+      CLI_CALL('l', "lengths", "L,L,...", T, F, CALL, CKPT_RULE_LENGTHS,                           \
+               "parts of these lengths (VariadicSplit-1: one may be -1)"),                         \
+      CLI_CALL(0, "into", "NAME,NAME,...", T, F, CALL, CKPT_RULE_INTO,                             \
+               "the parts' names; each '*' takes what the GLOB's '*' captured")
+
+const cli_opt ckpt_rule_options[] = {
+    CLI_GROUP("Rules"),
+    RULE_OPTIONS(ckpt_rule_set, rules, command_line_option),
+    {.kind = CLI_OPT_CALL,
+     .long_name = "rules",
+     .arg = "FILE",
+     .help = "more rules, one per line, written as on the command line: quotes and backslashes "
+             "work as in the shell, '#' starts a comment",
+     .call = rules_file_option},
+    CLI_END,
+};
+
+/* A line of a rules file being read. */
+typedef struct rules_line {
+  ckpt_rule_set *s;
+  const char *where;
+  /* The set's rule count before the line: a line holds one rule. */
+  size_t before;
+} rules_line;
+
+static int line_option(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)cmd;
+  rules_line *l = target;
+  if (opt->number == CKPT_RULE_TENSOR && l->s->count > l->before) {
+    return cli_error(CLI_EXIT_USAGE, "%s: %s: one rule per line", l->s->command, l->where);
+  }
+  return ckpt_rule_option(l->s, opt->number, value, l->where);
+}
+
+static const cli_opt line_options[] = {
+    RULE_OPTIONS(rules_line, s, line_option),
+    CLI_END,
 };
 
 /* One line of a rules file, in words (which the set keeps). */
@@ -269,34 +329,24 @@ static int read_line(ckpt_rule_set *s, char **argv, int count, const char *where
     return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB, not '%s'",
                      s->command, where, argv[0]);
   }
-  cli_parser p;
-  cli_parser_init(&p, count, argv, 0, s->command);
-  size_t before = s->count;
-  for (;;) {
-    int id;
-    const char *value;
-    int kind = cli_parser_next(&p, rule_options, sizeof rule_options / sizeof rule_options[0], &id,
-                               &value);
-    if (kind == CLI_NEXT_END) {
-      return 0;
-    }
-    if (kind == CLI_NEXT_ERROR) {
-      return CLI_EXIT_USAGE;
-    }
-    if (kind == CLI_NEXT_POSITIONAL) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: %s: only --tensor, --view, -a, -n, -l and --into belong in a rules "
-                       "file, not '%s'",
-                       s->command, where, value);
-    }
-    if (id == CKPT_RULE_TENSOR && s->count > before) {
-      return cli_error(CLI_EXIT_USAGE, "%s: %s: one rule per line", s->command, where);
-    }
-    int rc = ckpt_rule_option(s, id, value, where);
-    if (rc != 0) {
-      return rc;
-    }
+  char name[600];
+  snprintf(name, sizeof name, "%s: %s", s->command, where);
+  cli_spec spec = {.name = name,
+                   .usage = "--tensor GLOB [--view SHAPE] -a AXIS (-n N | -l L,L,...) --into "
+                            "NAME,NAME,...",
+                   .options = line_options,
+                   .no_help = 1};
+  rules_line l = {s, where, s->count};
+  cli_args args;
+  int rc = cli_parse(&spec, &l, count, argv, 0, &args);
+  if (rc == 0 && args.positional_count > 0) {
+    rc = cli_error(CLI_EXIT_USAGE,
+                   "%s: %s: only --tensor, --view, -a, -n, -l and --into belong in a rules file, "
+                   "not '%s'",
+                   s->command, where, args.positional[0]);
   }
+  cli_args_free(&args);
+  return rc;
 }
 
 int ckpt_rules_read(ckpt_rule_set *s, const char *path) {

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "args.h"
 #include "ckpt_planner.h"
 
 /** The options of a rule, as a command's option identifiers must number them. */
@@ -66,6 +67,10 @@ int ckpt_rule_complete(ckpt_rule_set *s, ckpt_split_rule *r);
  * comment; tools/common/words.h), each rule named "FILE:LINE". Returns 0 or prints the error
  * and returns CLI_EXIT_NOINPUT (cannot open), CLI_EXIT_USAGE or CLI_EXIT_SOFTWARE. */
 int ckpt_rules_read(ckpt_rule_set *s, const char *path);
+
+/** The options of the split rules on a command line (--tensor, --view, -a, -n, -l, --into) and
+ * --rules FILE, whose target is a ckpt_rule_set: include them at its offset (args.h). */
+extern const cli_opt ckpt_rule_options[];
 
 /** Releases the set. */
 void ckpt_rule_set_free(ckpt_rule_set *s);

@@ -730,12 +730,16 @@ static int verify_file(const ckpt_verify_options *o, const ckpt_mf_file *f, ckpt
                         : "its bytes differ from their checksum");
     }
   }
-  if (rc == 0 && fd >= 0 && f->kind == CKPT_MF_DATA && o->read_header != NULL &&
-      ends_with(f->name, o->header_suffix)) {
+  /* The driver of the file's format, by the ending of its name. */
+  const ckpt_driver *reader = NULL;
+  for (size_t i = 0; o->drivers != NULL && o->drivers[i] != NULL && reader == NULL; i++) {
+    reader = ends_with(f->name, o->drivers[i]->suffix) ? o->drivers[i] : NULL;
+  }
+  if (rc == 0 && fd >= 0 && f->kind == CKPT_MF_DATA && reader != NULL) {
     ckpt_file h;
     memset(&h, 0, sizeof h);
     tool_error err;
-    if (o->read_header(path, &h, &err) != 0) {
+    if (reader->read_header(path, &h, &err) != 0) {
       tool_scrub(&err);
       ckpt_diff_add(d, f->name, NULL, -1, -1, "fails its check: %s", err.message);
     } else if (*same) {

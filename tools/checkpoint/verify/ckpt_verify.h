@@ -11,22 +11,19 @@
 
 #include <stddef.h>
 
+#include "ckpt_driver.h"
 #include "ckpt_model.h"
 #include "error.h"
-
-/** The format's reading of an output file's header (tensors with absolute offsets), which also
- * checks the file as `check` does. Returns 0 or an exit status with the message in `err`. */
-typedef int (*ckpt_read_header)(const char *path, ckpt_file *out, tool_error *err);
 
 /** What to verify and how to report it. */
 typedef struct ckpt_verify_options {
   const char *outdir;
   /** The command, for messages and the JSON report ("st verify"). */
   const char *cmd;
-  ckpt_read_header read_header;
-  /** The data files read_header reads: those whose names end with this suffix (the others
-   * are checked by their checksums only). */
-  const char *header_suffix;
+  /** The formats whose data files are read back (NULL-terminated): a data file whose name ends
+   * with a driver's suffix is checked by its read_header (as `check --strict` checks) and its
+   * header compared with the manifest; the others by their checksums only. */
+  const ckpt_driver *const *drivers;
   /** The inputs to compare with (--against): files, or folders holding them; each input of the
    * manifest is found by its file name. None: the checksums only. */
   const char *const *against;
