@@ -1,13 +1,9 @@
 /* The GGUF format as a checkpoint driver (gguf_driver.h, ckpt_driver.h). */
 #include "gguf_driver.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ckpt_ranks.h"
 #include "ckpt_report.h"
@@ -17,37 +13,14 @@
 #include "gguf_read.h"
 #include "gguf_write.h"
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* A file that starts with the magic "GGUF"; a folder holding a .gguf file. */
 static int probe(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    return 0;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    int found = 0;
-    struct dirent *e;
-    while (d != NULL && !found && (e = readdir(d)) != NULL) {
-      found = e->d_name[0] != '.' && ends_with(e->d_name, ".gguf");
-    }
-    if (d != NULL) {
-      closedir(d);
-    }
-    return found;
-  }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return 0;
-  }
-  char magic[4];
-  ssize_t n = read(fd, magic, sizeof magic);
-  close(fd);
-  return n == 4 && memcmp(magic, "GGUF", 4) == 0;
+  static const char *const suffixes[] = {".gguf", NULL};
+  int folder = ckpt_folder_holds(path, suffixes);
+  unsigned char magic[4];
+  return folder >= 0
+             ? folder
+             : ckpt_file_head(path, magic, sizeof magic) == 4 && memcmp(magic, "GGUF", 4) == 0;
 }
 
 /* A new, zeroed model for the loaders below. */
@@ -294,24 +267,9 @@ const ckpt_driver gguf_driver = {
     .suffix = ".gguf",
     .model_noun = "a .gguf file, or the first of a split set",
     .stale_suffixes = gguf_files,
-    .merge_to_file = 1,
-    .sized_by_planner = 0,
+    .traits = CKPT_MERGES_TO_FILE | CKPT_LISTS_OFFSETS,
     .help = &help,
-    .split_experts = 0,
-    .hf_config = 0,
-    .list_offsets = 1,
-    .probe = probe,
-    .load = load,
-    .load_parts = load_parts,
-    .load_ranks = load_ranks,
-    .free_model = free_model,
-    .read_header = read_header,
-    .check_text = check_text,
-    .check_json = check_json,
-    .list_metadata = list_metadata,
-    .writer = writer,
-    .finish = finish,
-    .free_store = free_store,
-    .base_name = base_name,
-    .is_set = is_set,
+    .read = {probe, load, load_parts, load_ranks, free_model, read_header},
+    .report = {check_text, check_json, list_metadata},
+    .write = {writer, finish, free_store, base_name, is_set},
 };

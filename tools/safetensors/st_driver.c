@@ -1,62 +1,38 @@
 /* The safetensors format as a checkpoint driver (st_driver.h, ckpt_driver.h). */
 #include "st_driver.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ckpt_ranks.h"
 #include "st_model.h"
 #include "st_read.h"
 #include "st_write.h"
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static int is_st_name(const char *name) {
-  return ends_with(name, ".safetensors") || ends_with(name, ".safetensors.index.json");
-}
+/* A safetensors checkpoint's files; also those of an earlier run in a folder of outputs that this
+ * one did not replace are named after the commit, as a loader of the folder would read them with
+ * the new ones. */
+static const char *const st_names[] = {".safetensors", ".safetensors.index.json", NULL};
 
 /* A folder holding a .safetensors file or index; a file so named, or whose first bytes are a
  * little-endian header size and then a JSON object (a safetensors file has no magic). */
 static int probe(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    return 0;
+  int folder = ckpt_folder_holds(path, st_names);
+  if (folder >= 0) {
+    return folder;
   }
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    int found = 0;
-    struct dirent *e;
-    while (d != NULL && !found && (e = readdir(d)) != NULL) {
-      found = e->d_name[0] != '.' && is_st_name(e->d_name);
+  size_t n = strlen(path);
+  for (size_t i = 0; st_names[i] != NULL; i++) {
+    size_t k = strlen(st_names[i]);
+    if (n >= k && strcmp(path + n - k, st_names[i]) == 0) {
+      return 1;
     }
-    if (d != NULL) {
-      closedir(d);
-    }
-    return found;
-  }
-  if (is_st_name(path)) {
-    return 1;
-  }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return 0;
   }
   unsigned char head[16];
-  ssize_t n = read(fd, head, sizeof head);
-  close(fd);
-  if (n < 9) {
-    return 0;
-  }
+  size_t got = ckpt_file_head(path, head, sizeof head);
   /* The reference reader allows whitespace before the header's '{'. */
-  for (ssize_t i = 8; i < n; i++) {
+  for (size_t i = 8; i < got; i++) {
     if (head[i] == '{') {
       return 1;
     }
@@ -244,9 +220,6 @@ static const ckpt_driver_help help = {
                             "    --axis '*.down_proj.weight=1'\n",
 };
 
-/* A safetensors checkpoint's files: an earlier run's that this one did not replace are named
- * after the commit, as a loader of the folder would read them with the new ones. */
-static const char *const checkpoint_files[] = {".safetensors", ".safetensors.index.json", NULL};
 
 const ckpt_driver st_driver = {
     .name = "safetensors",
@@ -254,25 +227,10 @@ const ckpt_driver st_driver = {
     .tag = CKPT_FORMAT_ST,
     .suffix = ".safetensors",
     .model_noun = "a .safetensors file, an index or a folder",
-    .stale_suffixes = checkpoint_files,
-    .merge_to_file = 0,
-    .sized_by_planner = 1,
+    .stale_suffixes = st_names,
+    .traits = CKPT_SIZED_BY_PLANNER | CKPT_SPLITS_EXPERTS | CKPT_HF_CONFIG,
     .help = &help,
-    .split_experts = 1,
-    .hf_config = 1,
-    .list_offsets = 0,
-    .probe = probe,
-    .load = load,
-    .load_parts = NULL,
-    .load_ranks = load_ranks,
-    .free_model = free_model,
-    .read_header = read_header,
-    .check_text = check_text,
-    .check_json = check_json,
-    .list_metadata = NULL,
-    .writer = writer,
-    .finish = NULL,
-    .free_store = NULL,
-    .base_name = base_name,
-    .is_set = is_set,
+    .read = {probe, load, NULL, load_ranks, free_model, read_header},
+    .report = {check_text, check_json, NULL},
+    .write = {writer, NULL, NULL, base_name, is_set},
 };

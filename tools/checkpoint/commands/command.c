@@ -38,7 +38,7 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
                        strerror(errno));
     }
     for (size_t f = 0; ckpt_drivers[f] != NULL && c->driver == NULL; f++) {
-      if (ckpt_drivers[f]->probe(path)) {
+      if (ckpt_drivers[f]->read.probe(path)) {
         c->driver = ckpt_drivers[f];
       }
     }
@@ -53,7 +53,7 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
     }
     ckpt_command_set_name(c);
     c->args.run.stale_suffixes = c->driver->stale_suffixes;
-    c->args.rules.experts = c->driver->split_experts;
+    c->args.rules.experts = (c->driver->traits & CKPT_SPLITS_EXPERTS) != 0;
   }
   size_t at;
   const cli_opt *foreign = cli_args_foreign(&c->parsed, c->driver->tag, &at);
@@ -85,9 +85,9 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
                        const ckpt_finish_options *finish) {
   void *store = NULL;
   int rc = 0;
-  if (c->driver->finish != NULL) {
+  if (c->driver->write.finish != NULL) {
     tool_error err;
-    rc = c->driver->finish(m, plan, finish, &store, &err);
+    rc = c->driver->write.finish(m, plan, finish, &store, &err);
     if (rc != 0) {
       tool_prefix(&err, "%s", c->name);
       ckpt_command_report(&err);
@@ -98,8 +98,8 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
      * spans, the last output of the all-or-nothing set. */
     rc = ckpt_run_plan(plan, m, &c->args.run, c->name);
   }
-  if (c->driver->free_store != NULL) {
-    c->driver->free_store(store);
+  if (c->driver->write.free_store != NULL) {
+    c->driver->write.free_store(store);
   }
   return rc;
 }

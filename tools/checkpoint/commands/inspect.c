@@ -21,7 +21,7 @@ static int report_check(const ckpt_command *c, const ckpt_model *m, const char *
     json_out_uint(&j, "files", files);
     json_out_uint(&j, "tensors", m->tensor_count);
     json_out_uint(&j, "bytes", bytes);
-    c->driver->check_json(m, &j, accepted);
+    c->driver->report.check_json(m, &j, accepted);
     json_out_end_object(&j);
     return json_out_finish(&j);
   }
@@ -31,7 +31,7 @@ static int report_check(const ckpt_command *c, const ckpt_model *m, const char *
              tool_plural(files, "file", "files"), m->tensor_count,
              tool_plural(m->tensor_count, "tensor", "tensors"), (unsigned long long)bytes,
              tool_plural(bytes, "byte", "bytes"));
-    c->driver->check_text(m, path, common, accepted);
+    c->driver->report.check_text(m, path, common, accepted);
   }
   return 0;
 }
@@ -40,14 +40,14 @@ static int report_check(const ckpt_command *c, const ckpt_model *m, const char *
  * --metadata. */
 static int list(const ckpt_command *c, const ckpt_model *m, const char *path) {
   const ckpt_args *a = &c->args;
-  int offsets = c->driver->list_offsets;
+  int offsets = (c->driver->traits & CKPT_LISTS_OFFSETS) != 0;
   if (!ckpt_any_matches(m, a->glob)) {
     return cli_error(CLI_EXIT_DATA, "%s: no tensor of '%s' matches '%s'%s", c->name, path, a->glob,
                      ckpt_glob_note(a->glob));
   }
   if (!a->run.json) {
     if (a->metadata && !a->run.quiet) {
-      c->driver->list_metadata(m, NULL);
+      c->driver->report.metadata(m, NULL);
     }
     ckpt_list_tensors(m, a->glob, NULL, a->run.quiet, offsets);
     return 0;
@@ -57,7 +57,7 @@ static int list(const ckpt_command *c, const ckpt_model *m, const char *path) {
   json_out_object(&j, NULL);
   if (a->metadata) {
     json_out_array(&j, "metadata");
-    c->driver->list_metadata(m, &j);
+    c->driver->report.metadata(m, &j);
     json_out_end_array(&j);
   }
   json_out_array(&j, "tensors");
@@ -85,14 +85,14 @@ int ckpt_run_inspect(ckpt_command *c) {
   ckpt_load_options load = {c->args.strict, 0};
   ckpt_model *m = NULL;
   tool_error err;
-  rc = c->driver->load(path, &load, &m, &err);
+  rc = c->driver->read.load(path, &load, &m, &err);
   if (rc != 0) {
     /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
     ckpt_command_report(&err);
   } else {
     rc = c->verb == CKPT_CHECK ? report_check(c, m, path, load.accepted) : list(c, m, path);
   }
-  c->driver->free_model(m);
+  c->driver->read.free_model(m);
   return ckpt_finish_stdout(rc);
 }
 

@@ -25,7 +25,7 @@ static int check_command_line(const ckpt_command *c) {
     if (c->verb == CKPT_SHARD) {
       return cli_error(CLI_EXIT_USAGE, "%s: the MODEL is missing", c->name);
     }
-    if (c->verb == CKPT_MERGE && c->driver != NULL && c->driver->load_parts != NULL) {
+    if (c->verb == CKPT_MERGE && c->driver != NULL && c->driver->read.load_parts != NULL) {
       return cli_error(CLI_EXIT_USAGE,
                        "%s: the PARTs are missing (a split set's files, or with --axis rules the "
                        "RANKs)",
@@ -37,10 +37,10 @@ static int check_command_line(const ckpt_command *c) {
                      c->name, c->driver != NULL ? c->driver->suffix : " files");
   }
   if (a->run.outdir == NULL || a->run.outdir[0] == '\0') {
-    return cli_error(CLI_EXIT_USAGE, "%s: -o %s is missing", c->name,
-                     c->verb == CKPT_MERGE && c->driver != NULL && c->driver->merge_to_file
-                         ? "OUT.gguf"
-                         : "OUTDIR");
+    int to_file = c->verb == CKPT_MERGE && c->driver != NULL &&
+                  (c->driver->traits & CKPT_MERGES_TO_FILE) != 0;
+    return cli_error(CLI_EXIT_USAGE, "%s: -o %s%s is missing", c->name, to_file ? "OUT" : "OUTDIR",
+                     to_file ? c->driver->suffix : "");
   }
   if (c->verb != CKPT_MERGE && a->ranks.spec.ranks == 0) {
     return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", c->name);
@@ -52,10 +52,10 @@ static int check_command_line(const ckpt_command *c) {
  * rules joins the parts of a split set, which takes no rank rule. */
 static int check_for_format(const ckpt_command *c) {
   const ckpt_shard_spec *spec = &c->args.ranks.spec;
-  int parts = c->verb == CKPT_MERGE && c->driver->load_parts != NULL;
+  int parts = c->verb == CKPT_MERGE && c->driver->read.load_parts != NULL;
   if (!has_rules(c) && !parts) {
     return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s", c->name,
-                     c->driver->hf_config ? " and no --preset" : "");
+                     (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset" : "");
   }
   if (parts && !has_rules(c) &&
       (spec->view_count > 0 || spec->replicate_count > 0 || spec->unmatched_error)) {
@@ -121,7 +121,7 @@ static int plan_set(const ckpt_model *m, const char *name, ckpt_plan *plan, tool
 static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *name, ckpt_plan *plan,
                      tool_error *err) {
   const ckpt_shard_spec *spec = &c->args.ranks.spec;
-  ckpt_format format = c->driver->writer(m);
+  ckpt_format format = c->driver->write.format(m);
   if (c->verb == CKPT_SHARD) {
     return ckpt_plan_shard(m, &format, spec, plan, err);
   }
@@ -131,7 +131,7 @@ static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *nam
   if (!has_rules(c)) {
     return plan_set(m, name, plan, err);
   }
-  uint64_t planned = c->driver->sized_by_planner ? c->args.max_shard_size : 0;
+  uint64_t planned = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? c->args.max_shard_size : 0;
   int rc = ckpt_plan_merge(m, &format, spec, planned, plan, err);
   if (rc == 0 && name != NULL && plan->file_count == 1) {
     char *copy = strdup(name);
@@ -155,27 +155,24 @@ int ckpt_run_ranks(ckpt_command *c) {
     rc = check_for_format(c);
   }
   char *dir = NULL, *name = NULL, *base = NULL;
-  if (rc == 0 && c->verb == CKPT_MERGE && c->driver->merge_to_file) {
+  if (rc == 0 && c->verb == CKPT_MERGE && (c->driver->traits & CKPT_MERGES_TO_FILE)) {
     rc = output_file(c, &dir, &name, &base);
   }
   ckpt_model *m = NULL;
   tool_error err;
   if (rc == 0) {
     if (c->verb == CKPT_SHARD) {
-      rc = c->driver->load(inputs[0], NULL, &m, &err);
-    } else if (has_rules(c) || c->driver->load_parts == NULL) {
-      rc = c->driver->load_ranks(inputs, count, &m, &err);
+      rc = c->driver->read.load(inputs[0], NULL, &m, &err);
+    } else if (has_rules(c) || c->driver->read.load_parts == NULL) {
+      rc = c->driver->read.load_ranks(inputs, count, &m, &err);
     } else {
-      rc = c->driver->load_parts(inputs, count, &m, &err);
+      rc = c->driver->read.load_parts(inputs, count, &m, &err);
     }
     if (rc != 0) {
-      if (c->verb == CKPT_MERGE && !c->driver->hf_config) {
-        tool_prefix(&err, "%s", c->name);
-      }
       ckpt_command_report(&err);
     }
   }
-  if (rc == 0 && c->driver->hf_config) {
+  if (rc == 0 && (c->driver->traits & CKPT_HF_CONFIG)) {
     rc = ckpt_model_quant(c, m, inputs[0]);
   }
   ckpt_preset preset;
@@ -195,7 +192,7 @@ int ckpt_run_ranks(ckpt_command *c) {
   }
   if (rc == 0) {
     ckpt_finish_options finish = {0, NULL, 0};
-    if (c->verb == CKPT_MERGE && !c->driver->sized_by_planner) {
+    if (c->verb == CKPT_MERGE && !(c->driver->traits & CKPT_SIZED_BY_PLANNER)) {
       finish.max_shard_bytes = c->args.max_shard_size;
       finish.set_base = base;
     }
@@ -203,7 +200,7 @@ int ckpt_run_ranks(ckpt_command *c) {
   }
   ckpt_plan_free(&plan);
   if (c->driver != NULL) {
-    c->driver->free_model(m);
+    c->driver->read.free_model(m);
   }
   /* The preset's globs are static; only the command line's were copied (freed with the rules). */
   if (preset.name != NULL) {

@@ -43,7 +43,7 @@ int ckpt_run_split(ckpt_command *c) {
   ckpt_model *m = NULL;
   tool_error err;
   if (rc == 0) {
-    rc = c->driver->load(model, NULL, &m, &err);
+    rc = c->driver->read.load(model, NULL, &m, &err);
     if (rc != 0) {
       ckpt_command_report(&err);
     }
@@ -68,14 +68,14 @@ int ckpt_run_split(ckpt_command *c) {
   if (rc == 0 && ps.count > 0) {
     memcpy(rules + s->count, ps.rules, ps.count * sizeof *rules);
   }
-  if (rc == 0 && c->driver->hf_config) {
+  if (rc == 0 && (c->driver->traits & CKPT_HF_CONFIG)) {
     rc = ckpt_model_quant(c, m, model);
   }
   ckpt_plan plan;
   memset(&plan, 0, sizeof plan);
   if (rc == 0) {
-    ckpt_format format = c->driver->writer(m);
-    uint64_t planned = c->driver->sized_by_planner ? c->args.max_shard_size : 0;
+    ckpt_format format = c->driver->write.format(m);
+    uint64_t planned = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? c->args.max_shard_size : 0;
     rc = ckpt_plan_split_sized(m, &format, rules, s->count + ps.count, planned, &plan, &err);
     if (rc != 0) {
       tool_prefix(&err, "%s", c->name);
@@ -83,13 +83,14 @@ int ckpt_run_split(ckpt_command *c) {
     }
   }
   if (rc == 0) {
-    ckpt_finish_options finish = {c->driver->sized_by_planner ? 0 : c->args.max_shard_size,
-                                  c->driver->base_name(m), c->driver->is_set(m)};
+    ckpt_finish_options finish = {
+        (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? 0 : c->args.max_shard_size,
+        c->driver->write.base_name(m), c->driver->write.is_set(m)};
     rc = ckpt_command_write(c, m, &plan, &finish);
   }
   ckpt_plan_free(&plan);
   if (c->driver != NULL) {
-    c->driver->free_model(m);
+    c->driver->read.free_model(m);
   }
   free(rules);
   return rc;

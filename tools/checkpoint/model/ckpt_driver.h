@@ -53,38 +53,24 @@ typedef struct ckpt_driver_help {
   ckpt_verb_help ls, check, split, shard, merge, reshard, verify;
 } ckpt_driver_help;
 
-typedef struct ckpt_driver ckpt_driver;
+/** What a format is like (ckpt_driver.traits). */
+enum {
+  /** merge writes one named file (-o OUT.gguf) rather than a folder. */
+  CKPT_MERGES_TO_FILE = 1u << 0,
+  /** --max-shard-size is applied by the planners, which then lay the tensors out as Hugging
+   * Face's writer does (ckpt_by_size.h), rather than by the format's finish. */
+  CKPT_SIZED_BY_PLANNER = 1u << 1,
+  /** `ls` lists each tensor's data offset in JSON. */
+  CKPT_LISTS_OFFSETS = 1u << 2,
+  /** split's rules may unstack and stack experts ({e} in a name or a glob). */
+  CKPT_SPLITS_EXPERTS = 1u << 3,
+  /** The model folder's config.json (Hugging Face's) describes the model: the presets and the
+   * block size of FP8 scales read it. */
+  CKPT_HF_CONFIG = 1u << 4,
+};
 
-struct ckpt_driver {
-  /** The format's name in messages ("safetensors", "GGUF"), and its command family's word
-   * ("st", "gguf": `cleave st shard` pins the format). */
-  const char *name;
-  const char *word;
-  /** Its bit among the CKPT_FORMAT_* (the tag of its own options). */
-  unsigned tag;
-  /** The ending of its data files (".safetensors", ".gguf"): rank<R> + suffix, and the files
-   * `verify` reads back by read_header. */
-  const char *suffix;
-  /** What MODEL may be, for messages: "a .safetensors file, an index or a folder". */
-  const char *model_noun;
-  /** The name endings of the files a run's folder may hold (NULL-terminated): those an earlier
-   * run left and this one did not replace are named in a warning. */
-  const char *const *stale_suffixes;
-  /** Whether merge writes one named file (-o OUT.gguf) rather than a folder. */
-  int merge_to_file;
-  /** Whether --max-shard-size is applied by the planners, which then lay the tensors out as
-   * Hugging Face's writer does (ckpt_by_size.h), rather than by `finish`. */
-  int sized_by_planner;
-  /** Whether `ls` lists each tensor's data offset in JSON. */
-  int list_offsets;
-  /** Whether split's rules may unstack and stack experts ({e} in a name or a glob). */
-  int split_experts;
-  /** Whether the model folder's config.json (Hugging Face's) describes the model: the presets
-   * and the block size of FP8 scales read it. */
-  int hf_config;
-  /** The format's paragraphs of the commands' help. */
-  const ckpt_driver_help *help;
-
+/** Reading a format's files. */
+typedef struct ckpt_driver_read {
   /** 1 when the file or folder at `path` is this format's (by magic; a folder by what it
    * holds), else 0. Reads a few bytes; never fails. */
   int (*probe)(const char *path);
@@ -103,8 +89,11 @@ struct ckpt_driver {
   void (*free_model)(ckpt_model *m);
   /** Reads one data file's header as `check --strict` does (verify's reading of an output).
    * Returns 0 or an exit status with the message in `err`. */
-  int (*read_header)(const char *path, ckpt_file *out, tool_error *err);
+  int (*header)(const char *path, ckpt_file *out, tool_error *err);
+} ckpt_driver_read;
 
+/** What `check` and `ls` say of a model beyond what every format has. */
+typedef struct ckpt_driver_report {
   /** `check`'s report of model `m` given as `path`: its line, given the counts every format has
    * (`common`: "1 file, 4 tensors, 130 bytes of data") and the departures `load` accepted; and
    * the JSON members after those counts. */
@@ -112,10 +101,13 @@ struct ckpt_driver {
   void (*check_json)(const ckpt_model *m, json_out *j, size_t accepted);
   /** `ls --metadata`: the metadata of every file, as lines or into the open JSON array `j`
    * (NULL: lines). NULL when the format has no listing of its own. */
-  void (*list_metadata)(const ckpt_model *m, json_out *j);
+  void (*metadata)(const ckpt_model *m, json_out *j);
+} ckpt_driver_report;
 
+/** Writing a format's files. */
+typedef struct ckpt_driver_write {
   /** The writer interface for plans made on model `m` (which must outlive it). */
-  ckpt_format (*writer)(const ckpt_model *m);
+  ckpt_format (*format)(const ckpt_model *m);
   /** What the format adds to a plan once the planners made it (a set's files and keys, counts
    * in the metadata the rules changed), then every file laid out again; `*store` receives what
    * the plan's metadata then points into (free it with `free_store` after the plan). NULL: the
@@ -127,6 +119,28 @@ struct ckpt_driver {
   const char *(*base_name)(const ckpt_model *m);
   /** Whether `m` was loaded from a set of files that a split mirrors as a set. */
   int (*is_set)(const ckpt_model *m);
-};
+} ckpt_driver_write;
+
+typedef struct ckpt_driver {
+  /** The format's name in messages ("safetensors", "GGUF"), and its command family's word
+   * ("st", "gguf": `cleave st shard` pins the format). */
+  const char *name, *word;
+  /** Its bit among the CKPT_FORMAT_* (the tag of its own options). */
+  unsigned tag;
+  /** The ending of its data files (".safetensors", ".gguf"): rank<R> + suffix, and the files
+   * `verify` reads back; and what MODEL may be, for messages ("a .safetensors file, an index or
+   * a folder"). */
+  const char *suffix, *model_noun;
+  /** The name endings of the files a run's folder may hold (NULL-terminated): those an earlier
+   * run left and this one did not replace are named in a warning. */
+  const char *const *stale_suffixes;
+  /** CKPT_MERGES_TO_FILE, CKPT_SIZED_BY_PLANNER, ... */
+  unsigned traits;
+  /** The format's paragraphs of the commands' help. */
+  const ckpt_driver_help *help;
+  ckpt_driver_read read;
+  ckpt_driver_report report;
+  ckpt_driver_write write;
+} ckpt_driver;
 
 #endif /* CLEAVE_CKPT_DRIVER_H */

@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void ckpt_file_free(ckpt_file *f) {
   for (size_t i = 0; i < f->tensor_count; i++) {
@@ -156,4 +158,36 @@ int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t coun
     qsort(m->sidecars, m->sidecar_count, sizeof *m->sidecars, text_order);
   }
   return rc;
+}
+
+int ckpt_folder_holds(const char *path, const char *const *suffixes) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return -1;
+  }
+  DIR *d = opendir(path);
+  if (d == NULL) {
+    return -1;
+  }
+  int found = 0;
+  struct dirent *e;
+  while (!found && (e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    for (size_t i = 0; e->d_name[0] != '.' && suffixes[i] != NULL && !found; i++) {
+      size_t k = strlen(suffixes[i]);
+      found = n >= k && strcmp(e->d_name + n - k, suffixes[i]) == 0;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+size_t ckpt_file_head(const char *path, unsigned char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return 0;
+  }
+  ssize_t n = read(fd, buf, size);
+  close(fd);
+  return n > 0 ? (size_t)n : 0;
 }

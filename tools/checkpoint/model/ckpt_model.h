@@ -116,4 +116,15 @@ uint64_t ckpt_model_bytes(const ckpt_model *m);
  */
 int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t count, tool_error *err);
 
+/**
+ * For a driver's probe (ckpt_driver.h): 1 when `path` is a folder holding a file whose name is
+ * not hidden and ends with one of `suffixes` (NULL-terminated), 0 when it is a folder holding
+ * none, -1 when it is not a folder (or cannot be read as one). Never fails otherwise.
+ */
+int ckpt_folder_holds(const char *path, const char *const *suffixes);
+
+/** For a driver's probe: the first `size` bytes of the file at `path` into `buf`; returns how
+ * many were read (0 when it cannot be opened). */
+size_t ckpt_file_head(const char *path, unsigned char *buf, size_t size);
+
 #endif /* CLEAVE_CKPT_MODEL_H */

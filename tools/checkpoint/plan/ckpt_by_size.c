@@ -5,44 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-int ckpt_parse_size(const char *text, uint64_t *bytes) {
-  static const struct {
-    const char *name;
-    double factor;
-  } units[] = {{"", 1.0},          {"KB", 1e3},           {"MB", 1e6},
-               {"GB", 1e9},        {"TB", 1e12},          {"KIB", 1024.0},
-               {"MIB", 1048576.0}, {"GIB", 1073741824.0}, {"TIB", 1099511627776.0}};
-  const char *p = text;
-  size_t digits = 0;
-  for (; isdigit((unsigned char)*p); p++) {
-    digits++;
-  }
-  if (*p == '.') {
-    p++;
-    for (; isdigit((unsigned char)*p); p++) {
-      digits++;
-    }
-  }
-  if (digits == 0 || digits > 30) {
-    return -1;
-  }
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    if (strcasecmp(p, units[i].name) != 0) {
-      continue;
-    }
-    /* The same double arithmetic as Python's int(float(number) * factor): the digits were
-     * checked above, so strtod reads exactly them. */
-    double value = strtod(text, NULL) * units[i].factor;
-    if (!(value >= 1.0) || value >= 9223372036854775808.0) {
-      return -1;
-    }
-    *bytes = (uint64_t)value;
-    return 0;
-  }
-  return -1;
-}
 
 /* The length of the run of digits (or of non-digits) that starts `s`. */
 static size_t run_length(const char *s, int digits) {

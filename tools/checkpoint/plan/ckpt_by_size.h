@@ -1,8 +1,8 @@
 /*
  * Outputs laid out in files of a bounded size, as Hugging Face's writer shards a model
  * (huggingface_hub's split_state_dict_into_shards, which transformers' save_pretrained uses):
- * the size limit read as it reads one, the tensors in a stable order, the files and the index
- * named as it names them.
+ * the tensors in a stable order, the files and the index named as it names them (the size limit
+ * is read as it reads one by cli_parse_size, tools/common/args.h).
  */
 #ifndef CLEAVE_CKPT_BY_SIZE_H
 #define CLEAVE_CKPT_BY_SIZE_H
@@ -11,14 +11,6 @@
 
 #include "ckpt_plan.h"
 #include "error.h"
-
-/**
- * Parses a size limit: a decimal number (digits, optionally a '.' and more digits) and a unit,
- * KB, MB, GB, TB (10^3 to 10^12 bytes) or KiB, MiB, GiB, TiB (2^10 to 2^40), in any case, or no
- * unit (bytes). As Hugging Face's writer reads it, the number is a double and the product is
- * truncated ("1.5GB" is 1500000000 bytes). Returns 0 with `*bytes` from 1 to 2^63-1, or -1.
- */
-int ckpt_parse_size(const char *text, uint64_t *bytes);
 
 /**
  * Compares tensor names in natural order: each name as alternating runs of non-digits and of

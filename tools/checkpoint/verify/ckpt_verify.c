@@ -739,7 +739,7 @@ static int verify_file(const ckpt_verify_options *o, const ckpt_mf_file *f, ckpt
     ckpt_file h;
     memset(&h, 0, sizeof h);
     tool_error err;
-    if (reader->read_header(path, &h, &err) != 0) {
+    if (reader->read.header(path, &h, &err) != 0) {
       tool_scrub(&err);
       ckpt_diff_add(d, f->name, NULL, -1, -1, "fails its check: %s", err.message);
     } else if (*same) {
