@@ -71,7 +71,7 @@ static char *help_usage(const ckpt_driver *pinned, ckpt_verb verb) {
 /* The spellings: one family per driver, then the detected one (no word). */
 #define FAMILIES 3
 static cli_spec specs[FAMILIES][CKPT_VERB_COUNT];
-static const cli_spec *siblings[FAMILIES][CKPT_VERB_COUNT][CKPT_VERB_COUNT + FAMILIES + 1];
+static const cli_spec *siblings[FAMILIES][CKPT_VERB_COUNT][FAMILIES * CKPT_VERB_COUNT + 1];
 static char spec_names[FAMILIES][CKPT_VERB_COUNT][32];
 
 /* The family of `driver` (NULL: the detected spelling). */
@@ -84,8 +84,9 @@ static size_t family_of(const ckpt_driver *driver) {
   return FAMILIES - 1;
 }
 
-/* Every spelling's spec (names, options, tags), and each one's siblings: the verbs of its
- * family, and its verb in the other families, for the parser's hints about options. */
+/* Every spelling's spec (names, options, tags), and each one's siblings for the parser's hints
+ * about options: the verbs of its family, and its verb in the other formats' families (every
+ * verb of every format for the spelling without a format's word). */
 static void make_specs(void) {
   for (size_t f = 0; f < FAMILIES; f++) {
     const ckpt_driver *d = f + 1 < FAMILIES ? ckpt_drivers[f] : NULL;
@@ -105,9 +106,12 @@ static void make_specs(void) {
           siblings[f][v][n++] = &specs[f][w];
         }
       }
-      for (size_t g = 0; g < FAMILIES; g++) {
-        if (g != f && g + 1 < FAMILIES) {
-          siblings[f][v][n++] = &specs[g][v];
+      /* A format's verb, or any verb of any format for the spelling without one. */
+      for (size_t g = 0; g + 1 < FAMILIES; g++) {
+        for (size_t w = 0; w < CKPT_VERB_COUNT && g != f; w++) {
+          if (w == v || f + 1 == FAMILIES) {
+            siblings[f][v][n++] = &specs[g][w];
+          }
         }
       }
       siblings[f][v][n] = NULL;

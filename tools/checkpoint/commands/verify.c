@@ -36,8 +36,14 @@ int ckpt_run_verify(ckpt_command *c) {
     }
     a->against[a->against_count++] = p->positional[k];
   }
-  /* A pinned format reads back its own files; `cleave verify` every format's, each by its
-   * name. */
+  /* `cleave verify` takes the format of the files OUTDIR holds, as `cleave st verify` or `cleave
+   * gguf verify` would; a folder of neither reads back every format's, each file by its name. */
+  for (size_t f = 0; c->driver == NULL && ckpt_drivers[f] != NULL; f++) {
+    if (ckpt_drivers[f]->read.probe(p->positional[0])) {
+      c->driver = ckpt_drivers[f];
+      ckpt_command_set_name(c);
+    }
+  }
   const ckpt_driver *pinned[] = {c->driver, NULL};
   ckpt_verify_options o = {.outdir = p->positional[0],
                            .cmd = c->name,
