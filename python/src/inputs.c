@@ -1,5 +1,5 @@
-/* A concat's inputs from a sequence of array-likes (see concat_inputs.h). */
-#include "concat_inputs.h"
+/* The inputs of a run: a split's x, or a concat's sequence of array-likes (see inputs.h). */
+#include "inputs.h"
 
 #include "dtypes.h"
 #include "errors.h"
@@ -56,10 +56,24 @@ static PyObject *input_sequence(PyObject *arrays) {
   return seq;
 }
 
-static int allocate(pcl_concat_inputs *in, Py_ssize_t n) {
+/* Sets `in` to no inputs, holding nothing, for pcl_inputs_release. */
+static void init(pcl_inputs *in) {
+  in->n = 0;
   in->arrays = in->inline_arrays;
   in->tensors = in->inline_tensors;
   in->data = in->inline_data;
+  in->packed_shapes = NULL;
+  in->sequence = 0;
+  in->is_object = 0;
+  in->packed = 0;
+  in->first.array = NULL;
+  in->first.from_dlpack = NULL;
+  in->first.from_numpy = NULL;
+  in->first.dl_code = -1;
+}
+
+/* Room for n inputs, zeroed, so that a failure part way leaves only what was acquired. */
+static int allocate(pcl_inputs *in, Py_ssize_t n) {
   if (n > PCL_INLINE_INPUTS) {
     size_t count = (size_t)n;
     in->arrays = PyMem_Calloc(count, sizeof *in->arrays);
@@ -69,8 +83,26 @@ static int allocate(pcl_concat_inputs *in, Py_ssize_t n) {
       PyErr_NoMemory();
       return -1;
     }
+  } else {
+    memset(in->arrays, 0, (size_t)n * sizeof *in->arrays);
+    memset(in->tensors, 0, (size_t)n * sizeof *in->tensors);
   }
   in->n = n;
+  return 0;
+}
+
+int pcl_inputs_acquire_one(PyObject *x, PyObject *dtype, PyObject *shape, pcl_inputs *in) {
+  init(in);
+  if (pcl_input_acquire(x, dtype, shape, &in->first) < 0) {
+    return -1;
+  }
+  const pcl_input *one = &in->first;
+  Py_INCREF(one->array);
+  in->arrays[0] = one->array;
+  in->tensors[0] = (cleave_tensor){NULL, one->type, one->rank, one->shape};
+  in->n = 1;
+  in->is_object = one->is_object;
+  in->packed = one->packed;
   return 0;
 }
 
@@ -91,7 +123,7 @@ static int dtype_is_packed(PyObject *dtype, int *packed) {
 
 /* A NumPy array after the first, without dtype=: its type from its dtype (the first's when they
  * are the same object, the usual case). */
-static int plain_array(pcl_concat_inputs *in, Py_ssize_t i, PyObject *obj) {
+static int plain_array(pcl_inputs *in, Py_ssize_t i, PyObject *obj) {
   PyArrayObject *a = (PyArrayObject *)obj;
   Py_INCREF(obj);
   in->arrays[i] = a;
@@ -111,8 +143,7 @@ static int plain_array(pcl_concat_inputs *in, Py_ssize_t i, PyObject *obj) {
 }
 
 /* Keeps a packed input's logical shape; the tensors point into packed_shapes once all are in. */
-static int keep_packed_shape(pcl_concat_inputs *in, const pcl_input *one, size_t *used,
-                             size_t *capacity) {
+static int keep_packed_shape(pcl_inputs *in, const pcl_input *one, size_t *used, size_t *capacity) {
   if (*used + one->rank > *capacity) {
     size_t grown = (*capacity + one->rank) * 2;
     int64_t *more = PyMem_Realloc(in->packed_shapes, grown * sizeof(int64_t));
@@ -129,7 +160,7 @@ static int keep_packed_shape(pcl_concat_inputs *in, const pcl_input *one, size_t
 }
 
 /* Any other input, or the first: through the splits' input acquisition. */
-static int general_input(pcl_concat_inputs *in, Py_ssize_t i, PyObject *obj, PyObject *dtype,
+static int general_input(pcl_inputs *in, Py_ssize_t i, PyObject *obj, PyObject *dtype,
                          PyObject *shape, size_t *used, size_t *capacity) {
   if (!accepted_kind(obj)) {
     PyErr_Format(PyExc_TypeError,
@@ -162,13 +193,9 @@ static int general_input(pcl_concat_inputs *in, Py_ssize_t i, PyObject *obj, PyO
   return st;
 }
 
-int pcl_concat_inputs_acquire(PyObject *arrays, PyObject *dtype, PyObject *shapes,
-                              pcl_concat_inputs *in) {
-  memset(in, 0, sizeof *in);
-  in->first.dl_code = -1;
-  in->arrays = in->inline_arrays;
-  in->tensors = in->inline_tensors;
-  in->data = in->inline_data;
+int pcl_inputs_acquire(PyObject *arrays, PyObject *dtype, PyObject *shapes, pcl_inputs *in) {
+  init(in);
+  in->sequence = 1;
   int packed;
   if (dtype_is_packed(dtype, &packed) < 0) {
     return -1;
@@ -226,7 +253,7 @@ int pcl_concat_inputs_acquire(PyObject *arrays, PyObject *dtype, PyObject *shape
   return st;
 }
 
-int pcl_concat_check_dtypes(const pcl_concat_inputs *in) {
+int pcl_inputs_check_dtypes(const pcl_inputs *in) {
   if (in->packed) {
     return 0; /* bytes of a packed stream: the library's type is dtype= */
   }
@@ -251,7 +278,7 @@ int pcl_concat_check_dtypes(const pcl_concat_inputs *in) {
   return 0;
 }
 
-int pcl_concat_check_packed_sizes(const pcl_concat_inputs *in, int64_t bits) {
+int pcl_inputs_check_packed_sizes(const pcl_inputs *in, int64_t bits) {
   for (Py_ssize_t i = 0; in->packed && i < in->n; i++) {
     const cleave_tensor *t = &in->tensors[i];
     int64_t count = 1;
@@ -261,9 +288,16 @@ int pcl_concat_check_packed_sizes(const pcl_concat_inputs *in, int64_t bits) {
     int64_t need = count / 8 * bits + (count % 8 * bits + 7) / 8;
     if (PyArray_NBYTES(in->arrays[i]) != need) {
       char msg[CLEAVE_MESSAGE_SIZE];
-      PyOS_snprintf(msg, sizeof msg,
-                    "inputs[%zd] holds %lld bytes but its shape and dtype need %lld", i,
-                    (long long)PyArray_NBYTES(in->arrays[i]), (long long)need);
+      long long got = (long long)PyArray_NBYTES(in->arrays[i]);
+      if (in->sequence) {
+        PyOS_snprintf(msg, sizeof msg,
+                      "inputs[%zd] holds %lld bytes but its shape and dtype need %lld", i, got,
+                      (long long)need);
+      } else {
+        PyOS_snprintf(msg, sizeof msg,
+                      "the packed input holds %lld bytes but shape and dtype need %lld", got,
+                      (long long)need);
+      }
       pcl_raise(CLEAVE_ERROR_INVALID_SHAPE, msg);
       return -1;
     }
@@ -271,7 +305,7 @@ int pcl_concat_check_packed_sizes(const pcl_concat_inputs *in, int64_t bits) {
   return 0;
 }
 
-int pcl_concat_inputs_contiguous(pcl_concat_inputs *in) {
+int pcl_inputs_contiguous(pcl_inputs *in) {
   for (Py_ssize_t i = 0; i < in->n; i++) {
     PyArrayObject *a = in->arrays[i];
     if (!PyArray_IS_C_CONTIGUOUS(a)) {
@@ -290,7 +324,7 @@ int pcl_concat_inputs_contiguous(pcl_concat_inputs *in) {
   return 0;
 }
 
-int64_t pcl_concat_inputs_bytes(const pcl_concat_inputs *in) {
+int64_t pcl_inputs_bytes(const pcl_inputs *in) {
   int64_t total = 0;
   for (Py_ssize_t i = 0; i < in->n; i++) {
     total += PyArray_NBYTES(in->arrays[i]); /* arrays in memory: the sum fits */
@@ -298,7 +332,7 @@ int64_t pcl_concat_inputs_bytes(const pcl_concat_inputs *in) {
   return total;
 }
 
-void pcl_concat_inputs_release(pcl_concat_inputs *in) {
+void pcl_inputs_release(pcl_inputs *in) {
   for (Py_ssize_t i = 0; in->arrays != NULL && i < in->n; i++) {
     Py_XDECREF(in->arrays[i]);
   }
@@ -307,7 +341,10 @@ void pcl_concat_inputs_release(pcl_concat_inputs *in) {
     PyMem_Free(in->tensors);
     PyMem_Free((void *)in->data);
   }
-  PyMem_Free(in->packed_shapes);
+  if (in->packed_shapes != NULL) {
+    PyMem_Free(in->packed_shapes);
+    in->packed_shapes = NULL;
+  }
   pcl_input_release(&in->first);
   in->arrays = NULL;
   in->n = 0;
