@@ -155,7 +155,14 @@ def refusals(work):
          ["ls: unknown option '--bogus' (see 'cleave ls --help')"]),
         ("split option for shard", ["shard", "st", "-o", "x", "-n", "2", "--tensor", "a"], 64,
          ["shard: --tensor belongs to 'gguf split' and 'st split'"]),
+        ("a folder for a GGUF model", ["gguf", "ls", "st"], 66,
+         ["'st' is a folder: a GGUF model is a .gguf file"]),
+        ("both formats in one folder", ["check", "both"], 64,
+         ["check: 'both' holds both GGUF and safetensors files: name the format"]),
     ]
+    os.makedirs(os.path.join(work, "both"))
+    shutil.copy(os.path.join(work, "model.gguf"), os.path.join(work, "both"))
+    shutil.copy(os.path.join(work, "st", "model.safetensors"), os.path.join(work, "both"))
     for label, args, status, fragments in cases:
         clitest.expect_failure(label, args, work, status, fragments)
     # `cleave split` stays the .npy operator.
@@ -207,6 +214,13 @@ def help_texts(work):
     r = clitest.run(["gguf", "shard", "--help"], work)
     check("--preset" not in r.stdout and "--no-sidecar" not in r.stdout,
           "gguf shard --help lists no safetensors option")
+    # What only one format says is printed for that format's spelling, and for the one without.
+    st, gg, both = (clitest.run(args + ["ls", "--help"], work).stdout
+                    for args in (["st"], ["gguf"], []))
+    check('"offset"' not in st and '"offset"' in gg and '"offset"' in both,
+          "ls --help: GGUF's offsets for gguf ls and ls only")
+    st, gg = (clitest.run([w, "merge", "--help"], work).stdout for w in ("st", "gguf"))
+    check("OUT.gguf" not in st and "-o OUT.gguf" in gg, "merge --help: where -o goes")
     r = clitest.run(["--help"], work)
     for verb in ("ls", "check", "shard", "merge", "reshard", "verify"):
         check(f"\n  {verb} " in r.stdout, f"--help does not list {verb}")

@@ -405,9 +405,10 @@ def test_readme(work):
     for block in re.findall(r"```sh\n(.*?)```", section, re.S):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("  #")[0].strip()
-            if line.startswith("cleave st "):
+            # `cleave st VERB`, and the verbs that find the format by themselves.
+            if re.match(r"cleave (st|ls|check|shard|merge|reshard|verify) ", line):
                 commands.append(shlex.split(line)[1:])
-    check(len(commands) == 11, f"README: {len(commands)} st commands found")
+    check(len(commands) == 12, f"README: {len(commands)} st commands found")
     phi3 = llama_phi3(layers=2, kv=HEADS)  # Phi-3-mini: as many key/value heads as queries
     llama = phi3_expected(phi3, kv=HEADS)
     for folder, arrays in (("model", phi3), ("phi3-mini", phi3), ("llama", llama)):

@@ -37,7 +37,14 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
       return cli_error(CLI_EXIT_NOINPUT, "%s: cannot open '%s': %s", c->name, path,
                        strerror(errno));
     }
-    for (size_t f = 0; ckpt_drivers[f] != NULL && c->driver == NULL; f++) {
+    for (size_t f = 0; ckpt_drivers[f] != NULL; f++) {
+      if (ckpt_drivers[f]->read.probe(path) && c->driver != NULL) {
+        return cli_error(CLI_EXIT_USAGE,
+                         "%s: '%s' holds both %s and %s files: name the format ('cleave %s %s' "
+                         "or 'cleave %s %s')",
+                         c->name, path, c->driver->name, ckpt_drivers[f]->name, c->driver->word,
+                         ckpt_verb_word(c->verb), ckpt_drivers[f]->word, ckpt_verb_word(c->verb));
+      }
       if (ckpt_drivers[f]->read.probe(path)) {
         c->driver = ckpt_drivers[f];
       }
@@ -106,11 +113,14 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
 
 /* ---- the option groups of the writing verbs ---------------------------------------------- */
 
-const cli_opt ckpt_write_options[] = {
-    CLI_GROUP("Output options"),
+const cli_opt ckpt_outdir_option[] = {
     CLI_STRING('o', "output", "OUTDIR", ckpt_args, run.outdir,
                "the output folder (created if missing, its parent must exist; removed again "
-               "on failure); for a GGUF merge, the output file"),
+               "on failure)"),
+    CLI_END,
+};
+
+const cli_opt ckpt_write_options[] = {
     CLI_FLAG(0, "dry-run", ckpt_args, run.dry_run,
              "print the plan (every output file and tensor, its size and source) from the "
              "headers alone; write nothing"),
@@ -137,12 +147,15 @@ const cli_opt ckpt_write_options[] = {
 const cli_opt ckpt_size_option[] = {
     CLI_SIZE(0, "max-shard-size", "SIZE", ckpt_args, max_shard_size,
              "write the outputs as one model in files of at most SIZE bytes of tensors each (a "
-             "larger tensor gets a file of its own), named as the format's own tools name them: "
-             "model-00001-of-0000N.safetensors and model.safetensors.index.json, as Hugging "
-             "Face's writer lays them out (tensors in natural name order: layers.2 before "
-             "layers.10); a GGUF split set, BASE-00001-of-0000N.gguf, as gguf-split writes it. "
-             "SIZE: 5GB, 1.5G, 500MiB (K/KB, M/MB, G/GB, T/TB: powers of 1000; KiB, MiB, GiB, "
-             "TiB: of 1024; no unit: bytes)"),
+             "larger tensor gets a file of its own), named as the format's own tools name "
+             "them" CKPT_ST_TEXT(
+                 ": model-00001-of-0000N.safetensors and model.safetensors.index.json, as "
+                 "Hugging Face's writer lays them out (tensors in natural name order: "
+                 "layers.2 before layers.10)")
+                 CKPT_GGUF_TEXT(": a split set, BASE-00001-of-0000N.gguf, as gguf-split writes "
+                                "it") ". SIZE: 5GB, 1.5G, 500MiB (K/KB, M/MB, G/GB, T/TB: "
+                                      "powers of 1000; KiB, MiB, "
+                                      "GiB, TiB: of 1024; no unit: bytes)"),
     CLI_END,
 };
 

@@ -252,22 +252,47 @@ static const cli_opt reshard_rules[] =
                "... seen as SHAPE, the view of the whole tensor",
                "tensors every rank holds whole (compared, copied to each)");
 
+/* merge's -o: a folder, or the one file a format that merges into a file writes. */
+static const cli_opt merge_output[] = {
+    CLI_STRING('o', "output", "OUT", ckpt_args, run.outdir,
+               CKPT_ST_TEXT("the output folder (created if missing, its parent must exist; "
+                            "removed again on failure).")
+                   CKPT_GGUF_TEXT(" A GGUF merge writes one file, OUT.gguf (its folder must "
+                                  "exist; a set of --max-shard-size is named on OUT).")),
+    CLI_END,
+};
+
 static const cli_opt shard_options[] = {
-    CLI_INCLUDE(ckpt_args, ranks, ranks_option), CLI_INCLUDE(ckpt_args, ranks, shard_rules),
-    CLI_INCLUDE_SAME(ckpt_preset_options),       CLI_INCLUDE_SAME(ckpt_quant_option),
-    CLI_INCLUDE_SAME(ckpt_write_options),        CLI_END,
+    CLI_INCLUDE(ckpt_args, ranks, ranks_option),
+    CLI_INCLUDE(ckpt_args, ranks, shard_rules),
+    CLI_INCLUDE_SAME(ckpt_preset_options),
+    CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_GROUP("Output options"),
+    CLI_INCLUDE_SAME(ckpt_outdir_option),
+    CLI_INCLUDE_SAME(ckpt_write_options),
+    CLI_END,
 };
 
 static const cli_opt merge_options[] = {
-    CLI_INCLUDE(ckpt_args, ranks, merge_rules), CLI_INCLUDE_SAME(ckpt_preset_options),
-    CLI_INCLUDE_SAME(ckpt_quant_option),        CLI_INCLUDE_SAME(ckpt_write_options),
-    CLI_INCLUDE_SAME(ckpt_size_option),         CLI_END,
+    CLI_INCLUDE(ckpt_args, ranks, merge_rules),
+    CLI_INCLUDE_SAME(ckpt_preset_options),
+    CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_GROUP("Output options"),
+    CLI_INCLUDE_SAME(merge_output),
+    CLI_INCLUDE_SAME(ckpt_write_options),
+    CLI_INCLUDE_SAME(ckpt_size_option),
+    CLI_END,
 };
 
 static const cli_opt reshard_options[] = {
-    CLI_INCLUDE(ckpt_args, ranks, ranks_option), CLI_INCLUDE(ckpt_args, ranks, reshard_rules),
-    CLI_INCLUDE_SAME(ckpt_preset_options),       CLI_INCLUDE_SAME(ckpt_quant_option),
-    CLI_INCLUDE_SAME(ckpt_write_options),        CLI_END,
+    CLI_INCLUDE(ckpt_args, ranks, ranks_option),
+    CLI_INCLUDE(ckpt_args, ranks, reshard_rules),
+    CLI_INCLUDE_SAME(ckpt_preset_options),
+    CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_GROUP("Output options"),
+    CLI_INCLUDE_SAME(ckpt_outdir_option),
+    CLI_INCLUDE_SAME(ckpt_write_options),
+    CLI_END,
 };
 
 #define RULE_NOTES                                                                                 \
@@ -290,9 +315,8 @@ const cli_spec ckpt_rank_specs[3] = {
               "two values is an error). The input is read once for all ranks.\n",
      .options = shard_options,
      .notes = RULE_NOTES},
-    {.usage = "cleave {cmd} RANK... -o OUTDIR --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
-              "           [--replicate GLOB] [--unmatched replicate|error]\n"
-              "           [--max-shard-size SIZE] [OPTIONS]",
+    /* Merge's usage is its formats': where -o goes differs. */
+    {.usage = "",
      .about = "Joins the ranks of a tensor-parallel checkpoint into one model: the inverse of "
               "shard with\n"
               "the same rules. RANK... is the rank files in rank order, or one folder holding "

@@ -763,6 +763,7 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
   tool_error err;
   int rc = ckpt_manifest_read(path, &mf, &err);
   if (rc != 0) {
+    tool_prefix(&err, "%s", o->cmd);
     tool_scrub(&err);
     tool_report(&err);
   }
