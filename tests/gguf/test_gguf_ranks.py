@@ -222,11 +222,7 @@ def errors(work):
           f"reshard --help: {r.stdout[:60]!r}")
 
 
-def main():
-    clitest.run_groups("gguf_ranks", [("round_trips", round_trips), ("reshards", reshards),
-                                      ("stale", stale),
-                                      ("errors", errors)])
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("round_trips", round_trips), ("reshards", reshards), ("stale", stale),
+                ("errors", errors))
+def test_gguf_ranks(group, work):
+    group(work)

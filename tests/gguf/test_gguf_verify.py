@@ -158,10 +158,6 @@ def errors(work):
           f"--help: {r.returncode} {r.stdout[:80]!r}")
 
 
-def main():
-    clitest.run_groups("gguf_verify", [("clean", clean), ("differences", differences),
-                                       ("errors", errors)])
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("clean", clean), ("differences", differences), ("errors", errors))
+def test_gguf_verify(group, work):
+    group(work)

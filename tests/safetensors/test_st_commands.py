@@ -8,6 +8,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 import clitest
 import st_util as u
@@ -448,21 +449,7 @@ def test_readme(work):
         check(a.read() == b.read(), "README: the merge of tp2p is the model")
 
 
-def main():
-    root = clitest.workdir("st_commands")
-    for name, fn in [("phi3", test_phi3_split), ("sharded", test_sharded_input),
-                     ("dtypes", test_every_dtype), ("errors", test_errors),
-                     ("readme", test_readme), ("names", test_hostile_names)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        fn(work)
-    for chunk in (64, 1 << 20):
-        work = os.path.join(root, f"gpt2_{chunk}")
-        os.makedirs(work)
-        test_gpt2_and_view(work, chunk)
-        test_shard_single(work, chunk)
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()
+@pytest.fixture(params=[64, 1 << 20])
+def chunk(request):
+    """The chunk sizes (CLEAVE_CHUNK_BYTES) test_gpt2_and_view and test_shard_single run with."""
+    return request.param

@@ -13,7 +13,6 @@ import subprocess
 import numpy as np
 import xxhash
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -214,12 +213,3 @@ def test_sidecars(work):
     run_ok("into the model's folder", work, args)
     for name, data in side.items():
         check(open(os.path.join(work, "m", name), "rb").read() == data, f"{name} untouched")
-
-def main():
-    clitest.run_groups("st_manifest", [("commands", test_commands), ("gguf", test_gguf),
-                                       ("all_or_nothing", test_all_or_nothing),
-                                       ("sidecars", test_sidecars)])
-
-
-if __name__ == "__main__":
-    main()

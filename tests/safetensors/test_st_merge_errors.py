@@ -215,13 +215,3 @@ def test_outputs(work):
                                                         "n": u.array_tensor(n)})
     u.expect_failure("65 before 73", ["st", "merge", files[0], "bad1.safetensors", "-o", "out",
                                       "--axis", "a=0"], work, 65, ["tensor 'n' differs"])
-
-
-def main():
-    clitest.run_groups("st_merge_errors", [("usage", test_usage), ("inputs", test_inputs),
-                                           ("rules", test_rules),
-                                           ("outputs", test_outputs)])
-
-
-if __name__ == "__main__":
-    main()
