@@ -76,7 +76,7 @@ def same(work, label, detected, pinned):
     return ra
 
 
-def outputs(work):
+def test_outputs(work):
     make_models(work)
     cases = [
         ("ls st", ["ls", "st"], ["st", "ls", "st"]),
@@ -129,7 +129,7 @@ def outputs(work):
                       f"{fmt} {label}: {ra.stdout[:100]!r}")
 
 
-def refusals(work):
+def test_refusals(work):
     make_models(work)
     cases = [
         ("a safetensors option for GGUF", ["shard", "model.gguf", "-o", "tp", "-n", "2",
@@ -171,7 +171,7 @@ def refusals(work):
           f"split --help: {r.stdout[:80]!r}")
 
 
-def sizes(work):
+def test_sizes(work):
     """One size syntax: K = KB (powers of 1000), KiB (of 1024), decimals, in both formats."""
     make_models(work)
     spellings = {"100": ["100", "0.1K", "0.1kb", "100B"], "1024": ["1KiB", "1kib", "1024"],
@@ -197,7 +197,7 @@ def sizes(work):
                                    [f"--max-shard-size '{bad}' is not a size"])
 
 
-def help_texts(work):
+def test_help_texts(work):
     for verb in ("ls", "check", "shard", "merge", "reshard", "verify"):
         r = clitest.run([verb, "--help"], work)
         check(r.returncode == 0 and r.stdout.startswith(f"usage: cleave {verb} "),
@@ -224,12 +224,3 @@ def help_texts(work):
     r = clitest.run(["--help"], work)
     for verb in ("ls", "check", "shard", "merge", "reshard", "verify"):
         check(f"\n  {verb} " in r.stdout, f"--help does not list {verb}")
-
-
-def main():
-    clitest.run_groups("verbs", [("outputs", outputs), ("refusals", refusals), ("sizes", sizes),
-                                 ("help", help_texts)])
-
-
-if __name__ == "__main__":
-    main()
