@@ -579,6 +579,13 @@ int ckpt_run_ranks(ckpt_command *c) {
   return rc;
 }
 
+#define RECORD_NOTES                                                                               \
+  "Ranks cleave wrote record their rank, the count, the run, the source and the rules\n"           \
+  "(cleave.rank, .ranks, .run, .source, .rules in their metadata): they are taken in their\n"      \
+  "recorded order whatever the order given, a missing, repeated or foreign rank is an error\n"     \
+  "naming it, and with no rule given the recorded ones are used (rules given must be those).\n"    \
+  "Ranks another tool wrote are taken in the order given, with the rules given.\n"
+
 #define RULE_NOTES                                                                                 \
   "A rule that matches no tensor is an error (status 65), named by its option and its number\n"    \
   "among them, from 1 (\"--axis rule 2\"). Globs are those of split: '*' and '?' are the only\n"   \
@@ -620,7 +627,7 @@ const cli_spec ckpt_rank_specs[3] = {
               "differs between the ranks, and a rule that matches no tensor are errors (status "
               "65, naming\n"
               "the tensor and the first rank at fault; nothing is written).\n"
-              "\n" CKPT_WRITE_NOTES},
+              "\n" RECORD_NOTES "\n" CKPT_WRITE_NOTES},
     {.usage = "cleave {cmd} RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
               "           [--replicate GLOB] [--unmatched replicate|error] [OPTIONS]",
      .about = "Changes the number of ranks of a tensor-parallel checkpoint from N (RANK... as "
@@ -633,5 +640,5 @@ const cli_spec ckpt_rank_specs[3] = {
               "those of\n"
               "merge (joining the parts) and shard (cutting them again: uneven is an error).\n",
      .options = reshard_options,
-     .notes = RULE_NOTES},
+     .notes = RECORD_NOTES "\n" RULE_NOTES},
 };
