@@ -220,3 +220,49 @@ def test_gguf_ranks_describe_themselves(work):
               f"merge of {args} without rules: {r.stderr}")
     clitest.expect_failure("one rank of two", ["merge", "tp/rank1.gguf", "-o", "x.gguf"], work, 65,
                            ["rank 0 of 2 is missing"])
+
+
+def test_preset_fits_the_model(work):
+    """A preset of another family is refused unless --override-preset; under a preset a tensor
+    it does not know is an error naming it, unless a rule of the command line takes it."""
+    import json as js
+    os.makedirs(os.path.join(work, "m"))
+    rng = np.random.default_rng(3)
+    heads, hd, hid = 4, 4, 16
+    t = {"model.embed_tokens.weight": rng.standard_normal((8, hid)).astype(np.float32),
+         "model.layers.0.self_attn.q_proj.weight": rng.standard_normal((heads * hd, hid)).astype(
+             np.float32),
+         "model.layers.0.input_layernorm.weight": np.ones(hid, np.float32),
+         "model.layers.0.extra.weight": np.ones(4, np.float32)}
+    u.write_st(os.path.join(work, "m", "model.safetensors"), {k: u.array_tensor(v)
+                                                              for k, v in t.items()})
+    config = {"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+              "num_attention_heads": heads, "hidden_size": hid}
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        js.dump(config, f)
+    base = ["shard", "m", "-o", "tp", "-n", "2"]
+    clitest.expect_failure("another family", base + ["--preset", "phi3"], work, 65,
+                           ["m/config.json: the model's model_type is 'llama', not phi3's 'phi3'",
+                            "--override-preset"])
+    clitest.expect_failure("override without preset", base + ["--axis", "x=0",
+                                                              "--override-preset"], work, 64,
+                           ["--override-preset needs --preset"])
+    clitest.expect_failure("a tensor the preset does not know", base + ["--preset", "llama"], work,
+                           65, ["tensor 'model.layers.0.extra.weight' matches no --axis or "
+                                "--replicate rule, of preset 'llama' or of the command line"])
+    for extra in (["--replicate", "*.extra.weight"], ["--unmatched", "replicate"]):
+        r = clitest.run(base + ["--preset", "auto", "-f"] + extra, work)
+        check(r.returncode == 0, f"preset with {extra}: {r.stderr}")
+    # Without model_type, the architectures name the family.
+    del config["model_type"]
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        js.dump(config, f)
+    clitest.expect_failure("another architecture", base + ["--preset", "qwen2", "--unmatched",
+                                                           "replicate"], work, 65,
+                           ["the model's architectures is 'LlamaForCausalLM', not qwen2's "
+                            "'Qwen2ForCausalLM'"])
+    r = clitest.run(base + ["--preset", "qwen2", "--override-preset", "--unmatched", "replicate",
+                            "-f", "--json"], work)
+    check(r.returncode == 0, f"--override-preset: {r.stderr}")
+    meta, _ = u.read_st(os.path.join(work, "tp", "rank0.safetensors"))
+    check("--override-preset" in meta.get("cleave.rules", ""), f"the record: {meta}")
