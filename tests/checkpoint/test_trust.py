@@ -266,3 +266,28 @@ def test_preset_fits_the_model(work):
     check(r.returncode == 0, f"--override-preset: {r.stderr}")
     meta, _ = u.read_st(os.path.join(work, "tp", "rank0.safetensors"))
     check("--override-preset" in meta.get("cleave.rules", ""), f"the record: {meta}")
+
+
+def test_rank_folders_read(work):
+    """ls and check take the folder of ranks a shard wrote; check checks that every rank of the
+    run is there."""
+    make_models(work)
+    for fmt, model, rules in (("st", "st", ST_RULES), ("gguf", "model.gguf", GGUF_RULES)):
+        out = f"tp-{fmt}"
+        r = clitest.run([fmt, "shard", model, "-o", out, "-n", "2"] + rules, work)
+        check(r.returncode == 0, f"{fmt} shard: {r.stderr}")
+        for verb in ([fmt, "check"], ["check"]):
+            r = clitest.run(verb + [out], work)
+            check(r.returncode == 0 and "ok: " in r.stdout and " 2 files" in r.stdout,
+                  f"{' '.join(verb)} of a folder of ranks: {r.returncode} {r.stdout} {r.stderr}")
+        r = clitest.run(["ls", "--json", out], work)
+        files = {t["file"] for t in json.loads(r.stdout)["tensors"]} if r.returncode == 0 else ()
+        check(files == {f"rank0{'.gguf' if fmt == 'gguf' else '.safetensors'}",
+                        f"rank1{'.gguf' if fmt == 'gguf' else '.safetensors'}"},
+              f"ls of a folder of ranks: {r.stdout} {r.stderr}")
+        half = f"half-{fmt}"
+        os.makedirs(os.path.join(work, half))
+        name = "rank0.gguf" if fmt == "gguf" else "rank0.safetensors"
+        shutil.copy(os.path.join(work, out, name), os.path.join(work, half, name))
+        clitest.expect_failure(f"{fmt} check of a folder missing a rank", ["check", half], work, 65,
+                               ["rank 1 of 2 is missing"])
