@@ -291,3 +291,21 @@ def test_rank_folders_read(work):
         shutil.copy(os.path.join(work, out, name), os.path.join(work, half, name))
         clitest.expect_failure(f"{fmt} check of a folder missing a rank", ["check", half], work, 65,
                                ["rank 1 of 2 is missing"])
+
+
+def test_verify_names_an_edited_sidecar(work):
+    """A sidecar copied whole and edited since (shorter or longer) is named with both sizes, never
+    said to be cut short: no tensor lies in it."""
+    make_models(work)
+    r = clitest.run(["shard", "st", "-o", "tp", "-n", "2"] + ST_RULES, work)
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    path = os.path.join(work, "tp", "config.json")
+    size = os.path.getsize(path)
+    for text, fragment in (('{}\n', f"has 3 bytes, {size - 3} fewer than the manifest says"),
+                           ('{"model_type": "toy", "x": 1}\n',
+                            f"has {size + 8} bytes, 8 more than the manifest says")):
+        with open(path, "w") as f:
+            f.write(text)
+        r = clitest.run(["verify", "tp"], work)
+        check(r.returncode == 1 and f"config.json: {fragment}" in r.stdout and
+              "cut short" not in r.stdout, f"edited sidecar: {r.returncode} {r.stdout} {r.stderr}")
