@@ -301,9 +301,9 @@ def test_verify_names_an_edited_sidecar(work):
     check(r.returncode == 0, f"shard: {r.stderr}")
     path = os.path.join(work, "tp", "config.json")
     size = os.path.getsize(path)
-    for text, fragment in (('{}\n', f"has 3 bytes, {size - 3} fewer than the manifest says"),
+    for text, fragment in (('{}\n', f"differs from the manifest (3 bytes, the manifest says {size})"),
                            ('{"model_type": "toy", "x": 1}\n',
-                            f"has {size + 8} bytes, 8 more than the manifest says")):
+                            f"differs from the manifest ({size + 8} bytes, the manifest says {size})")):
         with open(path, "w") as f:
             f.write(text)
         r = clitest.run(["verify", "tp"], work)
