@@ -195,6 +195,39 @@ static void test_errors(void **state) {
   expect_usage(&shard_spec, (const char *const[]){"-a", "bad", NULL}, "--axis 'bad' is refused");
 }
 
+/* A table of a command's own options used by two of its tables (CLI_INCLUDE_HERE), and a parser
+ * option that takes one value only (CLI_CALL_ONCE). */
+static const cli_opt own_table[] = {
+    CLI_CALL_ONCE('k', "keep", "0|1", command, calls, record, 3, "keep it"),
+    CLI_END,
+};
+static const cli_opt here_table[] = {
+    CLI_INCLUDE_HERE(own_table),
+    CLI_INT64('n', "num-splits", "N", command, ranks, "parts"),
+    CLI_END,
+};
+static const cli_spec here_spec = {"here", "cleave {cmd}", NULL, here_table, NULL, NULL};
+
+static void test_once_and_here(void **state) {
+  (void)state;
+  command c;
+  cli_args args;
+  assert_int_equal(
+      parse(&here_spec, &c, (const char *const[]){"-k", "1", "-n", "2", NULL}, &args, NULL, 0), 0);
+  cli_args_free(&args);
+  assert_int_equal(c.calls, 1);
+  assert_string_equal(c.seen, "3:1;");
+  assert_int_equal(c.ranks, 2);
+  expect_usage(&here_spec, (const char *const[]){"-k", "1", "--keep=0", NULL},
+               "here: option -k/--keep is given twice");
+  /* A repeatable parser option still takes any number of values. */
+  assert_int_equal(
+      parse(&shard_spec, &c, (const char *const[]){"-a", "a=0", "-a", "b=1", NULL}, &args, NULL, 0),
+      0);
+  cli_args_free(&args);
+  assert_int_equal(c.calls, 2);
+}
+
 static void test_help(void **state) {
   (void)state;
   command c;
@@ -316,11 +349,9 @@ static void test_sizes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_values_and_targets),
-      cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_help),
-      cmocka_unit_test(test_help_wraps),
-      cmocka_unit_test(test_sizes),
+      cmocka_unit_test(test_values_and_targets), cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_once_and_here),      cmocka_unit_test(test_help),
+      cmocka_unit_test(test_help_wraps),         cmocka_unit_test(test_sizes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -175,7 +175,8 @@ static int apply(parser *p, const flat_opt *e, int short_form, const char *value
   char label[96];
   cli_opt_label(o, label, sizeof label);
   size_t index = (size_t)(e - p->table.entries);
-  if (o->kind != CLI_OPT_CALL && o->kind != CLI_OPT_FLAG && p->seen[index]) {
+  int once = o->kind == CLI_OPT_CALL ? o->once : o->kind != CLI_OPT_FLAG;
+  if (once && p->seen[index]) {
     return cli_error(CLI_EXIT_USAGE, "%s: option %s is given twice", p->spec->name, label);
   }
   p->seen[index] = 1;

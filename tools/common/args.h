@@ -35,7 +35,7 @@ typedef enum cli_opt_kind {
   /** One of the words of `choices` ("replicate|error"): its index into the int at `offset`. */
   CLI_OPT_CHOICE,
   /** The option's own parser, `call`, given the target at `offset`; it may be given any number of
-   * times (each call sees one value). */
+   * times (each call sees one value), or once when `once` is set. */
   CLI_OPT_CALL,
 } cli_opt_kind;
 
@@ -69,6 +69,9 @@ struct cli_opt {
   /** The caller's mark (0 for most; a format's options carry the format's), recorded for every
    * option given (cli_args.given). */
   unsigned tag;
+  /** CALL: a second value is a usage error ("option -a/--axis is given twice"), as for the
+   * other kinds that take a value. */
+  unsigned char once;
 };
 
 /* Declaring tables: T is the target's struct type, F the field. */
@@ -76,6 +79,10 @@ struct cli_opt {
   { .kind = CLI_OPT_GROUP, .help = (H) }
 #define CLI_INCLUDE(T, F, TABLE)                                                                   \
   { .kind = CLI_OPT_INCLUDE, .offset = offsetof(T, F), .include = (TABLE) }
+/* The options of TABLE with their targets in this table's own target (a table of the command's
+ * own options shared by two of its tables, e.g. on files and under `infer`). */
+#define CLI_INCLUDE_HERE(TABLE)                                                                    \
+  { .kind = CLI_OPT_INCLUDE, .offset = 0, .include = (TABLE) }
 #define CLI_FLAG(S, L, T, F, H)                                                                    \
   {                                                                                                \
     .kind = CLI_OPT_FLAG, .short_name = (S), .long_name = (L), .help = (H),                        \
@@ -112,6 +119,12 @@ struct cli_opt {
   {                                                                                                \
     .kind = CLI_OPT_CALL, .short_name = (S), .long_name = (L), .arg = (A), .help = (H),            \
     .offset = offsetof(T, F), .call = (FN), .number = (NUMBER)                                     \
+  }
+/* CLI_CALL for a value that may be given once. */
+#define CLI_CALL_ONCE(S, L, A, T, F, FN, NUMBER, H)                                                \
+  {                                                                                                \
+    .kind = CLI_OPT_CALL, .short_name = (S), .long_name = (L), .arg = (A), .help = (H),            \
+    .offset = offsetof(T, F), .call = (FN), .number = (NUMBER), .once = 1                          \
   }
 #define CLI_END                                                                                    \
   { .kind = CLI_OPT_END }
