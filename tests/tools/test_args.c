@@ -302,6 +302,28 @@ static void test_help_wraps(void **state) {
   assert_string_equal(text, expected);
 }
 
+/* A table that starts with a group: its heading follows the usage's blank line. */
+static void test_help_group_first(void **state) {
+  (void)state;
+  FILE *captured = tmpfile();
+  assert_non_null(captured);
+  cli_help_print(&merge_spec, captured);
+  char text[2048];
+  rewind(captured);
+  size_t n = fread(text, 1, sizeof text - 1, captured);
+  text[n] = '\0';
+  fclose(captured);
+  const char *expected = "usage: cleave st merge RANK...\n"
+                         "\n"
+                         "Output options:\n"
+                         "  -o, --output OUTDIR  the output folder\n"
+                         "  -f, --force          replace existing outputs\n"
+                         "      --no-progress    no progress line\n"
+                         "      --max-shard-size SIZE  files of at most SIZE bytes\n"
+                         "  -h, --help           print this help\n";
+  assert_string_equal(text, expected);
+}
+
 static void expect_size(const char *text, uint64_t bytes) {
   uint64_t got = 0;
   if (cli_parse_size(text, &got) != 0) {
@@ -349,9 +371,13 @@ static void test_sizes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_values_and_targets), cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_once_and_here),      cmocka_unit_test(test_help),
-      cmocka_unit_test(test_help_wraps),         cmocka_unit_test(test_sizes),
+      cmocka_unit_test(test_values_and_targets),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_once_and_here),
+      cmocka_unit_test(test_help),
+      cmocka_unit_test(test_help_wraps),
+      cmocka_unit_test(test_help_group_first),
+      cmocka_unit_test(test_sizes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -380,7 +380,7 @@ typedef struct help_state {
   FILE *out;
   const char *cmd;
   size_t column;
-  int in_group;
+  int lines; /* option lines printed so far */
 } help_state;
 
 static void measure(void *ctx, const cli_opt *o) {
@@ -450,10 +450,12 @@ static void put_wrapped(help_state *h, const char *help, size_t at) {
 static void print_option(void *ctx, const cli_opt *o) {
   help_state *h = ctx;
   if (o->kind == CLI_OPT_GROUP) {
-    fprintf(h->out, "\n%s:\n", o->help);
-    h->in_group = 1;
+    /* A heading after options is set off by a blank line; one that comes first follows the
+     * blank line after the usage and the description. */
+    fprintf(h->out, "%s%s:\n", h->lines > 0 ? "\n" : "", o->help);
     return;
   }
+  h->lines++;
   char label[256];
   size_t n = help_label(o, label, sizeof label);
   fputs(label, h->out);
