@@ -116,9 +116,9 @@ static int run_bytes(const concat_inputs *in, const join_plan *p, uint64_t eleme
   for (size_t i = 0; i < in->count; i++) {
     const concat_input *c = &in->items[i];
     const int64_t *d = p->dims + i * p->rank;
-    items[i].fd = c->fd;
-    items[i].path = c->path;
-    items[i].data_offset = c->h.data_offset;
+    items[i].in.fd = c->fd;
+    items[i].in.path = c->path;
+    items[i].in.data_offset = c->h.data_offset;
     if (in->packed) {
       /* Bits, whole bytes per row (checked by the caller). */
       items[i].piece = tail_product(d, p->axis, p->rank, element) / 8;
@@ -154,9 +154,9 @@ static int run_packed(const concat_inputs *in, const join_plan *p, const cleave_
     return CLI_EXIT_SOFTWARE;
   }
   for (size_t i = 0; i < in->count; i++) {
-    items[i].fd = in->items[i].fd;
-    items[i].path = in->items[i].path;
-    items[i].data_offset = in->items[i].h.data_offset;
+    items[i].in.fd = in->items[i].fd;
+    items[i].in.path = in->items[i].path;
+    items[i].in.data_offset = in->items[i].h.data_offset;
     items[i].piece = (int64_t)tail_product(p->dims + i * p->rank, p->axis, p->rank, 1);
   }
   stream_concat_bits_job bj;
@@ -164,10 +164,7 @@ static int run_packed(const concat_inputs *in, const join_plan *p, const cleave_
   bj.count = in->count;
   bj.type = in->tensors[0].type;
   bj.rows = (int64_t)job->rows;
-  bj.outputs = job->outputs;
-  bj.write_header = job->write_header;
-  bj.header_ctx = job->header_ctx;
-  bj.progress = job->progress;
+  bj.sink = job->sink;
   int rc = stream_concat_bits(&bj);
   free(items);
   return rc;
@@ -193,10 +190,10 @@ static int write_output(const concat_options *o, const concat_inputs *in,
   stream_concat_job job;
   memset(&job, 0, sizeof job);
   job.count = in->count;
-  job.outputs = set;
-  job.write_header = write_header;
-  job.header_ctx = &h;
-  job.progress = &prog;
+  job.sink.outputs = set;
+  job.sink.write_header = write_header;
+  job.sink.header_ctx = &h;
+  job.sink.progress = &prog;
   /* Products of the output's dims before the axis: 0 when the output is empty (the product may
    * then be meaningless). */
   job.rows = 1;

@@ -134,9 +134,7 @@ static int stream_packed(const split_input *in, const split_result *res, stream_
   }
   if (!aligned) {
     stream_bits_job bj;
-    bj.in_fd = job->in_fd;
-    bj.in_path = job->in_path;
-    bj.data_offset = job->data_offset;
+    bj.in = job->in;
     bj.data_bytes = in->data_bytes;
     bj.type = pk->type;
     bj.outer = outer;
@@ -144,10 +142,7 @@ static int stream_packed(const split_input *in, const split_result *res, stream_
     bj.inner = inner;
     bj.lengths = res->lengths;
     bj.count = count;
-    bj.outputs = job->outputs;
-    bj.write_header = job->write_header;
-    bj.header_ctx = job->header_ctx;
-    bj.progress = job->progress;
+    bj.sink = job->sink;
     return stream_bits_split(&bj);
   }
   if (unit == 0) {
@@ -185,14 +180,14 @@ static int write_outputs(const op_options *o, split_input *in, const split_resul
   hctx.packed_bytes = in->packed_bytes;
   stream_job job;
   memset(&job, 0, sizeof job);
-  job.in_fd = in->fd;
-  job.in_path = o->input;
-  job.data_offset = in->h.data_offset;
+  job.in.fd = in->fd;
+  job.in.path = o->input;
+  job.in.data_offset = in->h.data_offset;
   job.count = res->info.num_outputs;
-  job.outputs = set;
-  job.write_header = write_header;
-  job.header_ctx = &hctx;
-  job.progress = &prog;
+  job.sink.outputs = set;
+  job.sink.write_header = write_header;
+  job.sink.header_ctx = &hctx;
+  job.sink.progress = &prog;
   rc = in->packed != NULL ? stream_packed(in, res, &job) : stream_bytes(in, res, &job);
   progress_finish(&prog);
   /* The report goes out before the commit: if stdout fails, the run fails and, like any failure,
