@@ -224,7 +224,7 @@ static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
   return rc;
 }
 
-/* The data of outputs g0..g1-1 (the frame of stream_group opened them). */
+/* The data of outputs g0..g1-1 (the frame of stream_outputs opened them). */
 static int split_group(void *ctx, size_t g0, size_t g1, stream_out *outs) {
   stream_ctx *c = ctx;
   (void)outs; /* c->outs, indexed by output modulo the group size */
@@ -252,9 +252,8 @@ int stream_split(const stream_job *job) {
   for (size_t i = 0; i < job->count && rc == 0; i++) {
     c.col[i + 1] = c.col[i] + (uint64_t)job->lengths[i] * job->unit;
   }
-  for (size_t g0 = 0; g0 < job->count && rc == 0; g0 += GROUP_SIZE) {
-    size_t g1 = job->count - g0 < GROUP_SIZE ? job->count : g0 + GROUP_SIZE;
-    rc = stream_group(&job->sink, g0, g1, c.outs, split_group, &c);
+  if (rc == 0) {
+    rc = stream_outputs(&job->sink, job->count, c.outs, split_group, &c);
   }
   free(c.chunk);
   free(c.staging);
@@ -262,8 +261,9 @@ int stream_split(const stream_job *job) {
   return rc;
 }
 
-int stream_group(const stream_sink *sink, size_t g0, size_t g1, stream_out *outs,
-                 stream_group_fn body, void *ctx) {
+/* One group of outputs: open, headers, body, close. */
+static int run_group(const stream_sink *sink, size_t g0, size_t g1, stream_out *outs,
+                     stream_group_fn body, void *ctx) {
   size_t opened = 0;
   int rc = 0;
   for (size_t i = g0; i < g1 && rc == 0; i++) {
@@ -283,6 +283,16 @@ int stream_group(const stream_sink *sink, size_t g0, size_t g1, stream_out *outs
     if (rc == 0) {
       rc = close_rc;
     }
+  }
+  return rc;
+}
+
+int stream_outputs(const stream_sink *sink, size_t count, stream_out *outs, stream_group_fn body,
+                   void *ctx) {
+  int rc = 0;
+  for (size_t g0 = 0; g0 < count && rc == 0; g0 += GROUP_SIZE) {
+    size_t g1 = count - g0 < GROUP_SIZE ? count : g0 + GROUP_SIZE;
+    rc = run_group(sink, g0, g1, outs, body, ctx);
   }
   return rc;
 }

@@ -4,7 +4,7 @@
  * checkpoint copy (tools/checkpoint) uses its chunk size; ir-run its writes. Every stream, the
  * split of packed data (stream_bits.h) and the joins (stream_concat.h, stream_concat_bits.h)
  * too, reads its inputs (stream_input) and writes its outputs (stream_sink) in the frame of
- * stream_group.
+ * stream_outputs.
  *
  * In C order (and, reversed, in Fortran order) the data is `rows` rows; each row holds the axis
  * dimension's `unit`-byte slices back to back, so output i takes, from every row, the bytes of
@@ -77,14 +77,15 @@ typedef struct stream_out {
 typedef int (*stream_group_fn)(void *ctx, size_t g0, size_t g1, stream_out *outs);
 
 /**
- * The frame of every stream, splits and joins alike: opens the temporary files of outputs
- * g0..g1-1 of `sink` (at most STREAM_GROUP_SIZE) into outs[0..g1-g0), writes each one's header,
- * runs `body` and closes them whatever failed. Returns 0 or the first failure's status
- * (CLI_EXIT_IOERR when opening or closing failed). The temporaries are left for the caller to
- * commit or abort.
+ * The frame of every stream, splits and joins alike: the `count` outputs of `sink`, a group of at
+ * most STREAM_GROUP_SIZE at a time: opens the temporary files of outputs g0..g1-1 into
+ * outs[0..g1-g0), writes each one's header, runs `body` on the group and closes them whatever
+ * failed; stops at the first failure. `outs` has room for min(count, STREAM_GROUP_SIZE) entries.
+ * Returns 0 or the first failure's status (CLI_EXIT_IOERR when opening or closing failed). The
+ * temporaries are left for the caller to commit or abort.
  */
-int stream_group(const stream_sink *sink, size_t g0, size_t g1, stream_out *outs,
-                 stream_group_fn body, void *ctx);
+int stream_outputs(const stream_sink *sink, size_t count, stream_out *outs, stream_group_fn body,
+                   void *ctx);
 
 /**
  * Whether the pieces of a row, which lie at byte offsets col[g0] to col[g1] of it (piece i from

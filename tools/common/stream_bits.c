@@ -176,7 +176,7 @@ static int piece_mode(bits_ctx *c, size_t g0, size_t g1) {
   return rc;
 }
 
-/* The data of outputs g0..g1-1 (the frame of stream_group opened them), then their unfinished
+/* The data of outputs g0..g1-1 (the frame of stream_outputs opened them), then their unfinished
  * last bytes, whose unused bits are zero. */
 static int bits_group(void *ctx, size_t g0, size_t g1, stream_out *outs) {
   bits_ctx *c = ctx;
@@ -231,9 +231,8 @@ int stream_bits_split(const stream_bits_job *job) {
     /* Rows mode reads the whole input once per group of outputs. */
     job->sink.progress->total *= groups;
   }
-  for (size_t g0 = 0; g0 < job->count && rc == 0; g0 += STREAM_GROUP_SIZE) {
-    size_t g1 = job->count - g0 < STREAM_GROUP_SIZE ? job->count : g0 + STREAM_GROUP_SIZE;
-    rc = stream_group(&job->sink, g0, g1, c.outs, bits_group, &c);
+  if (rc == 0) {
+    rc = stream_outputs(&job->sink, job->count, c.outs, bits_group, &c);
   }
   free(c.window);
   free(c.staging);

@@ -210,7 +210,7 @@ static int transpose_inputs(join_ctx *c) {
   return 0;
 }
 
-/* The output's data (the frame of stream_group opened it, output 0 of the one-output group). */
+/* The output's data (the frame of stream_outputs opened it: the one output). */
 static int join(void *ctx, size_t g0, size_t g1, stream_out *outs) {
   (void)g0;
   (void)g1;
@@ -251,7 +251,7 @@ int stream_concat(const stream_concat_job *job) {
   c.copier.report = job->sink.progress;
   stream_out out;
   if (rc == 0) {
-    rc = stream_group(&job->sink, 0, 1, &out, join, &c);
+    rc = stream_outputs(&job->sink, 1, &out, join, &c);
   }
   free(c.chunk);
   free(c.staging);

@@ -166,7 +166,7 @@ static int join_pieces(bits_ctx *c) {
   return 0;
 }
 
-/* The output's data (the frame of stream_group opened it, output 0 of the one-output group). */
+/* The output's data (the frame of stream_outputs opened it: the one output). */
 static int join(void *ctx, size_t g0, size_t g1, stream_out *outs) {
   (void)g0;
   (void)g1;
@@ -216,7 +216,7 @@ int stream_concat_bits(const stream_concat_bits_job *job) {
   c.out_name = out_set_final(job->sink.outputs, 0, c.out_path, sizeof c.out_path);
   stream_out out;
   if (rc == 0) {
-    rc = stream_group(&job->sink, 0, 1, &out, join, &c);
+    rc = stream_outputs(&job->sink, 1, &out, join, &c);
   }
   free(c.buf);
   free(c.mid);
