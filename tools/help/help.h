@@ -21,12 +21,4 @@ const char *help_gguf_text(const char *command, int *write_options);
 /** The options of the writing gguf commands, printed after their texts. */
 const char *help_gguf_write_options(void);
 
-/** The text of `command` when it is a joining command ("concat", "concat-from-sequence"), else
- * NULL; `*output_options` is set when their options (help_concat_options) follow it. The texts
- * are static. */
-const char *help_concat_text(const char *command, int *output_options);
-
-/** The output options of the joining commands, printed after their texts. */
-const char *help_concat_options(void);
-
 #endif /* CLEAVE_CLI_HELP_H */
