@@ -1,4 +1,4 @@
-/* Fuzz target: a model folder's config.json (tools/checkpoint/ckpt_config.c, jansson) and the
+/* Fuzz target: a model folder's config.json (tools/checkpoint/model/ckpt_config.c, jansson) and the
  * presets made from it (ckpt_preset.c), as `--preset` reads a downloaded model's file.
  *
  * A refusal must be CLI_EXIT_DATA (CLI_EXIT_SOFTWARE for an allocation failure) with a message

@@ -1,4 +1,4 @@
-/* Fuzz target: the manifest reader of `cleave st verify` (tools/checkpoint/ckpt_manifest_read.c).
+/* Fuzz target: the manifest reader of `cleave st verify` (tools/checkpoint/verify/ckpt_manifest_read.c).
  *
  * The input is a whole cleave-manifest.json, read from a memory file descriptor. A failure must
  * be CLI_EXIT_DATA (or CLI_EXIT_SOFTWARE for an allocation failure) with a message naming the

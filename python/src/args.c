@@ -113,6 +113,35 @@ int pcl_flag(PyObject *obj, const char *name, int64_t *value) {
   return 0;
 }
 
+int pcl_shape(PyObject *obj, Py_ssize_t index, int max_rank, int64_t *dims, size_t *rank) {
+  PyObject *seq = PySequence_Fast(obj, index < 0 ? "shape must be a sequence of ints"
+                                                 : "each shape must be a sequence of ints");
+  if (seq == NULL) {
+    return -1;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > max_rank) {
+    Py_DECREF(seq);
+    if (index < 0) {
+      PyErr_Format(PyExc_ValueError, "shape has %zd dimensions; at most %d are supported", n,
+                   max_rank);
+    } else {
+      PyErr_Format(PyExc_ValueError, "shapes[%zd] has %zd dimensions; at most %d are supported",
+                   index, n, max_rank);
+    }
+    return -1;
+  }
+  for (Py_ssize_t k = 0; k < n; k++) {
+    if (pcl_int64(PySequence_Fast_GET_ITEM(seq, k), index < 0 ? "shape" : "shapes", &dims[k]) < 0) {
+      Py_DECREF(seq);
+      return -1;
+    }
+  }
+  Py_DECREF(seq);
+  *rank = (size_t)n;
+  return 0;
+}
+
 int pcl_copy_mode(PyObject *obj, int *mode) {
   if (obj == NULL || obj == Py_None) {
     *mode = PCL_COPY_IF_NEEDED;

@@ -30,6 +30,11 @@ int pcl_int64(PyObject *obj, const char *name, int64_t *value);
  * (stored as given; the operator checks its range). TypeError for other types. */
 int pcl_flag(PyObject *obj, const char *name, int64_t *value);
 
+/* A shape given as a sequence of at most `max_rank` ints, into dims[0..*rank): a `shape`
+ * argument (index < 0), or item `index` of a `shapes` argument, as the messages name it.
+ * TypeError for a non-sequence or a non-int, ValueError for too many dims. */
+int pcl_shape(PyObject *obj, Py_ssize_t index, int max_rank, int64_t *dims, size_t *rank);
+
 /* copy=: None -> PCL_COPY_IF_NEEDED, True -> PCL_COPY_ALWAYS, False -> PCL_COPY_NEVER. */
 enum { PCL_COPY_IF_NEEDED = 0, PCL_COPY_ALWAYS = 1, PCL_COPY_NEVER = 2 };
 int pcl_copy_mode(PyObject *obj, int *mode);

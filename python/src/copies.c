@@ -1,10 +1,10 @@
 /* Fresh outputs from one block allocated by the library (see copies.h). */
 #include "copies.h"
 
-#include "errors.h"
 #include "run.h"
 
-/* The block of library-allocated outputs, freed when the last output array goes. */
+/* The block of library-allocated outputs, freed when the last output array goes: its outputs'
+ * pointers, or, for one output (a concat's), the block itself, which needs no list. */
 typedef struct {
   size_t count;
   void *outputs[];
@@ -16,45 +16,52 @@ static void alloc_block_destructor(PyObject *capsule) {
   PyMem_RawFree(b);
 }
 
-static PyObject *output_array(const pcl_input *in, const pcl_entry *e, size_t i, void *data,
-                              int writeable) {
-  npy_intp dims[PCL_MAX_RANK];
-  int nd;
+static void one_output_destructor(PyObject *capsule) {
+  void *output = PyCapsule_GetPointer(capsule, "cleave.output");
+  cleave_outputs_free(&output, 1);
+}
+
+/* Output i at `data` as an array whose base is `owner` (a new reference, or NULL). */
+static PyObject *output_array(const pcl_entry *e, const pcl_inputs *in, size_t i, void *data,
+                              PyObject *owner) {
+  npy_intp dims[PCL_MAX_RANK + 1];
+  int nd = pcl_entry_output_dims(e, i, in->packed, dims);
   PyArray_Descr *descr;
   if (in->packed) {
-    dims[0] = (npy_intp)cleave_plan_output_bytes(e->plan, i);
-    nd = 1;
     descr = PyArray_DescrFromType(NPY_UINT8);
   } else {
-    nd = pcl_output_dims(in, &e->info, cleave_plan_output_length(e->plan, i), dims);
-    descr = PyArray_DESCR(in->array);
+    descr = PyArray_DESCR(in->first.array);
     Py_INCREF(descr);
   }
-  return PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, data,
-                              writeable ? NPY_ARRAY_WRITEABLE : 0, NULL);
+  PyObject *v =
+      PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, data, NPY_ARRAY_WRITEABLE, NULL);
+  if (v == NULL) {
+    return NULL;
+  }
+  Py_INCREF(owner);
+  if (PyArray_SetBaseObject((PyArrayObject *)v, owner) < 0) {
+    Py_DECREF(v);
+    return NULL;
+  }
+  return v;
 }
 
-/* Packed inputs: the buffer must hold exactly the packed stream of the logical shape. */
-int pcl_check_packed_size(const pcl_input *in, const pcl_entry *e) {
-  int64_t n = 1;
-  for (size_t d = 0; d < in->rank; d++) {
-    n *= in->shape[d]; /* the plan was created, so the element count fits in int64 */
+/* Runs the plan into one block of the arena: the capsule that owns it (a new reference), with
+ * the outputs' pointers in *outputs (pointing into the capsule's block or at `one`). */
+static PyObject *run_into_block(const pcl_entry *e, pcl_inputs *in, int threads, size_t n,
+                                void **one, void ***outputs) {
+  int64_t bytes = pcl_inputs_bytes(in);
+  if (n == 1) {
+    *outputs = one;
+    if (pcl_run_alloc(e, in->data, one, threads, bytes) < 0) {
+      return NULL;
+    }
+    PyObject *owner = PyCapsule_New(*one, "cleave.output", one_output_destructor);
+    if (owner == NULL) {
+      cleave_outputs_free(one, 1);
+    }
+    return owner;
   }
-  int64_t bits = e->info.element_bits;
-  int64_t need = n / 8 * bits + (n % 8 * bits + 7) / 8;
-  if (PyArray_NBYTES(in->array) != need) {
-    char msg[200];
-    PyOS_snprintf(msg, sizeof msg,
-                  "the packed input holds %lld bytes but shape and dtype need %lld",
-                  (long long)PyArray_NBYTES(in->array), (long long)need);
-    pcl_raise(CLEAVE_ERROR_INVALID_SHAPE, msg);
-    return -1;
-  }
-  return 0;
-}
-
-PyObject *pcl_copy_alloc(pcl_entry *e, pcl_input *in, const pcl_request *req) {
-  size_t n = e->info.num_outputs;
   alloc_block *b = n >= ((size_t)PY_SSIZE_T_MAX - sizeof *b) / sizeof(void *)
                        ? NULL
                        : PyMem_RawCalloc(1, sizeof *b + (n + 1) * sizeof(void *));
@@ -62,15 +69,7 @@ PyObject *pcl_copy_alloc(pcl_entry *e, pcl_input *in, const pcl_request *req) {
     return PyErr_NoMemory();
   }
   b->count = n;
-  PyArrayObject *src = pcl_contiguous(in);
-  if (src == NULL) {
-    PyMem_RawFree(b);
-    return NULL;
-  }
-  int st = pcl_run_alloc(e->plan, PyArray_DATA(src), b->outputs, req->threads,
-                         pcl_release_gil(in, req->threads));
-  Py_DECREF(src);
-  if (st < 0) {
+  if (pcl_run_alloc(e, in->data, b->outputs, threads, bytes) < 0) {
     PyMem_RawFree(b);
     return NULL;
   }
@@ -78,23 +77,37 @@ PyObject *pcl_copy_alloc(pcl_entry *e, pcl_input *in, const pcl_request *req) {
   if (owner == NULL) {
     cleave_outputs_free(b->outputs, n);
     PyMem_RawFree(b);
+  }
+  *outputs = b->outputs;
+  return owner;
+}
+
+PyObject *pcl_copy_alloc(const pcl_entry *e, pcl_inputs *in, const pcl_request *req) {
+  if (pcl_inputs_contiguous(in) < 0) {
     return NULL;
   }
-  PyObject *seq = pcl_new_sequence(req, (Py_ssize_t)n);
-  for (size_t i = 0; seq != NULL && i < n; i++) {
-    PyObject *v = output_array(in, e, i, b->outputs[i], 1);
-    if (v == NULL) {
-      Py_CLEAR(seq);
-      break;
+  size_t n = pcl_entry_num_outputs(e);
+  void *one = NULL, **outputs = NULL;
+  PyObject *owner = run_into_block(e, in, req->threads, n, &one, &outputs);
+  if (owner == NULL) {
+    return NULL;
+  }
+  PyObject *result;
+  if (req->returns == PCL_RETURNS_ONE) {
+    result = output_array(e, in, 0, outputs[0], owner);
+    result = result == NULL ? NULL : pcl_hand_back(&in->first, result);
+  } else {
+    result = pcl_new_sequence(req, (Py_ssize_t)n);
+    for (size_t i = 0; result != NULL && i < n; i++) {
+      PyObject *v = output_array(e, in, i, outputs[i], owner);
+      if (v == NULL) {
+        Py_CLEAR(result);
+        break;
+      }
+      pcl_sequence_set(req, result, (Py_ssize_t)i, v);
     }
-    Py_INCREF(owner);
-    if (PyArray_SetBaseObject((PyArrayObject *)v, owner) < 0) {
-      Py_DECREF(v);
-      Py_CLEAR(seq);
-      break;
-    }
-    pcl_sequence_set(req, seq, (Py_ssize_t)i, v);
+    result = pcl_finish(&in->first, req, result);
   }
   Py_DECREF(owner);
-  return pcl_finish(in, req, seq);
+  return result;
 }

@@ -1,10 +1,11 @@
-/* cleave.split, variadic_split, split_to_sequence and onnx_split (see functions.h). */
+/* The module's operator functions, one per row of the operator table, with their docstrings
+ * (see functions.h). */
 #include "functions.h"
 
 #include "args.h"
 #include "execute.h"
-#include "input.h"
-#include "op_params.h"
+#include "inputs.h"
+#include "operators.h"
 
 #define COMMON_DOC                                                                                 \
   "Keywords of every operator function:\n"                                                         \
@@ -83,62 +84,141 @@ const char pcl_onnx_split_doc[] =
     "    >>> cleave.onnx_split(numpy.arange(5), num_outputs=2)\n"
     "    (array([0, 1, 2]), array([3, 4]))\n\n" COMMON_DOC;
 
-/* The keywords every operator function takes after its own. */
-#define COMMON_NAMES "copy", "out", "threads", "dtype", "shape"
-#define COMMON_COUNT 5
+#define CONCAT_COMMON_DOC                                                                          \
+  "Keywords:\n"                                                                                    \
+  "  out=x      write the output into this C-contiguous array of the output's dtype (exactly:\n"   \
+  "             no casting) and shape, which must not share memory with any input (checked\n"      \
+  "             before anything is written; np.concatenate(out=) would read inputs it had\n"       \
+  "             already overwritten); returns it.\n"                                               \
+  "  threads=n  copy on the library's pool of n threads (the GIL is released for copies of\n"      \
+  "             1 MiB and more and whenever n > 1).\n"                                             \
+  "  dtype=, shapes=  the inputs' element type where their dtype does not say it, as dtype= of\n"  \
+  "             the splits: a NumPy dtype or one of cleave's types NumPy lacks (cleave.bf16,\n"    \
+  "             ...). Same-sized elements are reinterpreted, never converted (np.concatenate's\n"  \
+  "             dtype= casts). For a packed type (cleave.u4, cleave.int4, ...) every input is a\n" \
+  "             uint8 buffer of packed elements, shapes= gives each input's logical shape, and\n"  \
+  "             the output is a uint8 array of the output's packed bytes.\n\n"                     \
+  "arrays: a list or tuple of NumPy arrays of one dtype (S/U strings; object arrays of str give\n" \
+  "the same str objects), objects with the buffer protocol, or tensors with __dlpack__ (CPU\n"     \
+  "memory: torch tensors, bfloat16 and bool included). The output is a fresh C-contiguous array\n" \
+  "from the module's output arena (see set_arena_limit), of the first input's kind (a torch\n"     \
+  "tensor when the first input is one). Non-contiguous inputs are made contiguous first.\n\n"      \
+  "Errors: cleave.Error (a ValueError) with .status, .status_name and .message, the C library's\n" \
+  "message naming the input and dimension at fault; MemoryError when memory runs out; TypeError\n" \
+  "for arguments of the wrong Python type.\n"
 
-static PyObject *run(cleave_op_kind kind, pcl_params *params, PyObject *const *args,
-                     Py_ssize_t nargs, PyObject *kwnames) {
-  PyObject *slots[1 + PCL_MAX_OP_PARAMS + COMMON_COUNT];
-  if (pcl_parse_args(params, args, nargs, kwnames, slots) < 0) {
+const char pcl_concat_doc[] =
+    "concat(arrays, axis=0, *, out=None, opset=None, threads=None, dtype=None, shapes=None)\n"
+    "--\n\n"
+    "np.concatenate and torch.cat, but one dtype exactly (nothing is cast) and, with opset 1-3\n"
+    "(ONNX Concat-1), a default axis of 1.\n\n"
+    "Joins the arrays along an existing axis: every input has the first's rank and dims except\n"
+    "on axis, where the output has their sum. opset=None is OpenVINO Concat-1 (every element\n"
+    "type, axis in [-rank, rank)); a number is the ONNX Concat in force at that opset (Concat-1,\n"
+    "-4, -11, -13: their type lists, no negative axis before 11, and Concat-1's own default\n"
+    "axis 1 when axis is not given). Unlike np.concatenate: no type promotion (float32 with\n"
+    "float64, or two byte orders, is an error), no axis=None (flattening), and arrays is a list\n"
+    "or tuple, not one array whose rows are joined. Returns one array.\n\n"
+    "Example:\n"
+    "    >>> cleave.concat([numpy.zeros((2, 1)), numpy.ones((2, 2))], axis=1)\n"
+    "    array([[0., 1., 1.],\n"
+    "           [0., 1., 1.]])\n\n" CONCAT_COMMON_DOC;
+
+const char pcl_concat_from_sequence_doc[] =
+    "concat_from_sequence(arrays, axis, new_axis=0, *, out=None, opset=11, threads=None,\n"
+    "                     dtype=None, shapes=None)\n"
+    "--\n\n"
+    "ONNX ConcatFromSequence-11: new_axis=0 is concat, new_axis=1 is np.stack and torch.stack;\n"
+    "unlike them, axis has no default.\n\n"
+    "new_axis=False or 0 joins the arrays along axis (in [-rank, rank)), as concat does;\n"
+    "new_axis=True or 1 stacks arrays of one shape along a new axis inserted at axis (in\n"
+    "[-rank-1, rank]). The fifteen ONNX tensor types (no bfloat16). It undoes\n"
+    "split_to_sequence(x, axis=axis, keepdims=False) with new_axis=1. Returns one array.\n\n"
+    "Example:\n"
+    "    >>> cleave.concat_from_sequence([numpy.arange(3), numpy.arange(3)], 0, new_axis=1)\n"
+    "    array([[0, 1, 2],\n"
+    "           [0, 1, 2]])\n\n" CONCAT_COMMON_DOC;
+
+/* What a family's functions take besides the operator's parameters: the data (first), and the
+ * keyword-only arguments after the parameters, in one order for both families so that `call`
+ * finds each in the same slot: out, threads, dtype, shape(s), and a split's copy. (The order of
+ * keyword-only arguments is not seen from Python; the docstrings give the signatures.) */
+typedef struct family_args {
+  const char *data;
+  const char *keywords[5];
+  int keyword_count;
+} family_args;
+
+static const family_args split_args = {"x", {"out", "threads", "dtype", "shape", "copy"}, 5};
+static const family_args concat_args = {"arrays", {"out", "threads", "dtype", "shapes"}, 4};
+
+#define MAX_ARGS (1 + PCL_MAX_OP_PARAMS + 5)
+
+/* A function's parser, made from its row on first use. */
+typedef struct function_parser {
+  pcl_params params;
+  const char *names[MAX_ARGS];
+  PyObject *interned[MAX_ARGS];
+} function_parser;
+
+static function_parser parsers[PCL_OPERATOR_COUNT];
+
+static pcl_params *parser_of(int index) {
+  function_parser *f = &parsers[index];
+  if (f->params.names == NULL) {
+    const pcl_operator *row = &pcl_operators[index];
+    const family_args *fa = row->family == PCL_SPLIT ? &split_args : &concat_args;
+    int n = 0;
+    f->names[n++] = fa->data;
+    for (int i = 0; i < row->count; i++) {
+      f->names[n++] = row->params[i];
+    }
+    for (int i = 0; i < fa->keyword_count; i++) {
+      f->names[n++] = fa->keywords[i];
+    }
+    f->params =
+        (pcl_params){row->name, f->names, n, 1 + row->positional, 1 + row->required, f->interned};
+  }
+  return &f->params;
+}
+
+static PyObject *call(int index, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  const pcl_operator *row = &pcl_operators[index];
+  PyObject *slots[MAX_ARGS];
+  if (pcl_parse_args(parser_of(index), args, nargs, kwnames, slots) < 0) {
     return NULL;
   }
-  int np = pcl_op_param_count[kind];
-  PyObject **common = slots + 1 + np;
-  pcl_request req;
-  req.out = common[1];
-  req.as_list = kind == CLEAVE_OP_SPLIT_TO_SEQUENCE;
-  if (pcl_copy_mode(common[0], &req.copy) < 0 || pcl_threads(common[2], &req.threads) < 0) {
+  PyObject *data = slots[0], **p = slots + 1, **kw = slots + 1 + row->count;
+  int split = row->family == PCL_SPLIT;
+  pcl_request req = {PCL_COPY_IF_NEEDED, kw[0], 1, row->returns};
+  if ((split && pcl_copy_mode(kw[4], &req.copy) < 0) || pcl_threads(kw[1], &req.threads) < 0) {
     return NULL;
   }
   pcl_op op;
-  if (pcl_build_op(kind, slots + 1, &op, NULL) < 0) {
+  if (row->build(row, p, &op, NULL) < 0) {
     pcl_op_clear(&op);
     return NULL;
   }
-  pcl_input in;
-  if (pcl_input_acquire(slots[0], common[3], common[4], &in) < 0) {
-    pcl_op_clear(&op);
-    return NULL;
+  pcl_inputs in;
+  PyObject *result = NULL;
+  if ((split ? pcl_inputs_acquire_one(data, kw[2], kw[3], &in)
+             : pcl_inputs_acquire(data, kw[2], kw[3], &in)) == 0) {
+    result = pcl_execute(&op, NULL, &in, &req);
   }
-  PyObject *result = pcl_execute(&op, NULL, &in, &req);
-  pcl_input_release(&in);
+  pcl_inputs_release(&in);
   pcl_op_clear(&op);
   return result;
 }
 
-#define DEFINE_OP(fn, kind, pyname, required, ...)                                                 \
+#define DEFINE_FUNCTION(fn, index)                                                                 \
   PyObject *fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {       \
     (void)self;                                                                                    \
-    static const char *const names[] = {"x", __VA_ARGS__, COMMON_NAMES};                           \
-    static PyObject *interned[sizeof names / sizeof names[0]];                                     \
-    static pcl_params params = {                                                                   \
-        pyname,   names,   (int)(sizeof names / sizeof names[0]), 1 + pcl_op_param_count_##kind,   \
-        required, interned};                                                                       \
-    return run(kind, &params, args, nargs, kwnames);                                               \
+    return call(index, args, nargs, kwnames);                                                      \
   }
 
-enum {
-  pcl_op_param_count_CLEAVE_OP_SPLIT = 2,
-  pcl_op_param_count_CLEAVE_OP_VARIADIC_SPLIT = 2,
-  pcl_op_param_count_CLEAVE_OP_SPLIT_TO_SEQUENCE = 4,
-  pcl_op_param_count_CLEAVE_OP_ONNX_SPLIT = 4
-};
-
-DEFINE_OP(pcl_split, CLEAVE_OP_SPLIT, "split", 2, "num_splits", "axis")
-DEFINE_OP(pcl_variadic_split, CLEAVE_OP_VARIADIC_SPLIT, "variadic_split", 2, "split_lengths",
-          "axis")
-DEFINE_OP(pcl_split_to_sequence, CLEAVE_OP_SPLIT_TO_SEQUENCE, "split_to_sequence", 1, "split",
-          "axis", "keepdims", "opset")
-DEFINE_OP(pcl_onnx_split, CLEAVE_OP_ONNX_SPLIT, "onnx_split", 1, "split", "axis", "num_outputs",
-          "opset")
+DEFINE_FUNCTION(pcl_split, PCL_OPERATOR_SPLIT)
+DEFINE_FUNCTION(pcl_variadic_split, PCL_OPERATOR_VARIADIC_SPLIT)
+DEFINE_FUNCTION(pcl_split_to_sequence, PCL_OPERATOR_SPLIT_TO_SEQUENCE)
+DEFINE_FUNCTION(pcl_onnx_split, PCL_OPERATOR_ONNX_SPLIT)
+DEFINE_FUNCTION(pcl_concat, PCL_OPERATOR_CONCAT)
+DEFINE_FUNCTION(pcl_concat_from_sequence, PCL_OPERATOR_CONCAT_FROM_SEQUENCE)

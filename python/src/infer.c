@@ -2,10 +2,9 @@
 #include "infer.h"
 
 #include "args.h"
-#include "concat_op.h"
 #include "dtypes.h"
 #include "errors.h"
-#include "op_params.h"
+#include "operators.h"
 
 #include <string.h>
 
@@ -171,8 +170,8 @@ static PyObject *infer(const pcl_op *op, unsigned unknown, cleave_type type,
                        const cleave_partial_shape *shape) {
   cleave_partial_info info;
   cleave_error err;
-  if (pcl_check(cleave_infer_partial(&op->c, unknown, type, shape, &info, NULL, 0, &err), &err) <
-      0) {
+  if (pcl_check(cleave_infer_partial(&op->c.split, unknown, type, shape, &info, NULL, 0, &err),
+                &err) < 0) {
     return NULL;
   }
   /* A zero-size input may have more output shapes than memory could list (dims_needed then
@@ -184,9 +183,9 @@ static PyObject *infer(const pcl_op *op, unsigned unknown, cleave_type type,
     return PyErr_NoMemory();
   }
   PyObject *result = NULL;
-  if (pcl_check(
-          cleave_infer_partial(&op->c, unknown, type, shape, &info, dims, info.dims_needed, &err),
-          &err) == 0) {
+  if (pcl_check(cleave_infer_partial(&op->c.split, unknown, type, shape, &info, dims,
+                                     info.dims_needed, &err),
+                &err) == 0) {
     result = result_of(&info, dims);
   }
   PyMem_Free(dims);
@@ -196,7 +195,7 @@ static PyObject *infer(const pcl_op *op, unsigned unknown, cleave_type type,
 /* Partial inference of a concat of the input shapes in `shapes` (a sequence of shapes, each as
  * `shape_from_object` takes one). Each input has PCL_MAX_RANK dims of room; the output one more
  * (a stacking adds an axis). */
-static PyObject *infer_concat(const pcl_concat_op *op, unsigned unknown, cleave_type type,
+static PyObject *infer_concat(const pcl_op *op, unsigned unknown, cleave_type type,
                               PyObject *shapes) {
   if (PyUnicode_Check(shapes)) {
     PyErr_SetString(PyExc_TypeError, "a concat's shape is a sequence of input shapes, one per "
@@ -225,7 +224,7 @@ static PyObject *infer_concat(const pcl_concat_op *op, unsigned unknown, cleave_
   cleave_partial_info info;
   cleave_dim out[PCL_MAX_RANK + 1];
   cleave_error err;
-  if (pcl_check(cleave_concat_infer_partial(&op->c, unknown, type, inputs, n, &info, out,
+  if (pcl_check(cleave_concat_infer_partial(&op->c.concat, unknown, type, inputs, n, &info, out,
                                             PCL_MAX_RANK + 1, &err),
                 &err) == 0) {
     result = result_of(&info, out);
@@ -235,22 +234,6 @@ done:
   PyMem_Free(dims);
   Py_DECREF(seq);
   return result;
-}
-
-/* cleave.infer of a concatenating operator: params are the function's (axis, new_axis, opset). */
-static PyObject *infer_concat_kind(cleave_concat_kind kind, PyObject *shapes, cleave_type type,
-                                   PyObject *params) {
-  PyObject *p[PCL_CONCAT_MAX_PARAMS] = {NULL};
-  int which = kind == CLEAVE_OP_CONCAT_FROM_SEQUENCE;
-  for (int i = 0; i < pcl_concat_param_count[which]; i++) {
-    p[i] = PyDict_GetItemString(params, pcl_concat_params[which][i]);
-  }
-  pcl_concat_op op;
-  unsigned unknown;
-  if (pcl_concat_build_op(kind, p, &op, &unknown) < 0) {
-    return NULL;
-  }
-  return infer_concat(&op, unknown, type, shapes);
 }
 
 PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -266,53 +249,35 @@ PyObject *pcl_infer_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     PyErr_SetString(PyExc_TypeError, "params must be a dict");
     return NULL;
   }
-  cleave_concat_kind concat_kind;
-  int not_concat = pcl_concat_kind_from_name(slots[0], &concat_kind);
-  if (not_concat < 0) {
+  const pcl_operator *row = pcl_operator_find(slots[0], PCL_ANY_FAMILY);
+  PyObject *p[PCL_MAX_OP_PARAMS];
+  if (row == NULL || pcl_operator_params(row, slots[3], 0, "infer", p) < 0) {
     return NULL;
   }
   cleave_type type;
   PyArray_Descr *descr;
   int packed;
-  if (not_concat == 0) {
-    if (pcl_type_from_object(slots[2], &type, &descr, &packed) < 0) {
-      return NULL;
-    }
-    Py_DECREF(descr);
-    return infer_concat_kind(concat_kind, slots[1], type, slots[3]);
-  }
-  cleave_op_kind kind;
-  if (pcl_kind_from_name(slots[0], &kind) < 0) {
-    if (PyErr_ExceptionMatches(PyExc_ValueError)) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_ValueError,
-                   "unknown operator %R: expected 'split', 'variadic_split', "
-                   "'split_to_sequence', 'onnx_split', 'concat' or 'concat_from_sequence'",
-                   slots[0]);
-    }
-    return NULL;
-  }
-  PyObject *p[PCL_MAX_OP_PARAMS] = {NULL};
-  for (int i = 0; i < pcl_op_param_count[kind]; i++) {
-    p[i] = PyDict_GetItemString(slots[3], pcl_op_params[kind][i]);
-  }
-  if (kind <= CLEAVE_OP_VARIADIC_SPLIT && p[0] == NULL) {
-    PyErr_Format(PyExc_TypeError, "infer of %U needs %s=", slots[0], pcl_op_params[kind][0]);
-    return NULL;
-  }
   if (pcl_type_from_object(slots[2], &type, &descr, &packed) < 0) {
     return NULL;
   }
   Py_DECREF(descr);
+  pcl_op op;
+  unsigned unknown;
+  PyObject *result = NULL;
+  if (row->family == PCL_CONCAT) {
+    /* The operator first, then the input shapes (a sequence of them). */
+    if (row->build(row, p, &op, &unknown) == 0) {
+      result = infer_concat(&op, unknown, type, slots[1]);
+    }
+    pcl_op_clear(&op);
+    return result;
+  }
   cleave_dim dims[PCL_MAX_RANK];
   cleave_partial_shape shape = {0, dims};
   if (shape_from_object(slots[1], dims, &shape.rank) < 0) {
     return NULL;
   }
-  pcl_op op;
-  unsigned unknown;
-  PyObject *result = NULL;
-  if (pcl_build_op(kind, p, &op, &unknown) == 0) {
+  if (row->build(row, p, &op, &unknown) == 0) {
     result = infer(&op, unknown, type, &shape);
   }
   pcl_op_clear(&op);

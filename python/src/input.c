@@ -20,27 +20,9 @@ static int packed_input(pcl_input *in, PyObject *shape) {
                     "a packed dtype= needs a C-contiguous buffer of bytes (uint8) as input");
     return -1;
   }
-  PyObject *seq = PySequence_Fast(shape, "shape must be a sequence of ints");
-  if (seq == NULL) {
+  if (pcl_shape(shape, -1, NPY_MAXDIMS, in->shape, &in->rank) < 0) {
     return -1;
   }
-  Py_ssize_t rank = PySequence_Fast_GET_SIZE(seq);
-  if (rank > NPY_MAXDIMS) {
-    Py_DECREF(seq);
-    PyErr_Format(PyExc_ValueError, "shape has %zd dimensions; at most %d are supported", rank,
-                 NPY_MAXDIMS);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < rank; i++) {
-    int64_t v;
-    if (pcl_int64(PySequence_Fast_GET_ITEM(seq, i), "shape", &v) < 0) {
-      Py_DECREF(seq);
-      return -1;
-    }
-    in->shape[i] = v;
-  }
-  Py_DECREF(seq);
-  in->rank = (size_t)rank;
   in->packed = 1;
   /* The byte count is checked against the plan (which sizes the packed stream) by the caller. */
   if (PyArray_NDIM(a) != 1) {

@@ -1,12 +1,9 @@
 /*
  * The _cleave extension module: the method table and the initialisation, above every file they
- * name. The functions live in functions.c, concat_functions.c, infer.c and arena.c, the types in
- * plan.c, concat_plan.c and dlpack.c, what the module keeps between calls in state.c.
+ * name. The functions live in functions.c, infer.c and arena.c, the types in plan.c and dlpack.c,
+ * what the module keeps between calls in state.c.
  */
 #include "arena.h"
-#include "concat_cache.h"
-#include "concat_functions.h"
-#include "concat_plan.h"
 #include "dlpack.h"
 #include "element_types.h"
 #include "functions.h"
@@ -45,7 +42,6 @@ static PyMethodDef methods[] = {
 static void module_free(void *module) {
   (void)module;
   pcl_plan_cache_clear();
-  pcl_concat_cache_clear();
   pcl_pools_release();
   pcl_arena_release();
 }
@@ -73,8 +69,8 @@ static int add(PyObject *m, const char *name, PyObject *value) {
 
 PyMODINIT_FUNC PyInit__cleave(void);
 PyMODINIT_FUNC PyInit__cleave(void) {
-  if (pcl_state_init() < 0 || PyType_Ready(&pcl_PlanType) < 0 ||
-      PyType_Ready(&pcl_ConcatPlanType) < 0 || PyType_Ready(&pcl_DLPackExporterType) < 0) {
+  if (pcl_state_init() < 0 || pcl_plan_types_ready() < 0 ||
+      PyType_Ready(&pcl_DLPackExporterType) < 0) {
     return NULL;
   }
   PyObject *m = PyModule_Create(&module_def);

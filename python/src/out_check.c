@@ -1,10 +1,10 @@
-/* out=: the caller's arrays checked, then filled (see out_check.h). */
+/* out= checked, then filled (see out_check.h). */
 #include "out_check.h"
 
 #include "errors.h"
 #include "foreign.h"
+#include "objects.h"
 #include "run.h"
-#include "views.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,10 +86,97 @@ static PyObject *out_error(const char *fmt, ...) {
   return pcl_raise(CLEAVE_ERROR_INVALID_ARGUMENT, msg);
 }
 
-/* Checks out[i] against output i and stores its data pointer; the arrays of DLPack producers are
- * wrapped through DLPack (views[i] owns the wrapper). */
-static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyObject *obj,
-                     void **ptr, byte_range *range, PyObject **wrapper) {
+/* What is wrong with an out= array. */
+typedef enum { FITS, NOT_AN_ARRAY, WRONG_DTYPE, WRONG_SHAPE, NOT_DENSE, READ_ONLY } problem;
+
+/* Whether `o` can receive output i of e's plan on `in` (its dims: dims[0..*nd)). */
+static problem fit(const pcl_entry *e, const pcl_inputs *in, size_t i, PyArrayObject *o,
+                   npy_intp *dims, int *nd) {
+  PyArray_Descr *got = PyArray_DESCR(o), *want = PyArray_DESCR(in->first.array);
+  if (in->packed ? PyArray_ITEMSIZE(o) != 1 : got != want && !PyArray_EquivTypes(got, want)) {
+    return WRONG_DTYPE;
+  }
+  *nd = pcl_entry_output_dims(e, i, in->packed, dims);
+  int same = PyArray_NDIM(o) == *nd;
+  for (int d = 0; same && d < *nd; d++) {
+    same = PyArray_DIM(o, d) == dims[d];
+  }
+  if (!same && in->packed && PyArray_NBYTES(o) == dims[0] && PyArray_IS_C_CONTIGUOUS(o)) {
+    same = 1; /* any shape of the right byte count */
+  }
+  if (!same) {
+    return WRONG_SHAPE;
+  }
+  if (!PyArray_IS_C_CONTIGUOUS(o)) {
+    return NOT_DENSE;
+  }
+  return PyArray_ISWRITEABLE(o) ? FITS : READ_ONLY;
+}
+
+/* A text for the messages: a dtype (a split's as repr() shows it, a concat's as str() does), or
+ * dims. A new reference, or NULL with an exception set. */
+static PyObject *dtype_text(int several, PyArray_Descr *descr) {
+  return several ? PyObject_Repr((PyObject *)descr) : PyObject_Str((PyObject *)descr);
+}
+
+static PyObject *dims_text(int nd, npy_intp *dims) {
+  PyObject *shape = PyArray_IntTupleFromIntp(nd, dims);
+  PyObject *text = shape == NULL ? NULL : PyObject_Str(shape);
+  Py_XDECREF(shape);
+  return text;
+}
+
+/*
+ * Raises the error of out= array i (`obj`, whose NumPy array is `o`) for `p`. The words differ
+ * as out= does: a split's out[i] receives output i of several, a concat's out the one output.
+ */
+static int refuse(const pcl_inputs *in, int several, Py_ssize_t i, PyObject *obj, PyArrayObject *o,
+                  problem p, int nd, npy_intp *dims) {
+  char out[32] = "out", output[40] = "the output has";
+  if (several) {
+    PyOS_snprintf(out, sizeof out, "out[%zd]", i);
+    PyOS_snprintf(output, sizeof output, "output %zd has", i);
+  }
+  PyObject *got = NULL, *want = NULL;
+  const char *what = "dtype", *whose = output;
+  switch (p) {
+  case NOT_AN_ARRAY:
+    PyErr_Format(PyExc_TypeError, "%s must be a NumPy array or a DLPack tensor, not %.100s", out,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  case WRONG_DTYPE:
+    whose = several ? "the outputs have" : "the output has";
+    got = dtype_text(several, PyArray_DESCR(o));
+    want = in->packed ? PyUnicode_FromString("uint8 (packed bytes)")
+                      : dtype_text(several, PyArray_DESCR(in->first.array));
+    break;
+  case WRONG_SHAPE:
+    what = "shape";
+    got = dims_text(PyArray_NDIM(o), PyArray_DIMS(o));
+    want = dims_text(nd, dims);
+    break;
+  case NOT_DENSE:
+    out_error("%s is not C-contiguous (%s written dense, row-major)", out,
+              several ? "outputs are" : "the output is");
+    return -1;
+  default:
+    out_error("%s is read-only", out);
+    return -1;
+  }
+  if (got != NULL && want != NULL) {
+    out_error("%s has %s %s but %s %s %s", out, what, PyUnicode_AsUTF8(got), whose, what,
+              PyUnicode_AsUTF8(want));
+  }
+  Py_XDECREF(got);
+  Py_XDECREF(want);
+  return -1;
+}
+
+/* Checks out= array i (`obj`) against output i of e's plan on `in`; keeps its NumPy array
+ * (*wrapper owns the one over a DLPack tensor's memory), data pointer and bytes. */
+static int check_out(const pcl_entry *e, const pcl_inputs *in, int several, Py_ssize_t i,
+                     PyObject *obj, PyArrayObject **array, PyObject **wrapper, void **ptr,
+                     byte_range *range) {
   PyArrayObject *o;
   if (PyArray_Check(obj)) {
     o = (PyArrayObject *)obj;
@@ -101,63 +188,15 @@ static int check_out(const pcl_input *in, const pcl_entry *e, Py_ssize_t i, PyOb
     *wrapper = (PyObject *)tmp.array;
     o = tmp.array;
   } else {
-    PyErr_Format(PyExc_TypeError, "out[%zd] must be a NumPy array or a DLPack tensor, not %.100s",
-                 i, Py_TYPE(obj)->tp_name);
-    return -1;
+    return refuse(in, several, i, obj, NULL, NOT_AN_ARRAY, 0, NULL);
   }
-  PyArray_Descr *want = in->packed ? NULL : PyArray_DESCR(in->array);
-  PyArray_Descr *got = PyArray_DESCR(o);
-  if (in->packed ? PyArray_ITEMSIZE(o) != 1 : (got != want && !PyArray_EquivTypes(got, want))) {
-    PyObject *w = want == NULL ? PyUnicode_FromString("uint8 (packed bytes)")
-                               : PyObject_Repr((PyObject *)want);
-    PyObject *g = PyObject_Repr((PyObject *)got);
-    if (w != NULL && g != NULL) {
-      out_error("out[%zd] has dtype %s but the outputs have dtype %s", i, PyUnicode_AsUTF8(g),
-                PyUnicode_AsUTF8(w));
-    }
-    Py_XDECREF(w);
-    Py_XDECREF(g);
-    return -1;
+  npy_intp dims[PCL_MAX_RANK + 1];
+  int nd = 0;
+  problem p = fit(e, in, (size_t)i, o, dims, &nd);
+  if (p != FITS) {
+    return refuse(in, several, i, obj, o, p, nd, dims);
   }
-  npy_intp dims[PCL_MAX_RANK];
-  int nd;
-  if (in->packed) {
-    dims[0] = (npy_intp)cleave_plan_output_bytes(e->plan, (size_t)i);
-    nd = 1;
-  } else {
-    nd = pcl_output_dims(in, &e->info, cleave_plan_output_length(e->plan, (size_t)i), dims);
-  }
-  int same = PyArray_NDIM(o) == nd;
-  for (int d = 0; same && d < nd; d++) {
-    same = PyArray_DIM(o, d) == dims[d];
-  }
-  if (!same && in->packed && PyArray_NBYTES(o) == dims[0] && PyArray_IS_C_CONTIGUOUS(o)) {
-    same = 1; /* any shape of the right byte count */
-  }
-  if (!same) {
-    PyObject *want_shape = PyArray_IntTupleFromIntp(nd, dims);
-    PyObject *got_shape = PyArray_IntTupleFromIntp(PyArray_NDIM(o), PyArray_DIMS(o));
-    if (want_shape != NULL && got_shape != NULL) {
-      PyObject *w = PyObject_Repr(want_shape), *g = PyObject_Repr(got_shape);
-      if (w != NULL && g != NULL) {
-        out_error("out[%zd] has shape %s but output %zd has shape %s", i, PyUnicode_AsUTF8(g), i,
-                  PyUnicode_AsUTF8(w));
-      }
-      Py_XDECREF(w);
-      Py_XDECREF(g);
-    }
-    Py_XDECREF(want_shape);
-    Py_XDECREF(got_shape);
-    return -1;
-  }
-  if (!PyArray_IS_C_CONTIGUOUS(o)) {
-    out_error("out[%zd] is not C-contiguous (outputs are written dense, row-major)", i);
-    return -1;
-  }
-  if (!PyArray_ISWRITEABLE(o)) {
-    out_error("out[%zd] is read-only", i);
-    return -1;
-  }
+  *array = o;
   *ptr = PyArray_DATA(o);
   range->start = PyArray_BYTES(o);
   range->end = range->start + PyArray_NBYTES(o);
@@ -169,18 +208,22 @@ static int overlaps(const byte_range *a, const byte_range *b) {
   return a->start < b->end && b->start < a->end;
 }
 
-/* The out= arrays of one call, checked: a tuple holding a reference to each (so that another
- * thread changing the caller's list while the GIL is released cannot free an array being
- * written; it is also the result), their data pointers, and the NumPy wrappers of DLPack ones. */
+/* The out= arrays of one call, checked: what was given, held (so that another thread changing
+ * the caller's list while the GIL is released cannot free an array being written; it is also
+ * the result), the arrays in it, their NumPy arrays (the NumPy wrappers of DLPack ones, owned by
+ * `wrappers`) and data pointers. */
 typedef struct {
-  PyObject *tuple;
+  PyObject *given; /* a split's arrays as a tuple, a concat's array itself */
+  PyObject **items;
   Py_ssize_t n;
+  PyArrayObject **arrays;
+  PyObject **wrappers;
   void **ptrs;
   byte_range *ranges;
-  PyObject **wrappers;
+  PyArrayObject *array_buf[16];
+  PyObject *wrap_buf[16];
   void *ptr_buf[16];
   byte_range range_buf[17];
-  PyObject *wrap_buf[16];
 } checked_outs;
 
 static void release_outs(checked_outs *c) {
@@ -188,25 +231,34 @@ static void release_outs(checked_outs *c) {
     Py_XDECREF(c->wrappers[i]);
   }
   if (c->ptrs != c->ptr_buf) {
+    PyMem_Free(c->arrays);
+    PyMem_Free(c->wrappers);
     PyMem_Free(c->ptrs);
     PyMem_Free(c->ranges);
-    PyMem_Free(c->wrappers);
   }
-  Py_CLEAR(c->tuple);
+  Py_CLEAR(c->given);
 }
 
-/* No output may share bytes with the input or another output. Compacts c->ranges. */
-static int check_overlaps(const pcl_input *in, checked_outs *c) {
-  byte_range input;
-  pcl_byte_extent(in->array, &input.start, &input.end);
+/* No output may share bytes with an input or another output. Compacts c->ranges. */
+static int check_overlaps(const pcl_inputs *in, int several, checked_outs *c) {
   byte_range *ranges = c->ranges;
+  for (Py_ssize_t k = 0; k < in->n; k++) {
+    byte_range input;
+    pcl_byte_extent(in->arrays[k], &input.start, &input.end);
+    for (Py_ssize_t i = 0; input.end > input.start && i < c->n; i++) {
+      if (ranges[i].end > ranges[i].start && overlaps(&ranges[i], &input)) {
+        if (several) {
+          out_error("out[%zd] overlaps the input", i);
+        } else {
+          out_error("out overlaps inputs[%zd]: the output must not share memory with an input", k);
+        }
+        return -1;
+      }
+    }
+  }
   Py_ssize_t m = 0; /* non-empty outputs, compacted */
   for (Py_ssize_t i = 0; i < c->n; i++) {
     if (ranges[i].end > ranges[i].start) {
-      if (input.end > input.start && overlaps(&ranges[i], &input)) {
-        out_error("out[%zd] overlaps the input", i);
-        return -1;
-      }
       ranges[m++] = ranges[i];
     }
   }
@@ -242,114 +294,108 @@ static int check_overlaps(const pcl_input *in, checked_outs *c) {
   return 0;
 }
 
-/* Checks out= against the plan's outputs (count, then each array, then overlaps). On failure
- * nothing has been written and c is released. */
-static int check_outs(pcl_entry *e, const pcl_input *in, PyObject *out, checked_outs *c) {
-  memset(c, 0, offsetof(checked_outs, ptr_buf));
+/* Holds out= in c: a split's list or tuple of arrays (one per output) as a tuple, a concat's one
+ * array as it is. */
+static int hold_given(const pcl_entry *e, PyObject *out, checked_outs *c) {
+  if (e->op.row->family == PCL_CONCAT) {
+    Py_INCREF(out);
+    c->given = out;
+    c->items = &c->given;
+    c->n = 1;
+    return 0;
+  }
   if (!PyList_Check(out) && !PyTuple_Check(out)) {
     PyErr_Format(PyExc_TypeError, "out must be a list or tuple of arrays, not %.100s",
                  Py_TYPE(out)->tp_name);
     return -1;
   }
-  c->tuple = PySequence_Tuple(out);
-  if (c->tuple == NULL) {
+  c->given = PySequence_Tuple(out);
+  if (c->given == NULL) {
     return -1;
   }
-  Py_ssize_t n = PyTuple_GET_SIZE(c->tuple);
-  if ((size_t)n != e->info.num_outputs) {
-    out_error("out has %zd arrays but the operator produces %zu outputs", n, e->info.num_outputs);
-    release_outs(c);
+  c->items = &PyTuple_GET_ITEM(c->given, 0);
+  c->n = PyTuple_GET_SIZE(c->given);
+  size_t n = pcl_entry_num_outputs(e);
+  if ((size_t)c->n != n) {
+    out_error("out has %zd arrays but the operator produces %zu outputs", c->n, n);
+    Py_CLEAR(c->given);
     return -1;
   }
+  return 0;
+}
+
+/* Checks out= against the plan's outputs (count, then each array, then overlaps). On failure
+ * nothing has been written and c is released. */
+static int check_outs(const pcl_entry *e, const pcl_inputs *in, PyObject *out, checked_outs *c) {
+  memset(c, 0, offsetof(checked_outs, array_buf));
+  if (hold_given(e, out, c) < 0) {
+    return -1;
+  }
+  Py_ssize_t n = c->n;
+  c->n = 0; /* no wrappers yet, for release_outs */
   if (n > 16) {
+    c->arrays = PyMem_Calloc((size_t)n, sizeof *c->arrays);
+    c->wrappers = PyMem_Calloc((size_t)n, sizeof *c->wrappers);
     c->ptrs = PyMem_Malloc((size_t)n * sizeof *c->ptrs);
     c->ranges = PyMem_Malloc((size_t)(n + 1) * sizeof *c->ranges);
-    c->wrappers = PyMem_Calloc((size_t)n, sizeof *c->wrappers);
-    if (c->ptrs == NULL || c->ranges == NULL || c->wrappers == NULL) {
-      PyMem_Free(c->ptrs);
-      PyMem_Free(c->ranges);
-      PyMem_Free(c->wrappers);
-      c->ptrs = NULL;
-      c->wrappers = NULL;
-      Py_CLEAR(c->tuple);
+    if (c->arrays == NULL || c->wrappers == NULL || c->ptrs == NULL || c->ranges == NULL) {
+      release_outs(c);
       PyErr_NoMemory();
       return -1;
     }
   } else {
+    c->arrays = c->array_buf;
+    c->wrappers = c->wrap_buf;
     c->ptrs = c->ptr_buf;
     c->ranges = c->range_buf;
-    c->wrappers = c->wrap_buf;
-    memset(c->wrap_buf, 0, sizeof c->wrap_buf);
+    memset(c->wrap_buf, 0, (size_t)n * sizeof *c->wrap_buf);
   }
   c->n = n;
-  PyObject **items = &PyTuple_GET_ITEM(c->tuple, 0);
+  int several = e->op.row->family == PCL_SPLIT;
   for (Py_ssize_t i = 0; i < n; i++) {
-    if (check_out(in, e, i, items[i], &c->ptrs[i], &c->ranges[i], &c->wrappers[i]) < 0) {
+    if (check_out(e, in, several, i, c->items[i], &c->arrays[i], &c->wrappers[i], &c->ptrs[i],
+                  &c->ranges[i]) < 0) {
       release_outs(c);
       return -1;
     }
   }
-  if (check_overlaps(in, c) < 0) {
+  if (check_overlaps(in, several, c) < 0) {
     release_outs(c);
     return -1;
   }
   return 0;
 }
 
+/* What out= gives back: what was given (a split's arrays as a list when req asks for one). */
 static PyObject *result_of(const pcl_request *req, checked_outs *c) {
   PyObject *result;
-  if (req->as_list) {
-    result = PySequence_List(c->tuple);
+  if (req->returns == PCL_RETURNS_LIST) {
+    result = PySequence_List(c->given);
   } else {
-    Py_INCREF(c->tuple);
-    result = c->tuple;
+    result = c->given;
+    Py_INCREF(result);
   }
   release_outs(c);
   return result;
 }
 
-PyObject *pcl_copy_into(pcl_entry *e, pcl_input *in, const pcl_request *req) {
+PyObject *pcl_copy_into(const pcl_entry *e, pcl_inputs *in, const pcl_request *req) {
   checked_outs c;
   if (check_outs(e, in, req->out, &c) < 0) {
     return NULL;
   }
-  PyArrayObject *src = pcl_contiguous(in);
-  if (src == NULL) {
-    release_outs(&c);
-    return NULL;
+  int st;
+  if (in->is_object) {
+    st = pcl_objects_into(e, in, c.arrays);
+  } else {
+    st = pcl_inputs_contiguous(in);
+    if (st == 0) {
+      st = pcl_run(e, in->data, c.ptrs, req->threads, pcl_inputs_bytes(in));
+    }
   }
-  int st =
-      pcl_run(e->plan, PyArray_DATA(src), c.ptrs, req->threads, pcl_release_gil(in, req->threads));
-  Py_DECREF(src);
   if (st < 0) {
     release_outs(&c);
     return NULL;
   }
-  return result_of(req, &c);
-}
-
-PyObject *pcl_copy_objects_into(const pcl_op *op, pcl_entry *e, pcl_input *in,
-                                const pcl_request *req) {
-  checked_outs c;
-  if (check_outs(e, in, req->out, &c) < 0) {
-    return NULL;
-  }
-  pcl_request as_views = *req;
-  as_views.as_list = 0;
-  PyObject *views = pcl_make_views(op, e, in, &as_views);
-  if (views == NULL) {
-    release_outs(&c);
-    return NULL;
-  }
-  /* NumPy copies the references, counting them. */
-  for (Py_ssize_t i = 0; i < c.n; i++) {
-    PyObject *dst = c.wrappers[i] != NULL ? c.wrappers[i] : PyTuple_GET_ITEM(c.tuple, i);
-    if (PyArray_CopyInto((PyArrayObject *)dst, (PyArrayObject *)PyTuple_GET_ITEM(views, i)) < 0) {
-      Py_DECREF(views);
-      release_outs(&c);
-      return NULL;
-    }
-  }
-  Py_DECREF(views);
   return result_of(req, &c);
 }

@@ -2,29 +2,13 @@
 #include "results.h"
 
 #include "dlpack.h"
-#include "run.h"
-
-int pcl_output_dims(const pcl_input *in, const cleave_split_info *info, int64_t length,
-                    npy_intp *dims) {
-  int nd = 0;
-  for (size_t d = 0; d < in->rank; d++) {
-    if (d == info->axis) {
-      if (!info->axis_removed) {
-        dims[nd++] = (npy_intp)length;
-      }
-    } else {
-      dims[nd++] = (npy_intp)in->shape[d];
-    }
-  }
-  return nd;
-}
 
 PyObject *pcl_new_sequence(const pcl_request *req, Py_ssize_t n) {
-  return req->as_list ? PyList_New(n) : PyTuple_New(n);
+  return req->returns == PCL_RETURNS_LIST ? PyList_New(n) : PyTuple_New(n);
 }
 
 void pcl_sequence_set(const pcl_request *req, PyObject *seq, Py_ssize_t i, PyObject *item) {
-  if (req->as_list) {
+  if (req->returns == PCL_RETURNS_LIST) {
     PyList_SET_ITEM(seq, i, item);
   } else {
     PyTuple_SET_ITEM(seq, i, item);
@@ -72,17 +56,4 @@ void pcl_byte_extent(PyArrayObject *a, char **start, char **end) {
   }
   *start = PyArray_BYTES(a) + lo;
   *end = PyArray_BYTES(a) + hi;
-}
-
-PyArrayObject *pcl_contiguous(pcl_input *in) {
-  if (PyArray_IS_C_CONTIGUOUS(in->array)) {
-    Py_INCREF(in->array);
-    return in->array;
-  }
-  return (PyArrayObject *)PyArray_FromAny((PyObject *)in->array, NULL, 0, 0, NPY_ARRAY_C_CONTIGUOUS,
-                                          NULL);
-}
-
-int pcl_release_gil(const pcl_input *in, int threads) {
-  return threads > 1 || PyArray_NBYTES(in->array) >= PCL_RELEASE_GIL_BYTES;
 }

@@ -1,26 +1,21 @@
 /*
- * What the ways of producing outputs share (views.c, copies.c, out_check.c for the splits, and
- * concat_execute.c, concat_out.c): the request, the outputs' shapes, the sequence they are
- * returned in, handing them back as the caller's kind, the bytes an array covers. Functions
- * returning int return 0, or -1 with an exception set.
+ * What the ways of producing outputs share (views.c, objects.c, copies.c, out_check.c): the
+ * request, the sequence outputs are returned in, handing them back as the caller's kind, the
+ * bytes an array covers. Functions returning int return 0, or -1 with an exception set.
  */
 #ifndef PCL_RESULTS_H
 #define PCL_RESULTS_H
 
 #include "input.h"
+#include "op.h"
 
 /* How a call wants its outputs. */
 typedef struct pcl_request {
-  int copy;      /* PCL_COPY_* (args.h) */
+  int copy;      /* PCL_COPY_* (args.h); a split's choice */
   PyObject *out; /* borrowed; NULL or None when not given */
   int threads;
-  int as_list; /* SplitToSequence returns a list */
+  pcl_returns returns; /* a tuple, a list (SplitToSequence), or the one output (the concats) */
 } pcl_request;
-
-/* Output shape for `length` on info's axis into dims (the input's dims, the axis' length replaced
- * or removed); returns the output's rank. */
-int pcl_output_dims(const pcl_input *in, const cleave_split_info *info, int64_t length,
-                    npy_intp *dims);
 
 /* A new tuple (or list, when req asks for one) of n items to be set; NULL on MemoryError. */
 PyObject *pcl_new_sequence(const pcl_request *req, Py_ssize_t n);
@@ -32,18 +27,12 @@ void pcl_sequence_set(const pcl_request *req, PyObject *seq, Py_ssize_t i, PyObj
  * with an exception set. */
 PyObject *pcl_hand_back(const pcl_input *in, PyObject *array);
 
-/* Hands the outputs in seq back as the caller's kind (DLPack producers get their own tensors).
+/* Hands the outputs in seq back as the kind of `in` (DLPack producers get their own tensors).
  * Steals seq (NULL passes through); returns a new reference or NULL with an exception set. */
 PyObject *pcl_finish(const pcl_input *in, const pcl_request *req, PyObject *seq);
 
 /* The bytes an array's elements may occupy, [*start, *end): for a strided array the extent its
  * bounds cover (empty for an array without elements). */
 void pcl_byte_extent(PyArrayObject *a, char **start, char **end);
-
-/* The input as a C-contiguous array: a new reference (the input itself when it is one). */
-PyArrayObject *pcl_contiguous(pcl_input *in);
-
-/* Whether a copy of `in` on `threads` threads releases the GIL (see PCL_RELEASE_GIL_BYTES). */
-int pcl_release_gil(const pcl_input *in, int threads);
 
 #endif

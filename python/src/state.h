@@ -34,9 +34,9 @@
 /* The largest rank the binding handles (at least NumPy's NPY_MAXDIMS: 32, 64 from NumPy 2). */
 #define PCL_MAX_RANK 64
 
-/* How many plans the one-shot functions keep (plan_cache.c, and as many concat plans in
- * concat_cache.c): enough for a loop that splits or joins a few different tensors, few enough
- * that a linear search costs a few nanoseconds. */
+/* How many plans the one-shot functions keep (plan_cache.c), splits and concats together: enough
+ * for a loop that splits or joins a few different tensors, few enough that a linear search costs
+ * a few nanoseconds. */
 #define PCL_PLAN_CACHE_SIZE 8
 
 /* How many thread pools (one per thread count asked for) the module keeps (pools.c). */
@@ -46,9 +46,8 @@
  * whose block rounds up to 288 MiB. */
 #define PCL_ARENA_DEFAULT_LIMIT ((size_t)512 << 20)
 
-struct pcl_entry;        /* a cached plan (plan_cache.h) */
-struct pcl_concat_entry; /* a cached concat plan (concat_cache.h) */
-struct pcl_arena_slot;   /* an output arena in use (arena.c) */
+struct pcl_entry;      /* a cached plan (plan_cache.h) */
+struct pcl_arena_slot; /* an output arena in use (arena.c) */
 
 typedef struct pcl_state {
   /* Created once by pcl_state_init and never released (the module lives as long as the
@@ -60,10 +59,6 @@ typedef struct pcl_state {
   /* plan_cache.c: the plans of recent one-shot calls, replaced round-robin. */
   struct pcl_entry *plan_cache[PCL_PLAN_CACHE_SIZE];
   unsigned plan_cache_next;
-
-  /* concat_cache.c: the plans of recent one-shot concats, the same way. */
-  struct pcl_concat_entry *concat_cache[PCL_PLAN_CACHE_SIZE];
-  unsigned concat_cache_next;
 
   /* pools.c: the built-in pools, created on first use of a thread count and kept (creating
    * threads per call would cost more than most copies). */

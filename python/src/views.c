@@ -1,5 +1,4 @@
-/* Outputs as views of the input, and the copies NumPy makes of object arrays' views (see
- * views.h). */
+/* A split's outputs as views of its input (see views.h). */
 #include "views.h"
 
 #include "errors.h"
@@ -11,7 +10,7 @@ static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input 
                       int64_t **owned) {
   *owned = NULL;
   if (entry != NULL) {
-    *info = entry->info;
+    *info = entry->info.split;
     if (info->num_outputs > cap) {
       *owned = PyMem_Calloc(info->num_outputs + 1, sizeof(int64_t));
       if (*owned == NULL) {
@@ -21,13 +20,14 @@ static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input 
       buf = *owned;
     }
     for (size_t i = 0; i < info->num_outputs; i++) {
-      buf[i] = cleave_plan_output_length(entry->plan, i);
+      buf[i] = cleave_plan_output_length(entry->plan.split, i);
     }
     *lengths = buf;
     return 0;
   }
   cleave_error err;
-  cleave_status st = cleave_infer(&op->c, in->type, in->shape, in->rank, info, buf, cap, &err);
+  cleave_status st =
+      cleave_infer(&op->c.split, in->type, in->shape, in->rank, info, buf, cap, &err);
   if (st == CLEAVE_ERROR_CAPACITY && info->num_outputs > cap) {
     /* PyMem_Calloc refuses a count whose byte size overflows: a zero-size input may have more
      * outputs than memory could list. */
@@ -37,7 +37,8 @@ static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input 
       return -1;
     }
     buf = *owned;
-    st = cleave_infer(&op->c, in->type, in->shape, in->rank, info, buf, info->num_outputs, &err);
+    st = cleave_infer(&op->c.split, in->type, in->shape, in->rank, info, buf, info->num_outputs,
+                      &err);
   }
   if (pcl_check(st, &err) < 0) {
     PyMem_Free(*owned);
@@ -49,7 +50,7 @@ static int lengths_of(const pcl_op *op, const pcl_entry *entry, const pcl_input 
 }
 
 /* Outputs as views of the input (any strides): what np.split returns. */
-PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in,
+PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, const pcl_input *in,
                          const pcl_request *req) {
   int64_t buf[64], *lengths, *owned;
   cleave_split_info info;
@@ -70,7 +71,7 @@ PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in
   PyObject *seq = pcl_new_sequence(req, (Py_ssize_t)info.num_outputs);
   char *data = PyArray_BYTES(a);
   for (size_t i = 0; seq != NULL && i < info.num_outputs; i++) {
-    nd = pcl_output_dims(in, &info, lengths[i], dims);
+    nd = pcl_split_output_dims(in->shape, in->rank, &info, lengths[i], dims);
     Py_INCREF(descr);
     PyObject *v = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, strides, data, flags, NULL);
     if (v == NULL) {
@@ -88,54 +89,4 @@ PyObject *pcl_make_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in
   }
   PyMem_Free(owned);
   return pcl_finish(in, req, seq);
-}
-
-/* Copies made by NumPy from views: object arrays, whose elements are references to count. */
-PyObject *pcl_copy_views(const pcl_op *op, const pcl_entry *entry, pcl_input *in,
-                         const pcl_request *req) {
-  pcl_request as_views = *req;
-  PyObject *seq = pcl_make_views(op, entry, in, &as_views);
-  if (seq == NULL) {
-    return NULL;
-  }
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject **items = PySequence_Fast_ITEMS(seq);
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *c = PyArray_NewCopy((PyArrayObject *)items[i], NPY_CORDER);
-    if (c == NULL) {
-      Py_DECREF(seq);
-      return NULL;
-    }
-    Py_SETREF(items[i], c);
-  }
-  return seq;
-}
-
-/* Every element of an object array must be a str (the library's variable-length strings). */
-int pcl_check_strings(PyArrayObject *a) {
-  NpyIter *iter = NpyIter_New(a, NPY_ITER_READONLY | NPY_ITER_REFS_OK | NPY_ITER_ZEROSIZE_OK,
-                              NPY_KEEPORDER, NPY_NO_CASTING, NULL);
-  if (iter == NULL) {
-    return -1;
-  }
-  int ok = 0;
-  if (NpyIter_GetIterSize(iter) > 0) {
-    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
-    char **ptr = NpyIter_GetDataPtrArray(iter);
-    npy_intp k = 0;
-    do {
-      PyObject *item = *(PyObject **)ptr[0];
-      if (item == NULL || !PyUnicode_Check(item)) {
-        PyErr_Format(PyExc_TypeError,
-                     "object arrays must hold str (variable-length strings); element %zd is "
-                     "%.100s",
-                     k, item == NULL ? "NULL" : Py_TYPE(item)->tp_name);
-        ok = -1;
-        break;
-      }
-      k++;
-    } while (next(iter));
-  }
-  NpyIter_Deallocate(iter);
-  return ok;
 }

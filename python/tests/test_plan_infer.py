@@ -38,6 +38,17 @@ def test_plan_named_dtype_and_errors():
         cleave.Plan("cut", (6,), "float32")
 
 
+@pytest.mark.parametrize("operator,param", [("split", "num_splits"),
+                                            ("variadic_split", "split_lengths")])
+def test_plan_without_its_needed_parameter(operator, param):
+    # With no keyword argument at all as with others: a TypeError naming the parameter (without
+    # keywords this used to read a NULL parameter and crash).
+    with pytest.raises(TypeError, match=f"Plan of {operator} needs {param}="):
+        cleave.Plan(operator, (6,), "float32")
+    with pytest.raises(TypeError, match=f"Plan of {operator} needs {param}="):
+        cleave.Plan(operator, (6,), "float32", axis=0)
+
+
 def test_plan_split_to_sequence_returns_lists():
     p = cleave.Plan("split_to_sequence", (3, 2), np.int64, axis=1, keepdims=0)
     x = np.arange(6).reshape(3, 2)

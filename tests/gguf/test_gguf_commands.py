@@ -350,7 +350,7 @@ def options(work):
                       "a,b"], ["--view '2,x'"]),
         ("unknown lengths", ["--tensor", "blk.0.w", "-a", "0", "-l", "?,?", "--into", "a,b"],
          ["lengths must be known"]),
-        ("shard options", ["--replicate", "x"], ["belong to 'gguf shard'"]),
+        ("shard options", ["--replicate", "x"], ["--replicate belongs to", "'gguf shard'"]),
         ("no output", ["--tensor"], ["--tensor"]),
     ]:
         args = split + extra if label != "no output" else ["gguf", "split", "m.gguf", "--tensor"]
@@ -387,7 +387,7 @@ def options(work):
         ("axis not GLOB=AXIS", ["-n", "2", "--axis", "blk"], ["'blk' is not GLOB=VALUE"]),
         ("unmatched", ["-n", "2", "--axis", "*=0", "--unmatched", "maybe"],
          ["'replicate' or 'error'"]),
-        ("split options", ["-n", "2", "--axis", "*=0", "--into", "a"], ["belong to 'gguf split'"]),
+        ("split options", ["-n", "2", "--axis", "*=0", "--into", "a"], ["--into belongs to 'gguf split'"]),
     ]:
         u.expect_failure("shard: " + label, shard + extra, work, 64, frags)
     u.expect_failure("shard: unmatched error", shard + ["-n", "2", "--axis", "blk.0.w=0",
@@ -408,7 +408,7 @@ def options(work):
                      ["PARTs are missing"])
     u.expect_failure("merge: no -o", ["gguf", "merge", "m.gguf"], work, 64, ["-o OUT.gguf"])
     u.expect_failure("merge: rules", ["gguf", "merge", "m.gguf", "-o", "x.gguf", "--tensor", "x"],
-                     work, 64, ["belong to 'gguf split'"])
+                     work, 64, ["belongs to 'gguf split'"])
     # Errors are never JSON: with --json too, the message on stderr and nothing on stdout.
     r = u.run(["gguf", "check", "--json", "nope.gguf"], work)
     check(r.returncode == 66 and r.stdout == "" and "cleave: error: " in r.stderr and

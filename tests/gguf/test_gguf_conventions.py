@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The conventions of `cleave gguf` shared with `cleave st` (tools/checkpoint/ckpt_rules.c): a
+"""The conventions of `cleave gguf` shared with `cleave st` (tools/checkpoint/rules/ckpt_rules.c): a
 rules file's lines split as a shell splits a command line, rules numbered from 1 on the command
 line and by FILE:LINE in a file, a glob that matches nothing explaining '[', counts in the
 singular for one, and errors that are never JSON."""

@@ -201,19 +201,19 @@ def errors(work):
     u.expect_failure("off the blocks", ["gguf", "reshard", "tp", "-o", "out", "-n", "8"] + RULES,
                      work, 65, ["blk.0.attn_q.weight", "Q8_0"])
     usage = [
-        (["merge", "tp", "-o", "out.gguf", "-n", "2"] + RULES, ["-n RANKS belongs to"]),
+        (["merge", "tp", "-o", "out.gguf", "-n", "2"] + RULES, ["-n belongs to"]),
         (["merge", "tp", "-o", "out.gguf", "--view", "x=2,-1"], ["--view, --replicate"]),
         (["merge", "tp"] + RULES, ["-o OUT.gguf is missing"]),
         (["reshard", "tp", "-o", "out"] + RULES, ["-n RANKS is missing"]),
         (["reshard", "tp", "-o", "out", "-n", "2"], ["no --axis GLOB=AXIS rule"]),
-        (["reshard", "-o", "out", "-n", "2"] + RULES, ["the RANK files are missing"]),
+        (["reshard", "-o", "out", "-n", "2"] + RULES, ["the RANK checkpoints are missing"]),
         (["reshard", "tp", "-n", "2"] + RULES, ["-o OUTDIR is missing"]),
         (["reshard", "tp", "-o", "out", "-n", "2", "--max-shard-size", "1M"] + RULES,
          ["--max-shard-size belongs to"]),
         (["reshard", "tp", "-o", "out", "-n", "0"] + RULES, ["-n RANKS must be from 1 to 4096"]),
         (["reshard", "tp", "-o", "out", "-n", "2", "--axis", "x"], ["'x' is not GLOB=VALUE"]),
         (["reshard", "tp", "-o", "out", "-n", "2", "--tensor", "x"] + RULES,
-         ["belong to 'gguf split'"]),
+         ["belongs to 'gguf split'"]),
     ]
     for args, fragments in usage:
         u.expect_failure(" ".join(args[:2]), ["gguf"] + args, work, 64, fragments)

@@ -1,4 +1,4 @@
-/* tools/checkpoint/ckpt_config: config.json's fields and their defaults (num_key_value_heads from
+/* tools/checkpoint/model/ckpt_config: config.json's fields and their defaults (num_key_value_heads from
  * num_attention_heads, head_dim from hidden_size), the quantization block, and every refusal:
  * the status and a message naming the file and the key. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* tools/checkpoint/ckpt_hash: the checksums of a file and its ranges in one pass, through reads
+/* tools/checkpoint/write/ckpt_hash: the checksums of a file and its ranges in one pass, through reads
  * and through mapped windows (files over two windows, ranges across window boundaries, empty
  * ranges, an empty file), each compared with libxxhash's one-shot XXH3-64 of the same bytes; a
  * file shorter than asked (both ways: through a mapping it raises SIGBUS, which must become an

@@ -38,7 +38,7 @@ def test_usage(work):
         ("no -o", merge + ["--axis", "a=0"], ["st merge: -o OUTDIR is missing"]),
         ("no --axis", merge + ["-o", "out"], ["st merge: no --axis GLOB=AXIS rule"]),
         ("merge -n", merge + ["-o", "out", "--axis", "a=0", "-n", "2"],
-         ["-n RANKS belongs to 'st reshard'"]),
+         ["-n belongs to 'st reshard'"]),
         ("reshard without -n", ["st", "reshard"] + files + ["-o", "out", "--axis", "a=0"],
          ["st reshard: -n RANKS is missing"]),
         ("reshard -n 0", ["st", "reshard"] + files + ["-o", "out", "--axis", "a=0", "-n", "0"],
@@ -56,7 +56,7 @@ def test_usage(work):
         ("--unmatched", merge + ["-o", "out", "--axis", "a=0", "--unmatched", "maybe"],
          ["--unmatched is 'replicate' or 'error', not 'maybe'"]),
         ("split's options", merge + ["-o", "out", "--axis", "a=0", "--tensor", "a"],
-         ["--tensor, -l, --into and --rules belong to 'st split'"]),
+         ["--tensor belongs to 'st split'"]),
         ("unknown option", merge + ["-o", "out", "--axis", "a=0", "--bogus"], ["--bogus"]),
     ]
     for size in ["5XB", "0", "0.0001KB", "GB", "1e3MB", "-1GB", ".GB", "1.5.GB", "5 GB", "",

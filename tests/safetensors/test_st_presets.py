@@ -311,8 +311,8 @@ def test_refusals(work):
                      ["st merge: --preset 'Llama' is not one of auto"])
     u.expect_failure("split has no --replicate-kv", ["st", "split", m, "-o", "x", "--preset",
                                                      "phi3", "--replicate-kv"],
-                     work, 64, ["st split: --replicate, --unmatched and --replicate-kv belong to "
-                                "the rank commands"])
+                     work, 64, ["st split: --replicate-kv belongs to 'st merge', 'st reshard' and "
+                                "'st shard'"])
     # A preset whose names are not the model's cuts nothing: refused, not replicated silently.
     os.makedirs(os.path.join(work, "other"))
     u.write_st(os.path.join(work, "other", "model.safetensors"),

@@ -66,19 +66,22 @@ static const cli_spec shard_spec;
 static const cli_spec merge_spec;
 static const cli_spec other_spec;
 static const cli_spec *const family[] = {&shard_spec, &merge_spec, &other_spec, NULL};
-static const cli_spec shard_spec = {"st shard",
-                                    "cleave {cmd} MODEL -o OUTDIR -n RANKS",
-                                    "Cuts MODEL for {cmd}.\n",
-                                    shard_table,
-                                    "Notes.\n",
-                                    family};
-static const cli_spec merge_spec = {"st merge", "cleave {cmd} RANK...", NULL, merge_table, NULL,
-                                    family};
+static const cli_spec shard_spec = {.name = "st shard",
+                                    .usage = "cleave {cmd} MODEL -o OUTDIR -n RANKS",
+                                    .about = "Cuts MODEL for {cmd}.\n",
+                                    .options = shard_table,
+                                    .notes = "Notes.\n",
+                                    .siblings = family};
+static const cli_spec merge_spec = {.name = "st merge",
+                                    .usage = "cleave {cmd} RANK...",
+                                    .options = merge_table,
+                                    .siblings = family};
 static const cli_opt other_table[] = {
     CLI_INT64('n', "num-splits", "NUM", command, ranks, "parts"),
     CLI_END,
 };
-static const cli_spec other_spec = {"st split", "cleave {cmd}", NULL, other_table, NULL, family};
+static const cli_spec other_spec = {
+    .name = "st split", .usage = "cleave {cmd}", .options = other_table, .siblings = family};
 
 /* Runs the parser over the words of `line` (NULL-terminated) with stderr captured into
  * `message` (may be NULL). */
@@ -150,6 +153,8 @@ static void test_values_and_targets(void **state) {
   assert_int_equal(args.positional_count, 2);
   assert_string_equal(args.positional[0], "model");
   assert_string_equal(args.positional[1], "-x");
+  assert_int_equal(args.options_before[0], 0);
+  assert_int_equal(args.options_before[1], 8);
   /* The options given, in order, and how they were spelled. */
   assert_int_equal(args.given_count, 8);
   char spelled[64];
@@ -195,18 +200,18 @@ static void test_errors(void **state) {
   expect_usage(&shard_spec, (const char *const[]){"-a", "bad", NULL}, "--axis 'bad' is refused");
 }
 
-/* A table of a command's own options used by two of its tables (CLI_INCLUDE_HERE), and a parser
+/* A table of a command's own options used by two of its tables (CLI_INCLUDE_SAME), and a parser
  * option that takes one value only (CLI_CALL_ONCE). */
 static const cli_opt own_table[] = {
     CLI_CALL_ONCE('k', "keep", "0|1", command, calls, record, 3, "keep it"),
     CLI_END,
 };
 static const cli_opt here_table[] = {
-    CLI_INCLUDE_HERE(own_table),
+    CLI_INCLUDE_SAME(own_table),
     CLI_INT64('n', "num-splits", "N", command, ranks, "parts"),
     CLI_END,
 };
-static const cli_spec here_spec = {"here", "cleave {cmd}", NULL, here_table, NULL, NULL};
+static const cli_spec here_spec = {.name = "here", .usage = "cleave {cmd}", .options = here_table};
 
 static void test_once_and_here(void **state) {
   (void)state;
@@ -283,7 +288,7 @@ static void test_help_wraps(void **state) {
                "two columns, so that it takes two lines\nand a line of its own"),
       CLI_END,
   };
-  static const cli_spec spec = {"x", "cleave x", NULL, table, NULL, NULL};
+  static const cli_spec spec = {.name = "x", .usage = "cleave x", .options = table};
   FILE *captured = tmpfile();
   assert_non_null(captured);
   cli_help_print(&spec, captured);
@@ -322,6 +327,71 @@ static void test_help_group_first(void **state) {
                          "      --max-shard-size SIZE  files of at most SIZE bytes\n"
                          "  -h, --help           print this help\n";
   assert_string_equal(text, expected);
+}
+
+/* Options tagged for some commands only: taken and listed where the command's tags allow. */
+static const cli_opt tag_table[] = {
+    {.kind = CLI_OPT_GROUP, .help = "Only for A", .tag = 1},
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "only-a",
+     .help = "a's",
+     .number = 1,
+     .offset = offsetof(command, mode),
+     .tag = 1},
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "only-b",
+     .help = "b's",
+     .number = 2,
+     .offset = offsetof(command, mode),
+     .tag = 2},
+    CLI_INT64('n', "num", "N", command, ranks, "both"),
+    CLI_END,
+};
+static const cli_spec b_spec;
+static const cli_spec *const both[] = {&b_spec, NULL};
+static const cli_spec a_spec = {.name = "a", .usage = "cleave a", .options = tag_table, .tags = 1};
+static const cli_spec b_spec = {
+    .name = "b", .usage = "cleave b", .options = tag_table, .siblings = both, .tags = 2};
+static const cli_spec ab_spec = {
+    .name = "ab", .usage = "cleave ab", .options = tag_table, .siblings = both, .tags = 3};
+
+static const cli_spec *const family_a[] = {&a_spec, NULL};
+static const cli_spec b_of_a = {
+    .name = "b", .usage = "cleave b", .options = tag_table, .siblings = family_a, .tags = 2};
+
+static void test_tags(void **state) {
+  (void)state;
+  command c;
+  cli_args args;
+  assert_int_equal(parse(&b_spec, &c, (const char *const[]){"--only-b", NULL}, &args, NULL, 0), 0);
+  assert_int_equal(c.mode, 2);
+  cli_args_free(&args);
+  /* A tagged option another command takes is named with it. */
+  expect_usage(&b_of_a, (const char *const[]){"--only-a", NULL}, "b: --only-a belongs to 'a'");
+  /* The help lists what the command takes; an empty group has no heading. */
+  FILE *captured = tmpfile();
+  assert_non_null(captured);
+  cli_help_print(&b_spec, captured);
+  char text[1024];
+  rewind(captured);
+  size_t n = fread(text, 1, sizeof text - 1, captured);
+  text[n] = '\0';
+  fclose(captured);
+  assert_string_equal(text, "usage: cleave b\n"
+                            "\n"
+                            "      --only-b  b's\n"
+                            "  -n, --num N   both\n"
+                            "  -h, --help    print this help\n");
+  /* The first option of a tag the command turned out not to take. */
+  assert_int_equal(
+      parse(&ab_spec, &c, (const char *const[]){"-n", "1", "--only-a", NULL}, &args, NULL, 0), 0);
+  size_t at = 9;
+  const cli_opt *foreign = cli_args_foreign(&args, 2, &at);
+  assert_non_null(foreign);
+  assert_string_equal(foreign->long_name, "only-a");
+  assert_int_equal(at, 1);
+  assert_null(cli_args_foreign(&args, 1, NULL));
+  cli_args_free(&args);
 }
 
 static void expect_size(const char *text, uint64_t bytes) {
@@ -378,6 +448,7 @@ int main(void) {
       cmocka_unit_test(test_help_wraps),
       cmocka_unit_test(test_help_group_first),
       cmocka_unit_test(test_sizes),
+      cmocka_unit_test(test_tags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,10 +14,11 @@
 #include "cmd_onnx_test.h"
 #endif
 
-/** st ls|check|split|shard: safetensors checkpoints (tools/safetensors). */
-int cmd_st(int argc, char **argv, int first);
-
-/** gguf ls|check|split|shard|merge: GGUF files (tools/gguf). */
-int cmd_gguf(int argc, char **argv, int first);
+#ifdef CLEAVE_HAVE_CHECKPOINT
+/* The checkpoint commands (tools/checkpoint/commands) and the formats they pin. */
+#include "ckpt_commands.h"
+#include "gguf_driver.h"
+#include "st_driver.h"
+#endif
 
 #endif /* CLEAVE_CLI_COMMANDS_H */

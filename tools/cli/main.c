@@ -22,14 +22,15 @@ static const cli_opt onnx_options[] = {
     CLI_END,
 };
 
-static const cli_spec onnx_spec = {
-    "onnx-test",
-    "cleave onnx-test [-q] DIR...",
+static const char onnx_about[] =
     "Runs ONNX backend node test folders (model.onnx and test_data_set_*) through the library\n"
-    "and compares the outputs. Available only in builds configured with -DCLEAVE_WITH_ONNX=ON.\n",
-    onnx_options,
-    NULL,
-    NULL,
+    "and compares the outputs. Available only in builds configured with -DCLEAVE_WITH_ONNX=ON.\n";
+
+static const cli_spec onnx_spec = {
+    .name = "onnx-test",
+    .usage = "cleave onnx-test [-q] DIR...",
+    .about = onnx_about,
+    .options = onnx_options,
 };
 
 static int onnx_missing(int argc, char **argv, int first) {
@@ -60,18 +61,29 @@ static int openvino_missing(int argc, char **argv, int first) {
 #define IR_RUN openvino_missing
 #endif
 
-#ifdef CLEAVE_HAVE_SAFETENSORS
-#define ST cmd_st
-#else
-static int safetensors_missing(int argc, char **argv, int first) {
-  (void)argc;
-  (void)argv;
-  (void)first;
-  return cli_error(
-      CLI_EXIT_SOFTWARE,
-      "st: this build has no safetensors support (install libjansson-dev and rebuild)");
+/* The checkpoint commands: `cleave st VERB` and `cleave gguf VERB` pin the format; `cleave VERB`
+ * finds it from the model. */
+#ifdef CLEAVE_HAVE_CHECKPOINT
+static int st_family(int argc, char **argv, int first) {
+  return ckpt_family_command(&st_driver, argc, argv, first);
 }
-#define ST safetensors_missing
+static int gguf_family(int argc, char **argv, int first) {
+  return ckpt_family_command(&gguf_driver, argc, argv, first);
+}
+#define ST st_family
+#define GGUF gguf_family
+#define CHECKPOINT ckpt_detected_command
+#else
+static int checkpoint_missing(int argc, char **argv, int first) {
+  (void)argc;
+  return cli_error(CLI_EXIT_SOFTWARE,
+                   "%s: this build has no checkpoint support (install libjansson-dev and "
+                   "rebuild)",
+                   argv[first - 1]);
+}
+#define ST checkpoint_missing
+#define GGUF checkpoint_missing
+#define CHECKPOINT checkpoint_missing
 #endif
 
 static int help_option(int argc, char **argv, int first);
@@ -98,9 +110,16 @@ static const cli_command commands[] = {
      "checks every Split/VariadicSplit layer of an OpenVINO IR model"},
     {"ir-run", IR_RUN, "ir-run",
      "runs an OpenVINO IR graph of Parameter/Const/splits/Result layers"},
-    {"st", ST, "st", "safetensors checkpoints: ls, check, split fused tensors, shard"},
-    {"gguf", cmd_gguf, "gguf",
-     "GGUF files (llama.cpp): ls, check, split fused tensors, shard, merge split sets"},
+    {"ls", CHECKPOINT, "ls", "a checkpoint's tensors (safetensors or GGUF, found by itself)"},
+    {"check", CHECKPOINT, "check", "checks every format rule of a checkpoint"},
+    {"shard", CHECKPOINT, "shard", "a checkpoint cut into tensor-parallel ranks"},
+    {"merge", CHECKPOINT, "merge",
+     "ranks joined back into one model, or a split set into one file"},
+    {"reshard", CHECKPOINT, "reshard", "ranks cut again into another number of ranks, in one pass"},
+    {"verify", CHECKPOINT, "verify", "a run's outputs against its manifest (and its inputs)"},
+    {"st", ST, "st", "safetensors checkpoints: ls, check, split, shard, merge, reshard, verify"},
+    {"gguf", GGUF, "gguf",
+     "GGUF files (llama.cpp): ls, check, split, shard, merge, reshard, verify"},
     {"help", help_command, "help [COMMAND]", "prints this text, or a command's help"},
     {"--help", help_option, NULL, NULL},
     {"-h", help_option, NULL, NULL},

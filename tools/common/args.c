@@ -26,10 +26,13 @@ typedef struct flat_table {
   size_t count;
 } flat_table;
 
-static void flatten(const cli_opt *table, size_t base, flat_table *out) {
+/* The entries of `table` a command of tags `tags` takes (args.h, cli_spec.tags). */
+static void flatten(const cli_opt *table, size_t base, unsigned tags, flat_table *out) {
   for (const cli_opt *o = table; o != NULL && o->kind != CLI_OPT_END; o++) {
     if (o->kind == CLI_OPT_INCLUDE) {
-      flatten(o->include, base + o->offset, out);
+      flatten(o->include, base + o->offset, tags, out);
+    } else if (o->tag != 0 && (o->tag & tags) == 0) {
+      continue;
     } else if (out->count < MAX_FLAT) {
       out->entries[out->count].opt = o;
       out->entries[out->count].offset = base + o->offset;
@@ -110,7 +113,7 @@ static int unknown(const parser *p, char c, const char *name, size_t len, const 
     }
     flat_table t;
     t.count = 0;
-    flatten((*s)->options, 0, &t);
+    flatten((*s)->options, 0, (*s)->tags, &t);
     if (find(&t, c, name, len) != NULL) {
       owners[count++] = (*s)->name;
     }
@@ -239,7 +242,7 @@ static int short_options(parser *p, int argc, char **argv, int *i) {
   const char *arg = argv[*i];
   for (const char *c = arg + 1; *c != '\0'; c++) {
     char typed[3] = {'-', *c, '\0'};
-    if (*c == 'h') {
+    if (*c == 'h' && !p->spec->no_help) {
       return CLI_HELP_SHOWN;
     }
     const flat_opt *e = find(&p->table, *c, NULL, 0);
@@ -263,7 +266,7 @@ static int long_option(parser *p, int argc, char **argv, int *i) {
   const char *name = arg + 2;
   const char *eq = strchr(name, '=');
   size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
-  if (len == 4 && strncmp(name, "help", 4) == 0) {
+  if (len == 4 && strncmp(name, "help", 4) == 0 && !p->spec->no_help) {
     return CLI_HELP_SHOWN;
   }
   const flat_opt *e = find(&p->table, 0, name, len);
@@ -287,18 +290,20 @@ int cli_parse(const cli_spec *spec, void *target, int argc, char **argv, int fir
   memset(args, 0, sizeof *args);
   parser *p = calloc(1, sizeof *p);
   args->positional = calloc((size_t)(argc > 0 ? argc : 1), sizeof *args->positional);
-  if (p == NULL || args->positional == NULL) {
+  args->options_before = calloc((size_t)(argc > 0 ? argc : 1), sizeof *args->options_before);
+  if (p == NULL || args->positional == NULL || args->options_before == NULL) {
     free(p);
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory parsing the command line");
   }
   p->spec = spec;
   p->target = target;
   p->args = args;
-  flatten(spec->options, 0, &p->table);
+  flatten(spec->options, 0, spec->tags, &p->table);
   int rc = 0, only_positional = 0;
   for (int i = first; i < argc && rc == 0; i++) {
     const char *arg = argv[i];
     if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+      args->options_before[args->positional_count] = args->given_count;
       args->positional[args->positional_count++] = argv[i];
     } else if (arg[1] != '-') {
       rc = short_options(p, argc, argv, &i);
@@ -317,7 +322,9 @@ int cli_parse(const cli_spec *spec, void *target, int argc, char **argv, int fir
 
 void cli_args_free(cli_args *args) {
   free(args->positional);
+  free(args->options_before);
   args->positional = NULL;
+  args->options_before = NULL;
   args->positional_count = 0;
 }
 
@@ -379,13 +386,21 @@ static size_t help_label(const cli_opt *o, char *buf, size_t size) {
 typedef struct help_state {
   FILE *out;
   const char *cmd;
+  unsigned tags;
   size_t column;
+  /* A group's heading, printed before its first option the command takes. */
+  const char *heading;
   int lines; /* option lines printed so far */
 } help_state;
 
+/* Whether the command of `h` takes option `o` (cli_spec.tags). */
+static int listed(const help_state *h, const cli_opt *o) {
+  return is_option(o) && (o->tag == 0 || (o->tag & h->tags) != 0);
+}
+
 static void measure(void *ctx, const cli_opt *o) {
   help_state *h = ctx;
-  if (is_option(o)) {
+  if (listed(h, o)) {
     char label[256];
     size_t n = help_label(o, label, sizeof label);
     if (n <= HELP_LABEL_MAX && n + 2 > h->column) {
@@ -450,10 +465,18 @@ static void put_wrapped(help_state *h, const char *help, size_t at) {
 static void print_option(void *ctx, const cli_opt *o) {
   help_state *h = ctx;
   if (o->kind == CLI_OPT_GROUP) {
+    /* A group of options for other commands (tagged) has no heading here. */
+    h->heading = o->tag == 0 || (o->tag & h->tags) != 0 ? o->help : NULL;
+    return;
+  }
+  if (!listed(h, o)) {
+    return;
+  }
+  if (h->heading != NULL) {
     /* A heading after options is set off by a blank line; one that comes first follows the
      * blank line after the usage and the description. */
-    fprintf(h->out, "%s%s:\n", h->lines > 0 ? "\n" : "", o->help);
-    return;
+    fprintf(h->out, "%s%s:\n", h->lines > 0 ? "\n" : "", h->heading);
+    h->heading = NULL;
   }
   h->lines++;
   char label[256];
@@ -477,7 +500,7 @@ void cli_help_print(const cli_spec *spec, FILE *out) {
     fputs("\n", out);
     put_text(spec->about, spec->name, out);
   }
-  help_state h = {out, spec->name, 0, 0};
+  help_state h = {out, spec->name, spec->tags, 0, NULL, 0};
   static const cli_opt help_opt = {
       .kind = CLI_OPT_FLAG, .short_name = 'h', .long_name = "help", .help = "print this help"};
   measure(&h, &help_opt);

@@ -79,10 +79,10 @@ struct cli_opt {
   { .kind = CLI_OPT_GROUP, .help = (H) }
 #define CLI_INCLUDE(T, F, TABLE)                                                                   \
   { .kind = CLI_OPT_INCLUDE, .offset = offsetof(T, F), .include = (TABLE) }
-/* The options of TABLE with their targets in this table's own target (a table of the command's
- * own options shared by two of its tables, e.g. on files and under `infer`). */
-#define CLI_INCLUDE_HERE(TABLE)                                                                    \
-  { .kind = CLI_OPT_INCLUDE, .offset = 0, .include = (TABLE) }
+/* A shared group whose targets are fields of this table's own struct (also a table of a
+ * command's own options shared by two of its tables, e.g. on files and under `infer`). */
+#define CLI_INCLUDE_SAME(TABLE)                                                                    \
+  { .kind = CLI_OPT_INCLUDE, .include = (TABLE) }
 #define CLI_FLAG(S, L, T, F, H)                                                                    \
   {                                                                                                \
     .kind = CLI_OPT_FLAG, .short_name = (S), .long_name = (L), .help = (H),                        \
@@ -145,6 +145,11 @@ typedef struct cli_spec {
   /** The commands near this one (NULL-terminated, NULL: none): an unknown option that one of
    * them takes is named with them ("--max-shard-size belongs to 'st merge' and 'st split'"). */
   const struct cli_spec *const *siblings;
+  /** The tags of the options this command takes beside the untagged ones: an option whose tag
+   * is not 0 is taken (and listed in --help) only when it shares a bit with `tags`. */
+  unsigned tags;
+  /** 1: -h and --help are not options here (a line of a rules file), else they print the help. */
+  int no_help;
 } cli_spec;
 
 /** The most options one command line may give (more is a usage error). */
@@ -152,8 +157,10 @@ typedef struct cli_spec {
 
 /** What cli_parse found beside the targets it filled. Free with cli_args_free. */
 typedef struct cli_args {
-  /** The arguments that are not options, in order (argv's strings). */
+  /** The arguments that are not options, in order (argv's strings), and for each how many
+   * options were given before it. */
   char **positional;
+  size_t *options_before;
   size_t positional_count;
   /** The options given, in order (their table entries), and whether each was given by its
    * short name ("-o", not "--output"). */

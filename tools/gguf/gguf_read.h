@@ -60,14 +60,15 @@ int gguf_read_fd(int fd, const char *path, uint64_t size, ckpt_file *out, gguf_i
  * the last '/'). Also returns CLI_EXIT_NOINPUT when it cannot be opened. */
 int gguf_read_file(const char *path, ckpt_file *out, gguf_info *info, tool_error *err);
 
+/** The header (everything before the data section) may not reach past this offset: what the
+ * reader allocates for the metadata is bounded by it, whatever the file claims. */
+#define GGUF_MAX_HEADER (128u << 20)
+
+/** The offset of the first byte of `text[0..n)` that is not valid UTF-8 (overlong forms,
+ * surrogates and code points above U+10FFFF included) or is NUL, or -1 when there is none. */
+int64_t gguf_utf8_error(const unsigned char *text, size_t n);
+
 /** Releases what `info` holds and zeroes it. */
 void gguf_info_free(gguf_info *info);
-
-/* Internal to the reader (gguf_read.c, gguf_read_meta.c). */
-struct gguf_source;
-/** Reads `count` metadata entries at the source's position into `out->meta` (then sorted by
- * key; duplicates refused) and their header order into info->order. */
-int gguf_read_metadata(struct gguf_source *s, uint64_t count, ckpt_file *out, gguf_info *info,
-                       tool_error *err);
 
 #endif /* CLEAVE_GGUF_READ_H */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf_source.h"
+#include "gguf_read.h"
 #include "gguf_value.h"
 
 /* A growing byte buffer. */

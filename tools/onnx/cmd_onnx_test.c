@@ -20,17 +20,16 @@ static const cli_opt ox_options[] = {
     CLI_END,
 };
 
-static const cli_spec ox_spec = {
-    "onnx-test",
-    "cleave onnx-test [-q] DIR...",
+static const char ox_about[] =
     "Runs ONNX backend test directories (model.onnx and test_data_set_*/input_*.pb,\n"
     "output_*.pb) with cleave and compares every output exactly, tensors and sequences,\n"
     "by the graph's declared output types. The graphs may use Split (versions 1, 2, 11,\n"
     "13, 18), SplitToSequence (11, 24), Concat (1, 4, 11, 13), ConcatFromSequence,\n"
     "SequenceConstruct, SequenceAt, SequenceLength and Constant; any other operator is\n"
     "reported as unsupported. Prints one line per directory:\n"
-    "'PASS DIR' or 'FAIL DIR: why'. Options may come anywhere before '--'.\n",
-    ox_options,
+    "'PASS DIR' or 'FAIL DIR: why'. Options may come anywhere before '--'.\n";
+
+static const char ox_notes[] =
     "exit status:\n"
     "  0   every directory passes\n"
     "  1   a test fails: unsupported operator or type, an operator rule broken,\n"
@@ -41,8 +40,14 @@ static const cli_spec ox_spec = {
     "  66  a file or directory cannot be opened or read\n"
     "  70  internal error (out of memory)\n"
     "When directories fail for different reasons, the status is the first of 66, 65, 70\n"
-    "and 1 that applies to one of them.\n",
-    NULL,
+    "and 1 that applies to one of them.\n";
+
+static const cli_spec ox_spec = {
+    .name = "onnx-test",
+    .usage = "cleave onnx-test [-q] DIR...",
+    .about = ox_about,
+    .options = ox_options,
+    .notes = ox_notes,
 };
 
 /* Orders failure statuses: the lower the rank, the more it matters for the exit status. */

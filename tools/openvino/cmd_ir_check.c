@@ -26,9 +26,7 @@ static const cli_opt check_options[] = {
     CLI_END,
 };
 
-static const cli_spec check_spec = {
-    "ir-check",
-    "cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]",
+static const char check_about[] =
     "Reads an OpenVINO IR model (versions 10 and 11) and checks every Split, VariadicSplit and\n"
     "Concat layer: the input shapes as their producers declare them (a Parameter's shape,\n"
     "otherwise the producing port's <dim>s), the axis and split_lengths from Const layers\n"
@@ -39,12 +37,19 @@ static const cli_spec check_spec = {
     "  OK             the declared outputs are what the inputs imply (or less precise)\n"
     "  MISMATCH       a declared output (or the data input port) contradicts the inference\n"
     "  RULE BROKEN    the inputs break a rule of the operator (the library's message)\n"
-    "  NOT CHECKABLE  the file lacks what the check needs (the reason is printed)\n",
-    check_options,
+    "  NOT CHECKABLE  the file lacks what the check needs (the reason is printed)\n";
+
+static const char check_notes[] =
     "Exit status: 0 every layer is OK; 1 some layer is not; 64 malformed command line; 65 the\n"
     "file is not valid IR (the message names the file, line and layer); 66 the .xml or .bin\n"
-    "cannot be opened.\n",
-    NULL,
+    "cannot be opened.\n";
+
+static const cli_spec check_spec = {
+    .name = "ir-check",
+    .usage = "cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]",
+    .about = check_about,
+    .options = check_options,
+    .notes = check_notes,
 };
 
 static void print_list(char **items, size_t n) {

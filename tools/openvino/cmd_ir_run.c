@@ -81,9 +81,7 @@ static const cli_opt run_options[] = {
     CLI_END,
 };
 
-static const cli_spec run_spec = {
-    "ir-run",
-    "cleave ir-run MODEL.xml --input NAME=FILE.npy ... [-o PREFIX] [OPTIONS]",
+static const char run_about[] =
     "Executes an OpenVINO IR graph made of Parameter, Const, Split, VariadicSplit, Concat and\n"
     "Result layers (chained to any depth) with the library, and writes Result k (in document\n"
     "order) to PREFIX_k.npy. Any other layer type is refused before anything runs. Each\n"
@@ -91,14 +89,21 @@ static const cli_spec run_spec = {
     "packed sub-byte and string Parameters (static shape) take a 1-D uint8 .npy of their bytes.\n"
     "Outputs keep their input's dtype and byte order; packed sub-byte types and strings are\n"
     "written as 1-D uint8 arrays of their bytes (strings in OpenVINO's packed string layout).\n"
-    "All tensors are held in memory.\n",
-    run_options,
+    "All tensors are held in memory.\n";
+
+static const char run_notes[] =
     "Exit status as for the split commands; 65 also for a model that is not valid IR or holds a\n"
     "layer ir-run does not run. On any failure no output is left behind.\n"
     "\n"
     "Example (the Split-1 example of the OpenVINO specification):\n"
-    "  cleave ir-run docs/examples/split-1.xml --input data=x.npy -o out/\n",
-    NULL,
+    "  cleave ir-run docs/examples/split-1.xml --input data=x.npy -o out/\n";
+
+static const cli_spec run_spec = {
+    .name = "ir-run",
+    .usage = "cleave ir-run MODEL.xml --input NAME=FILE.npy ... [-o PREFIX] [OPTIONS]",
+    .about = run_about,
+    .options = run_options,
+    .notes = run_notes,
 };
 
 static int parse_args(run_args *a, int argc, char **argv, int first) {

@@ -169,9 +169,7 @@ static int run_case(const demo_case *c) {
   return rc;
 }
 
-static const cli_spec demo_spec = {
-    "demo",
-    "cleave demo",
+static const char demo_about[] =
     "Runs, on built-in data and without files, the examples of the OpenVINO specifications\n"
     "(Split-1 of [6,12,10,24] along axis 1 into 3; VariadicSplit-1 with split_lengths [1,2,3]\n"
     "and [-1,2]) and two SplitToSequence examples (a scalar split with a remainder; keepdims 0),\n"
@@ -179,10 +177,12 @@ static const cli_spec demo_spec = {
     "once by offsets worked out from the output lengths alone, once by cleave's own inverse\n"
     "(Concat-1, or ConcatFromSequence-11 with new_axis 1 where the axis was removed).\n"
     "Exits with 0 when every round trip holds, 70 otherwise. The OpenVINO examples also exist as\n"
-    "IR nets in docs/examples/ (split-1.xml, variadic-split-1*.xml): see 'cleave ir-run'.\n",
-    NULL,
-    NULL,
-    NULL,
+    "IR nets in docs/examples/ (split-1.xml, variadic-split-1*.xml): see 'cleave ir-run'.\n";
+
+static const cli_spec demo_spec = {
+    .name = "demo",
+    .usage = "cleave demo",
+    .about = demo_about,
 };
 
 int cmd_demo(int argc, char **argv, int first) {

@@ -76,12 +76,12 @@ static const cli_opt sequence_join_own[] = {
  * own options and the inference options). */
 #define TABLES(OWN)                                                                                \
   static const cli_opt OWN##_file[] = {                                                            \
-      CLI_INCLUDE_HERE(OWN),                                                                       \
+      CLI_INCLUDE_SAME(OWN),                                                                       \
       CLI_INCLUDE(op_options, flags, op_output_options),                                           \
       CLI_END,                                                                                     \
   };                                                                                               \
   static const cli_opt OWN##_infer[] = {                                                           \
-      CLI_INCLUDE_HERE(OWN),                                                                       \
+      CLI_INCLUDE_SAME(OWN),                                                                       \
       CLI_INCLUDE(op_options, flags, op_infer_options),                                            \
       CLI_END,                                                                                     \
   }
@@ -145,9 +145,15 @@ static const cli_spec *const file_specs[COMMAND_COUNT + 1];
 static const cli_spec *const infer_specs[COMMAND_COUNT + 1];
 
 #define FILE_SPEC(NAME, OWN, USAGE, ABOUT, NOTES)                                                  \
-  { NAME, USAGE, ABOUT, OWN##_file, NOTES, file_specs }
+  {                                                                                                \
+    .name = NAME, .usage = USAGE, .about = ABOUT, .options = OWN##_file, .notes = NOTES,           \
+    .siblings = file_specs                                                                         \
+  }
 #define INFER_SPEC(NAME, OWN, USAGE)                                                               \
-  { "infer " NAME, USAGE, infer_about, OWN##_infer, infer_notes, infer_specs }
+  {                                                                                                \
+    .name = "infer " NAME, .usage = USAGE, .about = infer_about, .options = OWN##_infer,           \
+    .notes = infer_notes, .siblings = infer_specs                                                  \
+  }
 
 static const cli_spec specs[] = {
     FILE_SPEC("split", split_own, "cleave split -a AXIS -n NUM_SPLITS [OUTPUT OPTIONS] INPUT.npy",
@@ -242,13 +248,13 @@ static const cli_opt infer_table[] = {
 };
 
 const cli_spec op_infer_spec = {
-    "infer",
-    "cleave infer OP [OP OPTIONS] --shape SHAPE [--dtype TYPE] [--json]\n"
-    "       cleave infer concat|concat-from-sequence [OP OPTIONS] --shape SHAPE... [--dtype TYPE]",
-    infer_about,
-    infer_table,
-    "OP is split, variadic-split, split-to-sequence, onnx-split, concat or\n"
-    "concat-from-sequence; 'cleave infer OP --help' lists its options.\n"
-    "\n" UNKNOWN_VALUES,
-    NULL,
+    .name = "infer",
+    .usage = "cleave infer OP [OP OPTIONS] --shape SHAPE [--dtype TYPE] [--json]\n"
+             "       cleave infer concat|concat-from-sequence [OP OPTIONS] --shape SHAPE... "
+             "[--dtype TYPE]",
+    .about = infer_about,
+    .options = infer_table,
+    .notes = "OP is split, variadic-split, split-to-sequence, onnx-split, concat or\n"
+             "concat-from-sequence; 'cleave infer OP --help' lists its options.\n"
+             "\n" UNKNOWN_VALUES,
 };

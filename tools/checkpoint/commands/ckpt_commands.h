@@ -1,0 +1,173 @@
+/*
+ * The checkpoint commands, each written once over the formats' drivers (ckpt_driver.h): ls,
+ * check, split, shard, merge, reshard and verify. `cleave st VERB` and `cleave gguf VERB` pin the
+ * format; `cleave VERB` (but split, which is the .npy operator there) finds it from the model.
+ *
+ * The entry points are the first two functions; the rest is what the verbs' files (inspect.c,
+ * split.c, ranks.c, verify.c) share with command.c: the invocation, the option groups every
+ * writing verb takes, loading, and running a plan.
+ */
+#ifndef CLEAVE_CKPT_COMMANDS_H
+#define CLEAVE_CKPT_COMMANDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "ckpt_driver.h"
+#include "ckpt_plan.h"
+#include "ckpt_preset.h"
+#include "ckpt_rank_options.h"
+#include "ckpt_report.h"
+#include "ckpt_rules.h"
+
+/** `cleave st|gguf VERB ...`: argv[first] is the verb; `driver` pins the format. Returns the
+ * process exit status (docs/cli.md, "Errors and exit status"). */
+int ckpt_family_command(const ckpt_driver *driver, int argc, char **argv, int first);
+
+/** `cleave VERB ...` (ls, check, shard, merge, reshard, verify): argv[first - 1] is the verb;
+ * the format is the model's (the first driver whose probe takes it). Returns an exit status. */
+int ckpt_detected_command(int argc, char **argv, int first);
+
+/* ---- what the verbs share (internal to tools/checkpoint/commands) ------------------------- */
+
+/** The verbs, in the order of the help. */
+typedef enum ckpt_verb {
+  CKPT_LS,
+  CKPT_CHECK,
+  CKPT_SPLIT,
+  CKPT_SHARD,
+  CKPT_MERGE,
+  CKPT_RESHARD,
+  CKPT_VERIFY,
+  CKPT_VERB_COUNT
+} ckpt_verb;
+
+/** --preset and the options that go with it (safetensors models: Hugging Face's names). */
+typedef struct ckpt_preset_args {
+  /** --preset NAME|auto (NULL: none), --replicate-kv, --qkv-layout (a CKPT_QKV_*; -1: not
+   * given). */
+  const char *name;
+  int replicate_kv;
+  int qkv_layout;
+} ckpt_preset_args;
+
+/** Every option of every verb lands here (each verb's table sets its own). Strings point into
+ * argv. */
+typedef struct ckpt_args {
+  /** -o, -f, --sync, --dry-run, --json, -q, --no-progress, --no-sidecar (the writing verbs);
+   * --json and -q (ls, check, verify). */
+  ckpt_run_options run;
+  /** --max-shard-size in bytes (0: not given). */
+  uint64_t max_shard_size;
+  /** shard, merge, reshard: -n, --axis, --view, --replicate, --unmatched. */
+  ckpt_rank_rules ranks;
+  /** split: --tensor ... --into and --rules. */
+  ckpt_rule_set rules;
+  ckpt_preset_args preset;
+  /** --quant-block B0,B1. */
+  ckpt_quant quant;
+  /** ls: --glob, --metadata; check: --strict. */
+  const char *glob;
+  int metadata, strict;
+  /** verify: the --against inputs (and the positionals after --against). */
+  const char **against;
+  size_t against_count;
+} ckpt_args;
+
+/** One run of a verb. */
+typedef struct ckpt_command {
+  ckpt_verb verb;
+  /** The format: pinned by the command's word, or found from the model (NULL until then). */
+  const ckpt_driver *driver;
+  /** The command as messages, the JSON report and the manifest name it: "st shard" (once the
+   * format is known, also when the user typed `cleave shard`), else "shard". */
+  char name[32];
+  int argc;
+  char **argv;
+  int first;
+  ckpt_args args;
+  cli_args parsed;
+} ckpt_command;
+
+/** How a verb runs: after its options were parsed into c->args (0 or an exit status). */
+typedef int (*ckpt_verb_run)(ckpt_command *c);
+
+/** The option groups of the writing verbs (their targets are ckpt_args fields: include them with
+ * CLI_INCLUDE_SAME). */
+extern const cli_opt ckpt_write_options[];
+extern const cli_opt ckpt_size_option[];
+extern const cli_opt ckpt_quant_option[];
+/** --preset, --replicate-kv and --qkv-layout of shard, merge and reshard; --preset and
+ * --qkv-layout of split (model_options.c). */
+extern const cli_opt ckpt_preset_options[];
+extern const cli_opt ckpt_split_preset_options[];
+
+/** The end of the writing verbs' help: the copy buffers and the write thread. */
+#define CKPT_WRITE_NOTES                                                                           \
+  "CLEAVE_CHUNK_BYTES (default 1048576) sets the size of the two copy buffers. With two\n"         \
+  "CPUs or more the outputs are written by a second thread while the first reads, gathers\n"       \
+  "and checksums; CLEAVE_WRITE_THREAD=0 keeps all the work on one.\n"
+
+/** The drivers, in the order their probes are tried (NULL-terminated). */
+extern const ckpt_driver *const ckpt_drivers[];
+
+/** Every format's bit. */
+#define CKPT_ALL_FORMATS (CKPT_FORMAT_ST | CKPT_FORMAT_GGUF)
+
+/** The verb's word: "shard". */
+const char *ckpt_verb_word(ckpt_verb verb);
+
+/** The formats the command line pins or that the models may be (the tags of its options). */
+unsigned ckpt_command_tags(const ckpt_command *c);
+
+/** Sets c->name from the verb and the format once known ("st shard", else "shard"). */
+void ckpt_command_set_name(ckpt_command *c);
+
+/** Finds the format of `path` when no word pinned it, sets c->driver and c->name, and refuses an
+ * option of another format that the command line gave. Returns 0, or an exit status after
+ * printing the error: CLI_EXIT_NOINPUT (nothing at `path`), CLI_EXIT_DATA (no driver takes it),
+ * CLI_EXIT_USAGE (an option of another format). */
+int ckpt_command_find_format(ckpt_command *c, const char *path);
+
+/** Prints `err` (its control characters made inert) and returns its status. */
+int ckpt_command_report(tool_error *err);
+
+/** The writing verbs' plan, finished by the format and run (ckpt_run_plan: --dry-run, the
+ * all-or-nothing write, the report). `finish` gives the format's sizing. Returns an exit
+ * status. */
+int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
+                       const ckpt_finish_options *finish);
+
+/** -- the model options of safetensors models (commands/model_options.c) -- */
+
+/** --preset's, --qkv-layout's and --replicate-kv's checks against each other (64). */
+int ckpt_preset_args_check(const ckpt_command *c, int split);
+
+/** The split rules of --preset for the model at `model` (its config.json), or none without
+ * --preset. Returns 0 or an exit status (reported). */
+int ckpt_preset_split_rules(const ckpt_command *c, const char *model, ckpt_preset_split *ps);
+
+/** The preset's rules appended to the command line's rank rules (`*preset`, to free with
+ * ckpt_preset_free, holds them; `*command_axes` the command line's --axis count). Returns 0 or
+ * an exit status (reported). */
+int ckpt_preset_rank_rules(ckpt_command *c, const char *model, ckpt_preset *preset,
+                           size_t *command_axes);
+
+/** Gives model `m` (loaded from `model`) the block size of its FP8 scales: --quant-block's, or
+ * config.json's when the model has scales. Returns 0 or an exit status (reported). */
+int ckpt_model_quant(const ckpt_command *c, ckpt_model *m, const char *model);
+
+/** The verbs (their files). */
+int ckpt_run_inspect(ckpt_command *c);
+int ckpt_run_split(ckpt_command *c);
+int ckpt_run_ranks(ckpt_command *c);
+int ckpt_run_verify(ckpt_command *c);
+
+/** Each verb's option table and help text (cli_spec without name, siblings or tags). */
+extern const cli_spec ckpt_inspect_specs[2];
+extern const cli_spec ckpt_split_spec;
+extern const cli_spec ckpt_rank_specs[3];
+extern const cli_spec ckpt_verify_spec;
+
+#endif /* CLEAVE_CKPT_COMMANDS_H */

@@ -1,0 +1,181 @@
+/* What the checkpoint verbs share: the drivers, finding the format, the option groups of the
+ * writing verbs, and running a plan (ckpt_commands.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ckpt_commands.h"
+#include "cli_util.h"
+#include "gguf_driver.h"
+#include "st_driver.h"
+
+const ckpt_driver *const ckpt_drivers[] = {&gguf_driver, &st_driver, NULL};
+
+const char *ckpt_verb_word(ckpt_verb verb) {
+  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split", "shard",
+                                                     "merge", "reshard", "verify"};
+  return words[verb];
+}
+
+unsigned ckpt_command_tags(const ckpt_command *c) {
+  return c->driver != NULL ? c->driver->tag : CKPT_ALL_FORMATS;
+}
+
+void ckpt_command_set_name(ckpt_command *c) {
+  snprintf(c->name, sizeof c->name, "%s%s%s", c->driver != NULL ? c->driver->word : "",
+           c->driver != NULL ? " " : "", ckpt_verb_word(c->verb));
+}
+
+/* ---- finding the format ----------------------------------------------------------------- */
+
+int ckpt_command_find_format(ckpt_command *c, const char *path) {
+  if (c->driver == NULL) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+      return cli_error(CLI_EXIT_NOINPUT, "%s: cannot open '%s': %s", c->name, path,
+                       strerror(errno));
+    }
+    for (size_t f = 0; ckpt_drivers[f] != NULL && c->driver == NULL; f++) {
+      if (ckpt_drivers[f]->read.probe(path)) {
+        c->driver = ckpt_drivers[f];
+      }
+    }
+    if (c->driver == NULL) {
+      tool_error err;
+      tool_fail(&err, CLI_EXIT_DATA,
+                "%s: '%s' is not a model cleave reads: neither a safetensors model (%s) nor a "
+                "GGUF model (%s); 'cleave st %s' and 'cleave gguf %s' name the format",
+                c->name, path, st_driver.model_noun, gguf_driver.model_noun,
+                ckpt_verb_word(c->verb), ckpt_verb_word(c->verb));
+      return ckpt_command_report(&err);
+    }
+    ckpt_command_set_name(c);
+    c->args.run.stale_suffixes = c->driver->stale_suffixes;
+    c->args.rules.experts = (c->driver->traits & CKPT_SPLITS_EXPERTS) != 0;
+  }
+  size_t at;
+  const cli_opt *foreign = cli_args_foreign(&c->parsed, c->driver->tag, &at);
+  if (foreign != NULL) {
+    char spelled[96];
+    cli_args_spelling(&c->parsed, at, spelled, sizeof spelled);
+    const char *other = NULL;
+    for (size_t f = 0; ckpt_drivers[f] != NULL; f++) {
+      if ((ckpt_drivers[f]->tag & foreign->tag) != 0) {
+        other = ckpt_drivers[f]->word;
+        break;
+      }
+    }
+    return cli_error(CLI_EXIT_USAGE, "%s: %s belongs to '%s %s', not to %s models ('%s' is one)",
+                     c->name, spelled, other != NULL ? other : "?", ckpt_verb_word(c->verb),
+                     c->driver->name, path);
+  }
+  return 0;
+}
+
+int ckpt_command_report(tool_error *err) {
+  tool_scrub(err);
+  return tool_report(err);
+}
+
+/* ---- running a plan --------------------------------------------------------------------- */
+
+int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
+                       const ckpt_finish_options *finish) {
+  void *store = NULL;
+  int rc = 0;
+  if (c->driver->write.finish != NULL) {
+    tool_error err;
+    rc = c->driver->write.finish(m, plan, finish, &store, &err);
+    if (rc != 0) {
+      tool_prefix(&err, "%s", c->name);
+      ckpt_command_report(&err);
+    }
+  }
+  if (rc == 0) {
+    /* ckpt_run_plan also writes the manifest (OUTDIR/cleave-manifest.json) from the plan's
+     * spans, the last output of the all-or-nothing set. */
+    rc = ckpt_run_plan(plan, m, &c->args.run, c->name);
+  }
+  if (c->driver->write.free_store != NULL) {
+    c->driver->write.free_store(store);
+  }
+  return rc;
+}
+
+/* ---- the option groups of the writing verbs ---------------------------------------------- */
+
+const cli_opt ckpt_write_options[] = {
+    CLI_GROUP("Output options"),
+    CLI_STRING('o', "output", "OUTDIR", ckpt_args, run.outdir,
+               "the output folder (created if missing, its parent must exist; removed again "
+               "on failure); for a GGUF merge, the output file"),
+    CLI_FLAG(0, "dry-run", ckpt_args, run.dry_run,
+             "print the plan (every output file and tensor, its size and source) from the "
+             "headers alone; write nothing"),
+    CLI_FLAG('f', "force", ckpt_args, run.force,
+             "replace existing outputs, inputs included (an input is replaced by a rename once "
+             "the output is complete, never written in place; without -f: status 73)"),
+    CLI_FLAG(0, "sync", ckpt_args, run.sync, "fsync the outputs and their folder before finishing"),
+    CLI_FLAG(0, "json", ckpt_args, run.json,
+             "print {\"command\", \"dry_run\", \"outputs\": [{\"path\", \"tensors\", "
+             "\"bytes\"}]} (with --dry-run each output also has its \"plan\")"),
+    CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print nothing on success"),
+    CLI_CLEAR(0, "no-progress", ckpt_args, run.progress,
+              "no progress line on stderr (shown only on a terminal)"),
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "no-sidecar",
+     .help = "do not copy the model folder's other files (config.json, tokenizer files...) "
+             "into OUTDIR",
+     .offset = offsetof(ckpt_args, run.no_sidecar),
+     .number = 1,
+     .tag = CKPT_FORMAT_ST},
+    CLI_END,
+};
+
+const cli_opt ckpt_size_option[] = {
+    CLI_SIZE(0, "max-shard-size", "SIZE", ckpt_args, max_shard_size,
+             "write the outputs as one model in files of at most SIZE bytes of tensors each (a "
+             "larger tensor gets a file of its own), named as the format's own tools name them: "
+             "model-00001-of-0000N.safetensors and model.safetensors.index.json, as Hugging "
+             "Face's writer lays them out (tensors in natural name order: layers.2 before "
+             "layers.10); a GGUF split set, BASE-00001-of-0000N.gguf, as gguf-split writes it. "
+             "SIZE: 5GB, 1.5G, 500MiB (K/KB, M/MB, G/GB, T/TB: powers of 1000; KiB, MiB, GiB, "
+             "TiB: of 1024; no unit: bytes)"),
+    CLI_END,
+};
+
+/* --quant-block B0,B1: two sizes from 1 to 2^31. */
+static int quant_block(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)opt;
+  ckpt_quant *q = target;
+  const char *p = value;
+  for (int i = 0; i < 2; i++) {
+    char *end = NULL;
+    long long v = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : 0;
+    if (end == NULL || v < 1 || v > (1LL << 31) || *end != (i == 0 ? ',' : '\0')) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: --quant-block '%s' is not B0,B1 (the rows and columns of a "
+                       "quantization block, each from 1 to 2147483648, e.g. 128,128)",
+                       cmd, value);
+    }
+    q->block[i] = v;
+    p = end + 1;
+  }
+  q->has_block = 1;
+  return 0;
+}
+
+const cli_opt ckpt_quant_option[] = {
+    {.kind = CLI_OPT_CALL,
+     .long_name = "quant-block",
+     .arg = "B0,B1",
+     .help = "the block size of the model's FP8 block scales: B0 rows and B1 columns of a "
+             "weight per scale (e.g. 128,128); default: the weight_block_size in config.json (in "
+             "the MODEL folder, or beside the MODEL file or the first RANK)",
+     .offset = offsetof(ckpt_args, quant),
+     .call = quant_block,
+     .tag = CKPT_FORMAT_ST},
+    CLI_END,
+};

@@ -1,0 +1,150 @@
+/* ls and check: a model's headers alone, whatever its format. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ckpt_commands.h"
+#include "ckpt_glob.h"
+#include "cli_util.h"
+#include "json_out.h"
+
+/* check: the model is valid (loading it checked every rule). */
+static int report_check(const ckpt_command *c, const ckpt_model *m, const char *path,
+                        size_t accepted) {
+  const ckpt_run_options *o = &c->args.run;
+  size_t files = m->file_count;
+  uint64_t bytes = ckpt_model_bytes(m);
+  if (o->json) {
+    json_out j;
+    json_out_begin(&j, stdout);
+    json_out_object(&j, NULL);
+    json_out_bool(&j, "ok", 1);
+    json_out_uint(&j, "files", files);
+    json_out_uint(&j, "tensors", m->tensor_count);
+    json_out_uint(&j, "bytes", bytes);
+    c->driver->report.check_json(m, &j, accepted);
+    json_out_end_object(&j);
+    return json_out_finish(&j);
+  }
+  if (!o->quiet) {
+    char common[256];
+    snprintf(common, sizeof common, "%zu %s, %zu %s, %llu %s of data", files,
+             tool_plural(files, "file", "files"), m->tensor_count,
+             tool_plural(m->tensor_count, "tensor", "tensors"), (unsigned long long)bytes,
+             tool_plural(bytes, "byte", "bytes"));
+    c->driver->report.check_text(m, path, common, accepted);
+  }
+  return 0;
+}
+
+/* ls: the tensors (matching --glob, when given), sorted by name; the metadata first with
+ * --metadata. */
+static int list(const ckpt_command *c, const ckpt_model *m, const char *path) {
+  const ckpt_args *a = &c->args;
+  int offsets = (c->driver->traits & CKPT_LISTS_OFFSETS) != 0;
+  if (!ckpt_any_matches(m, a->glob)) {
+    return cli_error(CLI_EXIT_DATA, "%s: no tensor of '%s' matches '%s'%s", c->name, path, a->glob,
+                     ckpt_glob_note(a->glob));
+  }
+  if (!a->run.json) {
+    if (a->metadata && !a->run.quiet) {
+      c->driver->report.metadata(m, NULL);
+    }
+    ckpt_list_tensors(m, a->glob, NULL, a->run.quiet, offsets);
+    return 0;
+  }
+  json_out j;
+  json_out_begin(&j, stdout);
+  json_out_object(&j, NULL);
+  if (a->metadata) {
+    json_out_array(&j, "metadata");
+    c->driver->report.metadata(m, &j);
+    json_out_end_array(&j);
+  }
+  json_out_array(&j, "tensors");
+  ckpt_list_tensors(m, a->glob, &j, a->run.quiet, offsets);
+  json_out_end_array(&j);
+  json_out_end_object(&j);
+  return json_out_finish(&j);
+}
+
+int ckpt_run_inspect(ckpt_command *c) {
+  const cli_args *p = &c->parsed;
+  if (p->positional_count > 1) {
+    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", c->name, p->positional[1]);
+  }
+  if (p->positional_count == 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: the MODEL (%s) is missing", c->name,
+                     c->driver != NULL ? c->driver->model_noun
+                                       : "a safetensors or GGUF model: a file or a folder");
+  }
+  const char *path = p->positional[0];
+  int rc = ckpt_command_find_format(c, path);
+  if (rc != 0) {
+    return rc;
+  }
+  ckpt_load_options load = {c->args.strict, 0};
+  ckpt_model *m = NULL;
+  tool_error err;
+  rc = c->driver->read.load(path, &load, &m, &err);
+  if (rc != 0) {
+    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
+    ckpt_command_report(&err);
+  } else {
+    rc = c->verb == CKPT_CHECK ? report_check(c, m, path, load.accepted) : list(c, m, path);
+  }
+  c->driver->read.free_model(m);
+  return ckpt_finish_stdout(rc);
+}
+
+static const cli_opt ls_options[] = {
+    CLI_STRING(0, "glob", "PAT", ckpt_args, glob,
+               "only tensors matching PAT ('*' any run of characters, '?' one, any other "
+               "character itself); no match is an error (status 65)"),
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "metadata",
+     .help = "first list the metadata in header order: KEY<TAB>TYPE<TAB>VALUE<TAB>FILE (TYPE "
+             "u8 ... f64, str, arr[TYPE,COUNT]; arrays show 8 elements)",
+     .offset = offsetof(ckpt_args, metadata),
+     .number = 1,
+     .tag = CKPT_FORMAT_GGUF},
+    CLI_FLAG(0, "json", ckpt_args, run.json,
+             "print {\"tensors\": [{\"name\", \"dtype\", \"shape\", \"bytes\", \"file\"}]} (GGUF: "
+             "each tensor's \"offset\" too, and with --metadata \"metadata\": [{\"key\", \"type\", "
+             "\"value\", \"file\"}] first)"),
+    CLI_FLAG('q', "quiet", ckpt_args, run.quiet,
+             "print nothing (the status says whether the model is valid)"),
+    CLI_END,
+};
+
+static const cli_opt check_options[] = {
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "strict",
+     .help = "make the warnings about departures from the canonical form errors (status 65, the "
+             "same message)",
+     .offset = offsetof(ckpt_args, strict),
+     .number = 1,
+     .tag = CKPT_FORMAT_ST},
+    CLI_FLAG(0, "json", ckpt_args, run.json,
+             "print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N, ...} with the "
+             "format's counts after them (safetensors: \"warnings\"; GGUF: \"metadata\", "
+             "\"version\", \"alignment\"); an error goes to stderr as text, as for every command"),
+    CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print nothing on success"),
+    CLI_END,
+};
+
+const cli_spec ckpt_inspect_specs[2] = {
+    {.usage = "cleave {cmd} MODEL [--glob PAT] [--json] [-q]",
+     .about = "Lists every tensor from the headers alone, sorted by name, one per line:\n"
+              "NAME<TAB>DTYPE<TAB>[SHAPE]<TAB>BYTES<TAB>FILE (control characters of a name are "
+              "shown as\n"
+              "\\xNN, a backslash as two). The model is fully checked first.\n",
+     .options = ls_options},
+    {.usage = "cleave {cmd} MODEL [--json] [-q]",
+     .about = "Checks every format rule of every file of MODEL, and that its files agree with "
+              "each other\n"
+              "(an index with its shards, a split set's parts). Exit 0 (valid) or 65 with the "
+              "file, the\n"
+              "byte offset and the tensor or field; 66 when MODEL cannot be opened. Reads "
+              "headers only.\n",
+     .options = check_options},
+};

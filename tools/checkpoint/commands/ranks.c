@@ -1,0 +1,329 @@
+/* shard, merge and reshard, whatever the format: a model cut into tensor-parallel ranks, the
+ * ranks joined back (or a split set's parts into one file), and ranks cut again into another
+ * number, by the same rules (--axis, --view, --replicate, --unmatched, a preset's). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt_commands.h"
+#include "ckpt_planner.h"
+#include "cli_util.h"
+
+/* Whether the command line gave a rule (or a preset, whose rules come from config.json). */
+static int has_rules(const ckpt_command *c) {
+  return c->args.ranks.spec.axis_count > 0 || c->args.preset.name != NULL;
+}
+
+/* The command line's checks, before any file is opened (64); those that depend on the format
+ * come after it is found (check_for_format). */
+static int check_command_line(const ckpt_command *c) {
+  const ckpt_args *a = &c->args;
+  const cli_args *p = &c->parsed;
+  if (c->verb == CKPT_SHARD && p->positional_count > 1) {
+    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", c->name, p->positional[1]);
+  }
+  if (p->positional_count == 0) {
+    if (c->verb == CKPT_SHARD) {
+      return cli_error(CLI_EXIT_USAGE, "%s: the MODEL is missing", c->name);
+    }
+    if (c->verb == CKPT_MERGE && c->driver != NULL && c->driver->read.load_parts != NULL) {
+      return cli_error(CLI_EXIT_USAGE,
+                       "%s: the PARTs are missing (a split set's files, or with --axis rules the "
+                       "RANKs)",
+                       c->name);
+    }
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: the RANK checkpoints are missing (the rank files in rank order, or one "
+                     "folder of rank<R>%s)",
+                     c->name, c->driver != NULL ? c->driver->suffix : " files");
+  }
+  if (a->run.outdir == NULL || a->run.outdir[0] == '\0') {
+    int to_file = c->verb == CKPT_MERGE && c->driver != NULL &&
+                  (c->driver->traits & CKPT_MERGES_TO_FILE) != 0;
+    return cli_error(CLI_EXIT_USAGE, "%s: -o %s%s is missing", c->name, to_file ? "OUT" : "OUTDIR",
+                     to_file ? c->driver->suffix : "");
+  }
+  if (c->verb != CKPT_MERGE && a->ranks.spec.ranks == 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", c->name);
+  }
+  return ckpt_preset_args_check(c, 0);
+}
+
+/* The checks that depend on the format: a model of ranks needs its rules; a merge without
+ * rules joins the parts of a split set, which takes no rank rule. */
+static int check_for_format(const ckpt_command *c) {
+  const ckpt_shard_spec *spec = &c->args.ranks.spec;
+  int parts = c->verb == CKPT_MERGE && c->driver->read.load_parts != NULL;
+  if (!has_rules(c) && !parts) {
+    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s", c->name,
+                     (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset" : "");
+  }
+  if (parts && !has_rules(c) &&
+      (spec->view_count > 0 || spec->replicate_count > 0 || spec->unmatched_error)) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --view, --replicate and --unmatched join ranks with --axis GLOB=AXIS "
+                     "rules; a split set takes none",
+                     c->name);
+  }
+  return 0;
+}
+
+/* -o of a merge into one file: its folder is the output folder, its name the file's; `*base` is
+ * the name without .gguf (a set of that size is named on it). */
+static int output_file(ckpt_command *c, char **dir, char **name, char **base) {
+  const char *output = c->args.run.outdir;
+  const char *slash = strrchr(output, '/');
+  const char *file = slash != NULL ? slash + 1 : output;
+  *dir = slash == output ? strdup("/")
+         : slash != NULL ? strndup(output, (size_t)(slash - output))
+                         : strdup(".");
+  *name = strdup(file);
+  size_t n = strlen(file), k = strlen(c->driver->suffix);
+  *base = strndup(file, n > k && strcmp(file + n - k, c->driver->suffix) == 0 ? n - k : n);
+  if (*dir == NULL || *name == NULL || *base == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  if (file[0] == '\0' || strcmp(file, ".") == 0 || strcmp(file, "..") == 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: -o '%s' does not name a file", c->name, output);
+  }
+  c->args.run.outdir = *dir;
+  /* The file goes into a folder of other files (often the ranks): not a folder of outputs. */
+  c->args.run.stale_suffixes = NULL;
+  return 0;
+}
+
+/* One output file holding every tensor of the set, in the set's order, with the first file's
+ * metadata. */
+static int plan_set(const ckpt_model *m, const char *name, ckpt_plan *plan, tool_error *err) {
+  memset(plan, 0, sizeof *plan);
+  int rc = ckpt_plan_files(plan, 1, err);
+  ckpt_out_file *out = rc == 0 ? &plan->files[0] : NULL;
+  if (rc == 0) {
+    out->name = strdup(name);
+    out->meta = m->files[0].meta;
+    out->meta_count = m->files[0].meta_count;
+    out->has_meta = 1;
+    rc = out->name == NULL ? tool_oom(err, "planning the merge") : 0;
+  }
+  for (size_t f = 0; f < m->file_count && rc == 0; f++) {
+    const ckpt_file *file = &m->files[f];
+    for (size_t k = 0; k < file->tensor_count && rc == 0; k++) {
+      ckpt_out_tensor t = ckpt_out_whole(&file->tensors[k]);
+      ckpt_span span = ckpt_span_whole(&file->tensors[k]);
+      if (ckpt_out_file_add(out, &t, &span, 1) != 0) {
+        rc = tool_oom(err, "planning the merge");
+      }
+    }
+  }
+  return rc;
+}
+
+/* The plan of the verb on the loaded model (`name`: merge's one output file, or NULL). */
+static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *name, ckpt_plan *plan,
+                     tool_error *err) {
+  const ckpt_shard_spec *spec = &c->args.ranks.spec;
+  ckpt_format format = c->driver->write.format(m);
+  if (c->verb == CKPT_SHARD) {
+    return ckpt_plan_shard(m, &format, spec, plan, err);
+  }
+  if (c->verb == CKPT_RESHARD) {
+    return ckpt_plan_reshard(m, &format, spec, plan, err);
+  }
+  if (!has_rules(c)) {
+    return plan_set(m, name, plan, err);
+  }
+  uint64_t planned = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? c->args.max_shard_size : 0;
+  int rc = ckpt_plan_merge(m, &format, spec, planned, plan, err);
+  if (rc == 0 && name != NULL && plan->file_count == 1) {
+    char *copy = strdup(name);
+    if (copy == NULL) {
+      return tool_oom(err, "planning the merge");
+    }
+    free(plan->files[0].name);
+    plan->files[0].name = copy;
+  }
+  return rc;
+}
+
+int ckpt_run_ranks(ckpt_command *c) {
+  int rc = check_command_line(c);
+  char **inputs = c->parsed.positional;
+  size_t count = c->parsed.positional_count;
+  if (rc == 0) {
+    rc = ckpt_command_find_format(c, inputs[0]);
+  }
+  if (rc == 0) {
+    rc = check_for_format(c);
+  }
+  char *dir = NULL, *name = NULL, *base = NULL;
+  if (rc == 0 && c->verb == CKPT_MERGE && (c->driver->traits & CKPT_MERGES_TO_FILE)) {
+    rc = output_file(c, &dir, &name, &base);
+  }
+  ckpt_model *m = NULL;
+  tool_error err;
+  if (rc == 0) {
+    if (c->verb == CKPT_SHARD) {
+      rc = c->driver->read.load(inputs[0], NULL, &m, &err);
+    } else if (has_rules(c) || c->driver->read.load_parts == NULL) {
+      rc = c->driver->read.load_ranks(inputs, count, &m, &err);
+    } else {
+      rc = c->driver->read.load_parts(inputs, count, &m, &err);
+    }
+    if (rc != 0) {
+      ckpt_command_report(&err);
+    }
+  }
+  if (rc == 0 && (c->driver->traits & CKPT_HF_CONFIG)) {
+    rc = ckpt_model_quant(c, m, inputs[0]);
+  }
+  ckpt_preset preset;
+  memset(&preset, 0, sizeof preset);
+  size_t command_axes = c->args.ranks.spec.axis_count;
+  if (rc == 0) {
+    rc = ckpt_preset_rank_rules(c, inputs[0], &preset, &command_axes);
+  }
+  ckpt_plan plan;
+  memset(&plan, 0, sizeof plan);
+  if (rc == 0) {
+    rc = plan_verb(c, m, name, &plan, &err);
+    if (rc != 0) {
+      tool_prefix(&err, "%s", c->name);
+      ckpt_command_report(&err);
+    }
+  }
+  if (rc == 0) {
+    ckpt_finish_options finish = {0, NULL, 0};
+    if (c->verb == CKPT_MERGE && !(c->driver->traits & CKPT_SIZED_BY_PLANNER)) {
+      finish.max_shard_bytes = c->args.max_shard_size;
+      finish.set_base = base;
+    }
+    rc = ckpt_command_write(c, m, &plan, &finish);
+  }
+  ckpt_plan_free(&plan);
+  if (c->driver != NULL) {
+    c->driver->read.free_model(m);
+  }
+  /* The preset's globs are static; only the command line's were copied (freed with the rules). */
+  if (preset.name != NULL) {
+    c->args.ranks.spec.axis_count = command_axes;
+  }
+  ckpt_preset_free(&preset);
+  free(dir);
+  free(name);
+  free(base);
+  return rc;
+}
+
+/* --axis, --view, --replicate, --unmatched and -n: the rank rules of the command line. */
+static int rank_rule(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  return ckpt_rank_rules_apply(target, (ckpt_rank_option)opt->number, value, cmd);
+}
+
+static const cli_opt ranks_option[] = {
+    CLI_CALL('n', "num-splits", "RANKS", ckpt_rank_rules, spec, rank_rule, CKPT_RANK_NUM,
+             "the number of ranks (1 to 4096)"),
+    CLI_END,
+};
+
+#define RANK_RULES(AXIS, VIEW, REPLICATE)                                                          \
+  {                                                                                                \
+    CLI_CALL(0, "axis", "GLOB=AXIS", ckpt_rank_rules, spec, rank_rule, CKPT_RANK_AXIS, AXIS),      \
+        CLI_CALL(0, "view", "GLOB=SHAPE", ckpt_rank_rules, spec, rank_rule, CKPT_RANK_VIEW, VIEW), \
+        CLI_CALL(0, "replicate", "GLOB", ckpt_rank_rules, spec, rank_rule, CKPT_RANK_REPLICATE,    \
+                 REPLICATE),                                                                       \
+        CLI_CALL(0, "unmatched", "replicate|error", ckpt_rank_rules, spec, rank_rule,              \
+                 CKPT_RANK_UNMATCHED,                                                              \
+                 "what happens to a tensor no --axis or --replicate rule matches (default: "       \
+                 "replicate)"),                                                                    \
+        CLI_END                                                                                    \
+  }
+
+static const cli_opt shard_rules[] = RANK_RULES(
+    "split the tensors matching GLOB along AXIS (the first matching --axis rule applies)",
+    "reshape matching tensors before their split (as in split)",
+    "copy matching tensors whole to every rank");
+static const cli_opt merge_rules[] = RANK_RULES(
+    "concatenate the tensors matching GLOB along AXIS (the first matching --axis rule applies)",
+    "join the parts as views of SHAPE, the view of the merged tensor (as shard cut it): each "
+    "part holds its share of AXIS; the merged tensor is folded back to the parts' trailing "
+    "dimensions when they divide it",
+    "tensors every rank holds whole (compared, written once)");
+static const cli_opt reshard_rules[] =
+    RANK_RULES("the tensors matching GLOB are split along AXIS across the ranks",
+               "... seen as SHAPE, the view of the whole tensor",
+               "tensors every rank holds whole (compared, copied to each)");
+
+static const cli_opt shard_options[] = {
+    CLI_INCLUDE(ckpt_args, ranks, ranks_option), CLI_INCLUDE(ckpt_args, ranks, shard_rules),
+    CLI_INCLUDE_SAME(ckpt_preset_options),       CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_INCLUDE_SAME(ckpt_write_options),        CLI_END,
+};
+
+static const cli_opt merge_options[] = {
+    CLI_INCLUDE(ckpt_args, ranks, merge_rules), CLI_INCLUDE_SAME(ckpt_preset_options),
+    CLI_INCLUDE_SAME(ckpt_quant_option),        CLI_INCLUDE_SAME(ckpt_write_options),
+    CLI_INCLUDE_SAME(ckpt_size_option),         CLI_END,
+};
+
+static const cli_opt reshard_options[] = {
+    CLI_INCLUDE(ckpt_args, ranks, ranks_option), CLI_INCLUDE(ckpt_args, ranks, reshard_rules),
+    CLI_INCLUDE_SAME(ckpt_preset_options),       CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_INCLUDE_SAME(ckpt_write_options),        CLI_END,
+};
+
+#define RULE_NOTES                                                                                 \
+  "A rule that matches no tensor is an error (status 65), named by its option and its number\n"    \
+  "among them, from 1 (\"--axis rule 2\"). Globs are those of split: '*' and '?' are the only\n"   \
+  "special characters.\n"                                                                          \
+  "\n" CKPT_WRITE_NOTES
+
+const cli_spec ckpt_rank_specs[3] = {
+    {.usage = "cleave {cmd} MODEL -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+              "           [--replicate GLOB] [--unmatched replicate|error] [OPTIONS]",
+     .about = "Writes one checkpoint per tensor-parallel rank, OUTDIR/rank<R> and the "
+              "format's suffix (R\n"
+              "from 0): every tensor matching an --axis rule is split into RANKS equal parts "
+              "along AXIS\n"
+              "(Split-1: uneven is an error) and rank R gets part R under the same name; other "
+              "tensors are\n"
+              "copied whole to every rank. Metadata is kept (the union of the input files'; a "
+              "key with\n"
+              "two values is an error). The input is read once for all ranks.\n",
+     .options = shard_options,
+     .notes = RULE_NOTES},
+    {.usage = "cleave {cmd} RANK... -o OUTDIR --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+              "           [--replicate GLOB] [--unmatched replicate|error]\n"
+              "           [--max-shard-size SIZE] [OPTIONS]",
+     .about = "Joins the ranks of a tensor-parallel checkpoint into one model: the inverse of "
+              "shard with\n"
+              "the same rules. RANK... is the rank files in rank order, or one folder holding "
+              "rank0 to\n"
+              "rank<N-1> (other files are ignored). Every tensor must be in every rank. One that "
+              "an --axis\n"
+              "rule takes is concatenated from the ranks' parts in rank order along AXIS "
+              "(Concat-1: the\n"
+              "parts' other dimensions must agree); any other must have the same dtype, shape "
+              "and bytes\n"
+              "in every rank (the bytes are compared before anything is written) and is written "
+              "once.\n"
+              "The metadata is the union of the ranks'.\n",
+     .options = merge_options,
+     .notes = "A tensor missing from a rank, parts that cannot be joined, a tensor no rule "
+              "joins that\n"
+              "differs between the ranks, and a rule that matches no tensor are errors (status "
+              "65, naming\n"
+              "the tensor and the first rank at fault; nothing is written).\n"
+              "\n" CKPT_WRITE_NOTES},
+    {.usage = "cleave {cmd} RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+              "           [--replicate GLOB] [--unmatched replicate|error] [OPTIONS]",
+     .about = "Changes the number of ranks of a tensor-parallel checkpoint from N (RANK... as "
+              "for merge)\n"
+              "to RANKS, for any N and RANKS: the outputs are byte for byte what merge then "
+              "shard -n RANKS\n"
+              "with the same rules write, in one pass that never holds a whole tensor: each "
+              "output byte\n"
+              "range is read from the input ranges that hold it. The rules and their errors are "
+              "those of\n"
+              "merge (joining the parts) and shard (cutting them again: uneven is an error).\n",
+     .options = reshard_options,
+     .notes = RULE_NOTES},
+};

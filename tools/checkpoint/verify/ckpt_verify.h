@@ -1,0 +1,46 @@
+/*
+ * `verify`: the outputs of a run re-read against their manifest (ckpt_manifest_read.h). Every
+ * file listed must be present with its size and checksums (the whole file, each tensor), no
+ * other file may be in OUTDIR (hidden files aside), each data file must pass the format's check
+ * and its header must say what the manifest says; with `against`, every piece of every tensor is
+ * compared byte for byte with the input bytes it was copied from. Memory: the manifest, and
+ * buffers of 1 MiB.
+ */
+#ifndef CLEAVE_CKPT_VERIFY_H
+#define CLEAVE_CKPT_VERIFY_H
+
+#include <stddef.h>
+
+#include "ckpt_driver.h"
+#include "ckpt_model.h"
+#include "error.h"
+
+/** What to verify and how to report it. */
+typedef struct ckpt_verify_options {
+  const char *outdir;
+  /** The command, for messages and the JSON report ("st verify"). */
+  const char *cmd;
+  /** The formats whose data files are read back (NULL-terminated): a data file whose name ends
+   * with a driver's suffix is checked by its read_header (as `check --strict` checks) and its
+   * header compared with the manifest; the others by their checksums only. */
+  const ckpt_driver *const *drivers;
+  /** The inputs to compare with (--against): files, or folders holding them; each input of the
+   * manifest is found by its file name. None: the checksums only. */
+  const char *const *against;
+  size_t against_count;
+  int json, quiet;
+} ckpt_verify_options;
+
+/**
+ * Verifies o->outdir and prints the report on stdout: in text, one line per difference
+ * ("FILE: tensor 'T': ... (byte B of the file, byte K of the tensor)") and a summary line; with
+ * `json` one object {"command", "outdir", "ok", "files", "tensors", "bytes", "against",
+ * "differences": [{"file"[, "tensor"][, "file_offset", "tensor_offset"], "problem"}]}.
+ * Returns 0 (no difference), 1 (differences, reported), or prints an error on stderr (nothing
+ * on stdout) and returns CLI_EXIT_NOINPUT (no manifest, an input of --against missing),
+ * CLI_EXIT_DATA (the manifest is malformed, or contradicts an output whose checksum it matches),
+ * CLI_EXIT_IOERR or CLI_EXIT_SOFTWARE.
+ */
+int ckpt_verify_outputs(const ckpt_verify_options *o);
+
+#endif /* CLEAVE_CKPT_VERIFY_H */

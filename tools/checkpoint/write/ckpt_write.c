@@ -1,0 +1,219 @@
+/* A plan written into OUTDIR all-or-nothing. */
+#include "ckpt_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ckpt_copy.h"
+#include "ckpt_hash.h"
+#include "ckpt_sums.h"
+#include "ckpt_compare.h"
+#include "cli_util.h"
+#include "io.h"
+#include "outputs.h"
+#include "progress.h"
+
+static int write_text_file(const out_set *out, size_t i, const char *text) {
+  int fd;
+  int rc = out_set_open(out, i, &fd);
+  if (rc != 0) {
+    return rc;
+  }
+  char pbuf[OUT_PATH_BUF];
+  tool_error err;
+  if (io_write_full(fd, out_set_final(out, i, pbuf, sizeof pbuf), text, strlen(text), 0, &err) !=
+      0) {
+    rc = tool_report(&err);
+  }
+  int close_rc = out_set_close(out, i, fd);
+  return rc != 0 ? rc : close_rc;
+}
+
+static int same_dir(const char *a, const char *b) {
+  struct stat x, y;
+  return stat(a[0] != '\0' ? a : ".", &x) == 0 && stat(b[0] != '\0' ? b : ".", &y) == 0 &&
+         x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const char *outdir,
+                       size_t i) {
+  const char *name = model->sidecars[i];
+  if (strcmp(name, CKPT_MANIFEST_NAME) == 0 || same_dir(model->dir, outdir)) {
+    return 0;
+  }
+  for (size_t k = 0; k < plan->file_count; k++) {
+    if (strcmp(plan->files[k].name, name) == 0) {
+      return 0;
+    }
+  }
+  return plan->index_name == NULL || strcmp(plan->index_name, name) != 0;
+}
+
+/* The sidecars copied, their source paths, and their checksums once copied. */
+typedef struct sidecars {
+  size_t count;
+  ckpt_manifest_copy *copies;
+} sidecars;
+
+static void sidecars_free(sidecars *s) {
+  for (size_t i = 0; i < s->count; i++) {
+    free((char *)s->copies[i].source);
+  }
+  free(s->copies);
+  memset(s, 0, sizeof *s);
+}
+
+static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_options *o,
+                         sidecars *s) {
+  memset(s, 0, sizeof *s);
+  s->copies = calloc(m->sidecar_count + 1, sizeof *s->copies);
+  if (s->copies == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  for (size_t i = 0; o->sidecars && i < m->sidecar_count; i++) {
+    if (!ckpt_write_sidecar(plan, m, o->outdir, i)) {
+      continue;
+    }
+    ckpt_manifest_copy *c = &s->copies[s->count];
+    char *source = NULL;
+    if (asprintf(&source, "%s%s", m->dir, m->sidecars[i]) < 0) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    c->name = m->sidecars[i];
+    c->source = source;
+    s->count++;
+  }
+  return 0;
+}
+
+/* The output set: the plan's files, then its index, the sidecars and the manifest; the model's
+ * files, index and sidecars are inputs. */
+static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_options *o,
+                   const sidecars *s, out_set *out) {
+  size_t first_sidecar = plan->file_count + (plan->index_name != NULL);
+  size_t count = first_sidecar + s->count + (o->manifest != NULL);
+  char **names = calloc(count + 1, sizeof *names);
+  const char **inputs = calloc(m->file_count + s->count + 2, sizeof *inputs);
+  if (names == NULL || inputs == NULL) {
+    free(names);
+    free(inputs);
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  for (size_t i = 0; i < plan->file_count; i++) {
+    names[i] = plan->files[i].name;
+  }
+  if (plan->index_name != NULL) {
+    names[plan->file_count] = plan->index_name;
+  }
+  for (size_t i = 0; i < s->count; i++) {
+    names[first_sidecar + i] = (char *)s->copies[i].name;
+  }
+  if (o->manifest != NULL) {
+    names[count - 1] = (char *)CKPT_MANIFEST_NAME;
+  }
+  size_t input_count = 0;
+  for (size_t i = 0; i < m->file_count; i++) {
+    inputs[input_count++] = m->files[i].path;
+  }
+  if (m->index_path != NULL) {
+    inputs[input_count++] = m->index_path;
+  }
+  for (size_t i = 0; i < s->count; i++) {
+    inputs[input_count++] = s->copies[i].source;
+  }
+  int rc = out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync,
+                               o->manifest != NULL);
+  out_set_watch_stale(out, o->stale_suffixes);
+  free(inputs);
+  free(names);
+  return rc;
+}
+
+/* Copies the sidecars to outputs `first` on, checksumming them. */
+static int copy_sidecars(sidecars *s, const out_set *out, size_t first) {
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < s->count; i++) {
+    ckpt_manifest_copy *c = &s->copies[i];
+    tool_error err;
+    int in;
+    uint64_t size;
+    rc = io_open_regular(c->source, "the sidecar file", &in, &size, &err);
+    if (rc != 0) {
+      tool_scrub(&err);
+      return tool_report(&err);
+    }
+    int fd;
+    rc = out_set_open(out, first + i, &fd);
+    if (rc == 0) {
+      char path[OUT_PATH_BUF];
+      if (ckpt_hash_copy(in, c->source, fd, out_set_final(out, first + i, path, sizeof path),
+                         &c->bytes, &c->hash, &err) != 0) {
+        tool_scrub(&err);
+        rc = tool_report(&err);
+      }
+      int close_rc = out_set_close(out, first + i, fd);
+      rc = rc != 0 ? rc : close_rc;
+    }
+    close(in);
+  }
+  return rc;
+}
+
+int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_write_options *o,
+                    ckpt_before_commit before_commit, void *ctx) {
+  /* The ranks' copies first: an input that breaks a rule (65) is reported before an output
+   * that exists (73), and with nothing created. */
+  int rc = ckpt_compare_copies(plan, model);
+  if (rc != 0) {
+    return rc;
+  }
+  out_set out;
+  memset(&out, 0, sizeof out);
+  sidecars side;
+  ckpt_file_sums *sums = NULL;
+  rc = pick_sidecars(plan, model, o, &side);
+  if (rc == 0 && o->manifest != NULL) {
+    sums = ckpt_sums_new(plan);
+    rc = sums == NULL ? CLI_EXIT_SOFTWARE : 0;
+  }
+  rc = rc != 0 ? rc : prepare(plan, model, o, &side, &out);
+  if (rc == 0) {
+    rc = out_set_create(&out);
+  }
+  if (rc == 0) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < plan->file_count; i++) {
+      total += ckpt_out_file_size(&plan->files[i]);
+    }
+    progress pr;
+    progress_init(&pr, o->progress, total);
+    rc = ckpt_copy_plan(plan, model, &out, &pr, sums);
+    progress_finish(&pr);
+  }
+  if (rc == 0 && plan->index_text != NULL) {
+    rc = write_text_file(&out, plan->file_count, plan->index_text);
+  }
+  size_t first_sidecar = plan->file_count + (plan->index_name != NULL);
+  if (rc == 0) {
+    rc = copy_sidecars(&side, &out, first_sidecar);
+  }
+  if (rc == 0 && o->manifest != NULL) {
+    rc = ckpt_manifest_write(plan, model, o->manifest, sums, side.copies, side.count, &out,
+                             first_sidecar + side.count);
+  }
+  if (rc == 0 && before_commit != NULL) {
+    rc = before_commit(ctx);
+  }
+  if (rc == 0) {
+    rc = out_set_commit(&out);
+  } else {
+    out_set_abort(&out);
+  }
+  out_set_free(&out);
+  sidecars_free(&side);
+  ckpt_sums_free(plan, sums);
+  return rc;
+}
