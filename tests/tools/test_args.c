@@ -225,6 +225,19 @@ static void test_once_and_here(void **state) {
   assert_int_equal(c.ranks, 2);
   expect_usage(&here_spec, (const char *const[]){"-k", "1", "--keep=0", NULL},
                "here: option -k/--keep is given twice");
+  /* Any number of options: a thousand values of a repeatable option. */
+  char *argv[2002];
+  argv[0] = (char *)"cleave";
+  for (size_t i = 1; i < 2001; i += 2) {
+    argv[i] = (char *)"-a";
+    argv[i + 1] = (char *)"a=0";
+  }
+  argv[2001] = NULL;
+  memset(&c, 0, sizeof c);
+  assert_int_equal(cli_parse(&shard_spec, &c, 2001, argv, 1, &args), 0);
+  assert_int_equal(c.calls, 1000);
+  assert_int_equal(args.given_count, 1000);
+  cli_args_free(&args);
   /* A repeatable parser option still takes any number of values. */
   assert_int_equal(
       parse(&shard_spec, &c, (const char *const[]){"-a", "a=0", "-a", "b=1", NULL}, &args, NULL, 0),
