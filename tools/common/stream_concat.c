@@ -25,10 +25,6 @@ typedef struct join_ctx {
   io_copier copier;
 } join_ctx;
 
-static int fail(const tool_error *err) {
-  return tool_report(err);
-}
-
 static int is_transposed(const stream_concat_input *in) {
   return in->dims != NULL;
 }
@@ -40,7 +36,7 @@ static int append_range(join_ctx *c, size_t i, uint64_t from, uint64_t size) {
   if (in->swap <= 1) {
     if (io_copy_range(&c->copier, in->in.fd, in->in.path, from, c->fd, c->out_name, c->pos, size,
                       &err) != 0) {
-      return fail(&err);
+      return tool_report(&err);
     }
     c->pos += size;
     return 0;
@@ -50,11 +46,11 @@ static int append_range(join_ctx *c, size_t i, uint64_t from, uint64_t size) {
   while (size > 0) {
     size_t want = size < step ? (size_t)size : step;
     if (io_read_full(in->in.fd, in->in.path, c->chunk, want, from, CLI_EXIT_IOERR, &err) != 0) {
-      return fail(&err);
+      return tool_report(&err);
     }
     byte_swap_units(c->chunk, want, in->swap);
     if (io_write_full(c->fd, c->out_name, c->chunk, want, c->pos, &err) != 0) {
-      return fail(&err);
+      return tool_report(&err);
     }
     progress_add(c->job->sink.progress, want);
     from += want;
@@ -154,7 +150,7 @@ static int join_by_batch(join_ctx *c) {
       tool_error err;
       if (io_read_full(in->in.fd, in->in.path, part, bytes, in->in.data_offset + r0 * in->piece,
                        CLI_EXIT_IOERR, &err) != 0) {
-        rc = fail(&err);
+        rc = tool_report(&err);
       }
       byte_swap_units(part, bytes, in->swap);
     }
@@ -166,7 +162,7 @@ static int join_by_batch(join_ctx *c) {
     size_t bytes = k * (size_t)row_bytes;
     tool_error err;
     if (rc == 0 && io_write_full(c->fd, c->out_name, c->staging, bytes, c->pos, &err) != 0) {
-      rc = fail(&err);
+      rc = tool_report(&err);
     }
     if (rc == 0) {
       c->pos += bytes;

@@ -23,10 +23,6 @@ typedef struct bits_ctx {
   const char *out_name;
 } bits_ctx;
 
-static int fail(const tool_error *err) {
-  return tool_report(err);
-}
-
 static uint64_t row_bits(const bits_ctx *c) {
   uint64_t total = 0;
   for (size_t i = 0; i < c->job->count; i++) {
@@ -38,7 +34,7 @@ static uint64_t row_bits(const bits_ctx *c) {
 static int write_out(bits_ctx *c, const unsigned char *data, size_t size) {
   tool_error err;
   if (io_write_full(c->fd, c->out_name, data, size, c->pos, &err) != 0) {
-    return fail(&err);
+    return tool_report(&err);
   }
   return 0;
 }
@@ -67,7 +63,7 @@ static int join_rows(bits_ctx *c, uint64_t per_batch) {
       if (bytes > 0 &&
           io_read_full(in->in.fd, in->in.path, c->buf + used, bytes,
                        in->in.data_offset + r0 * piece_bits / 8, CLI_EXIT_IOERR, &err) != 0) {
-        rc = fail(&err);
+        rc = tool_report(&err);
       }
       shapes[2 * i] = (int64_t)k;
       shapes[2 * i + 1] = in->piece;
@@ -105,7 +101,7 @@ static int append_window(bits_ctx *c, const stream_concat_bits_input *in, uint64
   tool_error err;
   if (io_read_full(in->in.fd, in->in.path, c->buf, bytes, in->in.data_offset + b0, CLI_EXIT_IOERR,
                    &err) != 0) {
-    return fail(&err);
+    return tool_report(&err);
   }
   uint64_t slots = bytes * per_byte, pre = first - b0 * per_byte, post = slots - pre - n;
   const unsigned char *window = c->buf;
