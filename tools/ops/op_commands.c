@@ -131,11 +131,16 @@ static const char infer_about[] =
   "Values unknown: -a ? (the axis), -l ?,?,... (the lengths, their count known), -s ? (the\n"      \
   "scalar split).\n"
 
-static const char infer_notes[] =
+static const char infer_split_notes[] =
     UNKNOWN_VALUES "\n"
-                   "Examples:\n"
-                   "  cleave infer split -a '?' -n 2 --shape '[2,6,4]'\n"
-                   "  cleave infer concat -a 0 --shape '[2,?]' --shape '[3..5,4]'\n";
+                   "Example:\n"
+                   "  cleave infer split -a '?' -n 2 --shape '[2,6,4]'\n";
+
+static const char infer_join_notes[] =
+    "Values unknown: -a ? (the axis).\n"
+    "\n"
+    "Example:\n"
+    "  cleave infer concat -a 0 --shape '[2,?]' --shape '[3..5,4]'\n";
 
 /* ---- the commands ----------------------------------------------------------------------- */
 
@@ -149,10 +154,10 @@ static const cli_spec *const infer_specs[COMMAND_COUNT + 1];
     .name = NAME, .usage = USAGE, .about = ABOUT, .options = OWN##_file, .notes = NOTES,           \
     .siblings = file_specs                                                                         \
   }
-#define INFER_SPEC(NAME, OWN, USAGE)                                                               \
+#define INFER_SPEC(NAME, OWN, USAGE, NOTES)                                                        \
   {                                                                                                \
     .name = "infer " NAME, .usage = USAGE, .about = infer_about, .options = OWN##_infer,           \
-    .notes = infer_notes, .siblings = infer_specs                                                  \
+    .notes = NOTES, .siblings = infer_specs                                                        \
   }
 
 static const cli_spec specs[] = {
@@ -196,23 +201,29 @@ static const cli_spec specs[] = {
               "split-to-sequence: -k 0 without a split is\nundone by --new-axis 1.\n",
               join_notes),
     INFER_SPEC("split", split_own,
-               "cleave infer split -a AXIS -n NUM_SPLITS --shape SHAPE [--dtype TYPE] [--json]"),
+               "cleave infer split -a AXIS -n NUM_SPLITS --shape SHAPE [--dtype TYPE] [--json]",
+               infer_split_notes),
     INFER_SPEC("variadic-split", variadic_own,
                "cleave infer variadic-split -a AXIS -l LEN,... --shape SHAPE [--dtype TYPE]\n"
-               "                                   [--json]"),
+               "                                   [--json]",
+               infer_split_notes),
     INFER_SPEC("split-to-sequence", sequence_own,
                "cleave infer split-to-sequence [-a AXIS] [-s SIZE | -l LEN,...] [-k 0|1]\n"
                "                                      [--opset N] --shape SHAPE [--dtype TYPE] "
-               "[--json]"),
+               "[--json]",
+               infer_split_notes),
     INFER_SPEC("onnx-split", onnx_split_own,
                "cleave infer onnx-split --opset N [-a AXIS] [-l LEN,... | -n NUM] --shape SHAPE\n"
-               "                               [--dtype TYPE] [--json]"),
+               "                               [--dtype TYPE] [--json]",
+               infer_split_notes),
     INFER_SPEC("concat", concat_own,
                "cleave infer concat [-a AXIS] [--opset N] --shape SHAPE... [--dtype TYPE] "
-               "[--json]"),
+               "[--json]",
+               infer_join_notes),
     INFER_SPEC("concat-from-sequence", sequence_join_own,
                "cleave infer concat-from-sequence -a AXIS [--new-axis 0|1] --shape SHAPE...\n"
-               "                                         [--dtype TYPE] [--json]"),
+               "                                         [--dtype TYPE] [--json]",
+               infer_join_notes),
 };
 
 static const cli_spec *const file_specs[COMMAND_COUNT + 1] = {
