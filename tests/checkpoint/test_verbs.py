@@ -76,7 +76,7 @@ def same(work, label, detected, pinned):
     return ra
 
 
-def outputs(work):
+def test_outputs(work):
     make_models(work)
     cases = [
         ("ls st", ["ls", "st"], ["st", "ls", "st"]),
@@ -129,7 +129,7 @@ def outputs(work):
                       f"{fmt} {label}: {ra.stdout[:100]!r}")
 
 
-def refusals(work):
+def test_refusals(work):
     make_models(work)
     cases = [
         ("a safetensors option for GGUF", ["shard", "model.gguf", "-o", "tp", "-n", "2",
@@ -155,7 +155,14 @@ def refusals(work):
          ["ls: unknown option '--bogus' (see 'cleave ls --help')"]),
         ("split option for shard", ["shard", "st", "-o", "x", "-n", "2", "--tensor", "a"], 64,
          ["shard: --tensor belongs to 'gguf split' and 'st split'"]),
+        ("a folder for a GGUF model", ["gguf", "ls", "st"], 66,
+         ["'st' is a folder: a GGUF model is a .gguf file"]),
+        ("both formats in one folder", ["check", "both"], 64,
+         ["check: 'both' holds both GGUF and safetensors files: name the format"]),
     ]
+    os.makedirs(os.path.join(work, "both"))
+    shutil.copy(os.path.join(work, "model.gguf"), os.path.join(work, "both"))
+    shutil.copy(os.path.join(work, "st", "model.safetensors"), os.path.join(work, "both"))
     for label, args, status, fragments in cases:
         clitest.expect_failure(label, args, work, status, fragments)
     # `cleave split` stays the .npy operator.
@@ -164,7 +171,7 @@ def refusals(work):
           f"split --help: {r.stdout[:80]!r}")
 
 
-def sizes(work):
+def test_sizes(work):
     """One size syntax: K = KB (powers of 1000), KiB (of 1024), decimals, in both formats."""
     make_models(work)
     spellings = {"100": ["100", "0.1K", "0.1kb", "100B"], "1024": ["1KiB", "1kib", "1024"],
@@ -190,7 +197,7 @@ def sizes(work):
                                    [f"--max-shard-size '{bad}' is not a size"])
 
 
-def help_texts(work):
+def test_help_texts(work):
     for verb in ("ls", "check", "shard", "merge", "reshard", "verify"):
         r = clitest.run([verb, "--help"], work)
         check(r.returncode == 0 and r.stdout.startswith(f"usage: cleave {verb} "),
@@ -207,15 +214,13 @@ def help_texts(work):
     r = clitest.run(["gguf", "shard", "--help"], work)
     check("--preset" not in r.stdout and "--no-sidecar" not in r.stdout,
           "gguf shard --help lists no safetensors option")
+    # What only one format says is printed for that format's spelling, and for the one without.
+    st, gg, both = (clitest.run(args + ["ls", "--help"], work).stdout
+                    for args in (["st"], ["gguf"], []))
+    check('"offset"' not in st and '"offset"' in gg and '"offset"' in both,
+          "ls --help: GGUF's offsets for gguf ls and ls only")
+    st, gg = (clitest.run([w, "merge", "--help"], work).stdout for w in ("st", "gguf"))
+    check("OUT.gguf" not in st and "-o OUT.gguf" in gg, "merge --help: where -o goes")
     r = clitest.run(["--help"], work)
     for verb in ("ls", "check", "shard", "merge", "reshard", "verify"):
         check(f"\n  {verb} " in r.stdout, f"--help does not list {verb}")
-
-
-def main():
-    clitest.run_groups("verbs", [("outputs", outputs), ("refusals", refusals), ("sizes", sizes),
-                                 ("help", help_texts)])
-
-
-if __name__ == "__main__":
-    main()

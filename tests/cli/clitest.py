@@ -1,8 +1,10 @@
-"""Shared helpers of the cleave CLI tests (run with Debian's /usr/bin/python3 and python3-numpy).
+"""Shared helpers of the cleave CLI tests (pytest files run by Debian's /usr/bin/python3 with
+python3-pytest and python3-numpy; tests/README.md says how to run them).
 
 The tests find the cleave executable in $CLEAVE and make their files under $CLEAVE_TEST_TMP (both
-set by tests/cli/CMakeLists.txt). Each check records a failure instead of stopping, so that one
-run reports every broken case; `finish()` exits non-zero if any check failed.
+set by the folders' CMakeLists.txt, or by tests/conftest.py when pytest runs by hand). Each check
+records a failure instead of stopping, so that one run reports every broken case; after each test,
+tests/conftest.py fails it with the list of its failed checks (`begin` and `results`).
 """
 import ast
 import hashlib
@@ -12,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 CLEAVE = os.environ.get("CLEAVE", "cleave")
 TMP_ROOT = os.environ.get("CLEAVE_TEST_TMP", "/tmp/cleave-cli-tests")
@@ -30,8 +33,27 @@ def check(condition, message):
     return bool(condition)
 
 
+def begin():
+    """Forgets the checks made so far: a test starts (tests/conftest.py calls it)."""
+    global _checks
+    _failures.clear()
+    _checks = 0
+
+
+def results():
+    """The messages of the failed checks since `begin`, and the number of checks made."""
+    return list(_failures), _checks
+
+
+def groups(*pairs):
+    """Parametrizes a test `test_x(group, work)` over (name, function) pairs: pytest runs each
+    function as a test of its own, `test_x[name]`, in a fresh directory (`work`)."""
+    return pytest.mark.parametrize("group", [pytest.param(f, id=name) for name, f in pairs])
+
+
 def finish():
-    """Prints a summary and exits: 0 when every check passed."""
+    """Prints a summary and exits: 0 when every check passed. For a file run as a program (a
+    test's child process, or a script not yet made a pytest file); pytest tests do not call it."""
     if _failures:
         print(f"{len(_failures)} of {_checks} checks failed", file=sys.stderr)
         sys.exit(1)
@@ -52,6 +74,8 @@ def workdir(name):
 
 def run_groups(name, groups, usage=None, shared=False):
     """The main() of a script made of groups of checks: runs them, then exits through finish().
+    The way before pytest, kept for scripts not yet made pytest files (tests/README.md says how:
+    `groups` replaces it).
 
     `groups` is a list of (group name, function) pairs; each function is called with the
     directory it works in. With `usage` (the script's docstring) the script takes one group's name as its

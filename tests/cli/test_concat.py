@@ -13,7 +13,7 @@ Groups:
   inverse  the inverse property through the CLI: split then concat gives the input's data back
   stream   inputs much larger than the chunk (CLEAVE_CHUNK_BYTES), many inputs, in-kernel copies
 
-usage: test_concat.py GROUP
+pytest runs each group as test_concat.py::test_concat[GROUP].
 """
 import json
 import os
@@ -320,12 +320,7 @@ def group_stream(work):
               "packed windows: bytes differ")
 
 
-def main():
-    clitest.run_groups("concat_", [
-        ("numpy", group_numpy), ("packed", group_packed), ("inverse", group_inverse),
-        ("stream", group_stream)
-    ], __doc__)
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("numpy", group_numpy), ("packed", group_packed), ("inverse", group_inverse),
+                ("stream", group_stream))
+def test_concat(group, work):
+    group(work)

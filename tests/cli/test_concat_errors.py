@@ -4,7 +4,7 @@ error through the CLI: the exit status of docs/cli.md, the message (the value, t
 the dimension at fault), nothing on stdout, and no output, temporary file or changed file left
 behind. Then the precedence of the checks, and what -f allows.
 
-usage: test_concat_errors.py STATUS
+pytest runs the cases of each status as test_concat_errors.py::test_status[STATUS].
 """
 import os
 import resource
@@ -254,12 +254,7 @@ def status_74(work):
         check(clitest.snapshot(work) == before, "stdout on /dev/full: files changed")
 
 
-def main():
-    clitest.run_groups("concat_err", [
-        ("64", status_64), ("65", status_65), ("66", status_66), ("73", status_73),
-        ("74", status_74)
-    ], __doc__)
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("64", status_64), ("65", status_65), ("66", status_66), ("73", status_73),
+                ("74", status_74))
+def test_status(group, work):
+    group(work)

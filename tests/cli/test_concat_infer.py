@@ -6,8 +6,6 @@ those shapes. Partial shapes whose dims are bounded intervals (and an unknown ax
 checked against a brute-force reference: every static choice of the dims and of the axis is
 tried with NumPy, and the output must be the tightest interval hull of the valid results. Shapes
 with `?` dims (unbounded) are checked on cases worked out by hand.
-
-usage: test_concat_infer.py
 """
 import itertools
 import json
@@ -153,13 +151,8 @@ def check_by_hand():
     check(r.returncode == 0 and r.stdout == "[2,7]\n", f"text form: {r.stdout!r} {r.stderr}")
 
 
-def main():
+def test_concat_infer():
     rng = np.random.default_rng(22)
     check_static(rng)
     check_partial(rng)
     check_by_hand()
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

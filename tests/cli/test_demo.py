@@ -17,7 +17,7 @@ EXPECTED = [
 ]
 
 
-def main():
+def test_demo():
     work = clitest.workdir("demo")
     r = clitest.run(["demo"], work)
     check(r.returncode == 0, f"demo: exit {r.returncode}: {r.stderr}")
@@ -38,8 +38,3 @@ def main():
           "demo: the VariadicSplit examples' lengths")
     check("keepdims 0" in blocks[4], "demo: the keepdims 0 example")
     check(blocks[-1] == "demo: all 5 examples passed the round trip", f"demo: {blocks[-1]!r}")
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -3,15 +3,17 @@
 every operator command: each output must equal NumPy's own slicing of the loaded input, with the
 same dtype string (byte order included) and memory order.
 
-usage: test_dtypes.py FIXTURE_DIR GROUP
+pytest runs each group of fixtures as test_dtypes.py::test_dtypes[GROUP], on the fixtures in
+--cli-fixtures DIR (CTest's cli.fixtures makes them) or else made for the run.
 """
 import json
 import os
-import sys
 
 import numpy as np
+import pytest
 
 import clitest
+import make_fixtures
 from clitest import check
 
 # (arguments, axis, output lengths along the axis, axis removed, ONNX op). The lengths are worked
@@ -64,10 +66,19 @@ def run_case(fixture_dir, entry, case, index):
     check(clitest.temporaries(work) == [], f"{label}: temporaries left")
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    fixture_dir, group = sys.argv[1], sys.argv[2]
+@pytest.fixture(scope="module")
+def fixture_dir(request, tmp_path_factory):
+    """The folder of make_fixtures.py's files: --cli-fixtures, or one made for this run."""
+    given = request.config.getoption("--cli-fixtures")
+    if given:
+        return given
+    made = str(tmp_path_factory.mktemp("fixtures"))
+    make_fixtures.main(made)
+    return made
+
+
+@pytest.mark.parametrize("group", list(dict.fromkeys(g for _, g, _ in make_fixtures.DTYPES)))
+def test_dtypes(fixture_dir, group):
     with open(os.path.join(fixture_dir, "manifest.json")) as f:
         manifest = [e for e in json.load(f) if e["group"] == group]
     check(len(manifest) > 0, f"no fixture in group {group}")
@@ -76,8 +87,3 @@ def main():
         for case in CASES:
             run_case(fixture_dir, entry, case, index)
             index += 1
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

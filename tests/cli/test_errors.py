@@ -3,7 +3,7 @@
 message (the offending value and the parameter name) and that no output or temporary file was
 left behind and no existing file changed. Also the precedence of the checks.
 
-usage: test_errors.py STATUS
+pytest runs the cases of each status as test_errors.py::test_status[STATUS].
 """
 import os
 import resource
@@ -284,12 +284,7 @@ def status_74(work):
     del a
 
 
-def main():
-    clitest.run_groups("err", [
-        ("64", status_64), ("65", status_65), ("66", status_66), ("70", status_70),
-        ("73", status_73), ("74", status_74)
-    ], __doc__)
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("64", status_64), ("65", status_65), ("66", status_66), ("70", status_70),
+                ("73", status_73), ("74", status_74))
+def test_status(group, work):
+    group(work)

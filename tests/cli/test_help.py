@@ -23,7 +23,7 @@ OPTIONS = {
 }
 
 
-def main():
+def test_help():
     work = clitest.workdir("help")
     r = clitest.run(["--help"], work)
     check(r.returncode == 0 and r.stderr == "", f"--help: {r.returncode} {r.stderr!r}")
@@ -116,8 +116,3 @@ def main():
     # Neither takes an argument: an extra word is a usage error, with nothing on stdout.
     for args in (["--version", "extra"], ["-V", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
         clitest.expect_failure(" ".join(args), args, work, 64, [args[0], f"'{args[1]}'"])
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -60,7 +60,7 @@ CASES = [
 ]
 
 
-def main():
+def test_infer():
     work = clitest.workdir("infer")
     for args, shapes in CASES:
         r = clitest.run(["infer"] + args, work)
@@ -104,8 +104,3 @@ def main():
         (["split", "-a", "0", "-n", "2", "--shape", "[]"], 65),
     ]:
         clitest.expect_failure("infer " + " ".join(args), ["infer"] + args, work, status, [])
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -57,7 +57,7 @@ def run_json(label, args, cwd, status=0):
     return obj
 
 
-def main():
+def test_json():
     work = clitest.workdir("json")
     np.save(os.path.join(work, "x.npy"), np.arange(72, dtype=np.float32).reshape(6, 12))
     np.save(os.path.join(work, "p.npy"), np.arange(12, dtype=np.uint8))
@@ -175,8 +175,3 @@ def main():
     for args, status, fragment in cases:
         clitest.expect_failure("error " + " ".join(args), args + ["--json"], work, status,
                                [fragment])
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

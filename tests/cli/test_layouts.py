@@ -175,12 +175,7 @@ def naming(work):
     check(clitest.temporaries(work) == [], "naming: temporaries left")
 
 
-def main():
+def test_layouts():
     copy_paths(clitest.workdir("layouts-copy"))
     shapes(clitest.workdir("layouts-shapes"))
     naming(clitest.workdir("layouts-naming"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

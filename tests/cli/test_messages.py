@@ -90,12 +90,7 @@ def numpy_names(work):
     clitest.check(r.returncode == 0 and r.stderr == "", f"f64 on <f8: {r.stderr}")
 
 
-def main():
+def test_messages():
     plurals(clitest.workdir("messages_plurals"))
     library_plurals(clitest.workdir("messages_library_plurals"))
     numpy_names(clitest.workdir("messages_numpy_names"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

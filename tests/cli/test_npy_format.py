@@ -179,12 +179,7 @@ def bad_inputs(work):
                        [name] + fragments)
 
 
-def main():
+def test_npy_format():
     accepted_inputs(clitest.workdir("npy-accept"))
     output_headers(clitest.workdir("npy-out"))
     bad_inputs(clitest.workdir("npy-bad"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -154,11 +154,6 @@ def stale(work):
                            ["not divisible by num_splits = 5"])
 
 
-def main():
+def test_output_dir():
     directories(clitest.workdir("output_dir"))
     stale(clitest.workdir("output_stale"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

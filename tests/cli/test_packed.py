@@ -8,8 +8,6 @@ each output packed from its own bit 0, unused bits of its last byte zero); the i
 are set to garbage, which must not reach the outputs. The streaming paths are forced with a tiny
 chunk (CLEAVE_CHUNK_BYTES): batches of rows, pieces of long rows in several windows, byte-aligned
 splits through the byte stream, more outputs than are open at once. Then the errors.
-
-usage: test_packed.py
 """
 import json
 import os
@@ -257,15 +255,10 @@ def errors(work):
     check(r.returncode == 0, f"halves: exit {r.returncode}: {r.stderr.strip()}")
 
 
-def main():
+def test_packed():
     work = clitest.workdir("packed")
     every_type(work)
     many_outputs(work)
     big_inputs(work)
     chunk_knob(clitest.workdir("packed_knob"))
     errors(clitest.workdir("packed_errors"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

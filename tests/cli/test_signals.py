@@ -6,15 +6,15 @@ Two moments are tested: while the data is being written (by split, and by concat
 grow, then sends the signal), and after every temporary file is complete but before the commit
 (cleave is blocked writing its report to a pipe nobody reads).
 
-usage: test_signals.py SIGNAL      (TERM, INT or HUP)
+pytest runs each signal as test_signals.py::test_signal[SIGNAL] (TERM, INT or HUP).
 """
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
+import pytest
 
 import clitest
 from clitest import check
@@ -96,15 +96,9 @@ def before_commit(work, sig):
     check(clitest.snapshot(work) == before, f"{sig.name} before commit: files left or changed")
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    sig = getattr(signal, "SIG" + sys.argv[1])
-    during_write(clitest.workdir(f"signal-{sys.argv[1]}-write"), sig, SPLIT)
-    during_write(clitest.workdir(f"signal-{sys.argv[1]}-concat"), sig, CONCAT)
-    before_commit(clitest.workdir(f"signal-{sys.argv[1]}-commit"), sig)
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()
+@pytest.mark.parametrize("name", ["TERM", "INT", "HUP"])
+def test_signal(name):
+    sig = getattr(signal, "SIG" + name)
+    during_write(clitest.workdir(f"signal-{name}-write"), sig, SPLIT)
+    during_write(clitest.workdir(f"signal-{name}-concat"), sig, CONCAT)
+    before_commit(clitest.workdir(f"signal-{name}-commit"), sig)

@@ -415,12 +415,7 @@ def options(work):
           "nope.gguf" in r.stderr, f"check --json failure: {r.stdout!r} {r.stderr!r}")
 
 
-def main():
-    clitest.run_groups("gguf_commands", [
-        ("listing", listing), ("splits", splits), ("shards", shards), ("sets", split_sets),
-        ("help", help_texts), ("options", options)
-    ])
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("listing", listing), ("splits", splits), ("shards", shards), ("sets", split_sets),
+                ("help", help_texts), ("options", options))
+def test_gguf_commands(group, work):
+    group(work)

@@ -14,7 +14,7 @@ from clitest import check
 QKV = np.arange(24, dtype="<f4").reshape(6, 4)
 
 
-def main():
+def test_gguf_conventions():
     work = clitest.workdir("gguf_conventions")
     meta = [("general.architecture", "str", "llama")]
     u.write_gguf(os.path.join(work, "m.gguf"), meta,
@@ -63,8 +63,3 @@ def main():
     # Errors are never JSON.
     r = u.expect_failure("check --json", ["gguf", "check", "--json", "rules.txt"], work, 65, [])
     check(r.stdout == "", f"check --json failure: {r.stdout!r}")
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -150,11 +150,6 @@ def nothing_to_open(work):
     u.expect_failure("a directory", ["gguf", "check", "dir.gguf"], work, 66, ["dir.gguf"])
 
 
-def main():
-    clitest.run_groups("gguf_hostile", [
-        ("hostile", hostile), ("truncations", truncations), ("open", nothing_to_open)
-    ])
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("hostile", hostile), ("truncations", truncations), ("open", nothing_to_open))
+def test_gguf_hostile(group, work):
+    group(work)

@@ -271,11 +271,6 @@ def during_commit(work):
         print("kill -9 during the commit: never caught between two renames (invariants held)")
 
 
-def main():
+def test_crash():
     large_split(clitest.workdir("hostile-crash-large"))
     during_commit(clitest.workdir("hostile-crash-commit"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

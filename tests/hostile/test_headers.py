@@ -299,15 +299,10 @@ def dims(work):
                 check(os.path.getsize(path) == offset, f"zero-size {shape} output {i}: data")
 
 
-def main():
+def test_headers():
     malformed_dicts(clitest.workdir("hostile-dicts"))
     encodings(clitest.workdir("hostile-encodings"))
     long_key_at_the_end(clitest.workdir("hostile-long-key"))
     dtypes(clitest.workdir("hostile-dtypes"))
     forced_widths(clitest.workdir("hostile-forced"))
     dims(clitest.workdir("hostile-dims"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

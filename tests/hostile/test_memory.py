@@ -6,11 +6,12 @@ checked by size, header and content (the input is a sparse file: all zeros but f
 written at the start and at the end of the data).
 
 An address-space limit cannot be used with AddressSanitizer (it reserves terabytes): the test
-reports that and checks nothing in such builds.
+is skipped in such builds.
 """
 import os
 
 import numpy as np
+import pytest
 
 import clitest
 import hostile
@@ -20,12 +21,10 @@ MIB = 1 << 20
 SHAPE = (1 << 24, 2, 8)
 
 
-def main():
+def test_memory():
     if hostile.sanitized():
-        hostile.skip("bounded memory: AddressSanitizer builds cannot run under an address-space "
-                     "limit (the normal build runs this test)")
-        print("all 0 checks skipped")
-        return
+        pytest.skip("bounded memory: AddressSanitizer builds cannot run under an address-space "
+                    "limit (the normal build runs this test)")
     work = clitest.workdir("hostile-memory")
     path = os.path.join(work, "big.npy")
     with open(path, "wb") as f:
@@ -73,8 +72,3 @@ def main():
             del a
     for name in os.listdir(work):
         os.unlink(os.path.join(work, name))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

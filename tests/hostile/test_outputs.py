@@ -286,17 +286,18 @@ def appears_meanwhile(work):
           f"output appearing meanwhile: files left: {sorted(set(after) ^ set(before))[:5]}")
 
 
-def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--tmpfs":
-        full_disk_child(sys.argv[2], sys.argv[3])
-        clitest.finish()
+def test_outputs():
     not_writable(clitest.workdir("hostile-unwritable"))
     full_disk(clitest.workdir("hostile-full"))
     size_limits(clitest.workdir("hostile-fsize"))
     names(clitest.workdir("hostile-names"))
     appears_meanwhile(clitest.workdir("hostile-appears"))
-    clitest.finish()
 
 
 if __name__ == "__main__":
-    main()
+    # full_disk runs this file as a program, in a private mount namespace, for its cases.
+    if len(sys.argv) != 4 or sys.argv[1] != "--tmpfs":
+        sys.exit("usage: test_outputs.py --tmpfs MOUNT_POINT INPUT_DIR (full_disk's child; "
+                 "pytest runs the tests)")
+    full_disk_child(sys.argv[2], sys.argv[3])
+    clitest.finish()

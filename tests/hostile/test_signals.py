@@ -156,12 +156,7 @@ def random_moments(work):
     print("random moments: " + ", ".join(f"{v} {k}" for k, v in outcomes.items()))
 
 
-def main():
+def test_signals():
     other_signals(clitest.workdir("hostile-signals-other"))
     ignored_signals(clitest.workdir("hostile-signals-ignored"))
     random_moments(clitest.workdir("hostile-signals-random"))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -7,6 +7,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 import clitest
 from clitest import check
@@ -361,16 +362,8 @@ def test_help(work):
         check(word in man, f"the man page does not document {word}")
 
 
-def main():
-    clitest.run_groups("ir_check", [
-        ("integer_types", test_integer_types), ("split", test_split),
-        ("split_dynamic_rank", test_split_dynamic_rank),
-        ("element_type_names", test_element_type_names), ("dim_forms", test_dim_forms),
-        ("versions", test_versions), ("verdicts", test_verdicts),
-        ("unknown_values", test_unknown_values), ("hostile_counts", test_hostile_counts),
-        ("json", test_json), ("help", test_help)
-    ], shared=True)
-
-
-if __name__ == "__main__":
-    main()
+@pytest.fixture
+def work(shared_work):
+    """One folder for the file: test_verdicts reads test_versions' v11.xml, test_json reads
+    test_verdicts' mismatch.xml."""
+    return shared_work

@@ -225,14 +225,3 @@ def test_run_failures(work):
         for i, f in enumerate(files):
             args += ["-i", "x%d=%s" % (i, f)]
         expect_failure(label, args, work, status, fragments)
-
-
-def main():
-    clitest.run_groups("ir_concat", [
-        ("check", test_check), ("run_types", test_run_types), ("run_consts", test_run_consts),
-        ("run_split_then_concat", test_run_split_then_concat), ("run_failures", test_run_failures)
-    ], shared=True)
-
-
-if __name__ == "__main__":
-    main()

@@ -18,7 +18,7 @@ EXPECTED = {
 }
 
 
-def main():
+def test_ir_examples():
     work = clitest.workdir("ir_examples")
     examples = os.path.join(os.environ["CLEAVE_SOURCE_DIR"], "docs", "examples")
     nets = seed_examples()
@@ -46,8 +46,3 @@ def main():
                          clitest.slice_along(data, axis, start, stop - start), False)
         check(not os.path.exists(os.path.join(work, "%s_%d.npy" % (stem, len(pieces)))),
               f"{stem}: more outputs than the example has")
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -6,6 +6,7 @@ import os
 import shutil
 
 import numpy as np
+import pytest
 
 import clitest
 from clitest import check, expect_failure
@@ -223,12 +224,7 @@ def test_strictness(root):
             expect_failure(name, ["ir-check", "m.xml"], work, status, [fragment])
 
 
-def main():
-    clitest.run_groups("ir_hostile", [
-        ("xml_level", test_xml_level), ("layer_level", test_layer_level), ("edges", test_edges),
-        ("consts", test_consts), ("files", test_files), ("strictness", test_strictness)
-    ], shared=True)
-
-
-if __name__ == "__main__":
-    main()
+@pytest.fixture
+def root(work):
+    """The tests' fresh folder, in which they make a folder per case."""
+    return work

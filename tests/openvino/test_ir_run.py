@@ -7,6 +7,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 import clitest
 from clitest import check, check_output, expect_failure
@@ -326,13 +327,7 @@ def test_failures(root):
     check_output("force 1", os.path.join(work, "out_1.npy"), np.zeros((4, 4), dtype="<f4"), False)
 
 
-def main():
-    clitest.run_groups("ir_run", [
-        ("byte_types", test_byte_types), ("chained", test_chained), ("consts", test_consts),
-        ("raw_parameters", test_raw_parameters), ("parameter_values", test_parameter_values),
-        ("dynamic_rank", test_dynamic_rank), ("failures", test_failures)
-    ], shared=True)
-
-
-if __name__ == "__main__":
-    main()
+@pytest.fixture
+def root(work):
+    """test_failures's fresh folder (it makes its own, ir_run_fail)."""
+    return work

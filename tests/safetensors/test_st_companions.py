@@ -11,7 +11,6 @@ import os
 
 import numpy as np
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -387,13 +386,3 @@ def test_refusals(work):
                          ["--axis", "w.weight=0"], work, 65,
                          ["the merge of 2 ranks: tensor 'w.weight' (F8_E4M3 [12,8]): part 1 "
                           "would start at row 6", "weight_block_size [4, 8]"])
-
-
-def main():
-    clitest.run_groups("st_companions", [("shard_merge", test_shard_merge), ("split", test_split),
-                                         ("config", test_config), ("presets", test_presets),
-                                         ("phi3", test_phi3), ("refusals", test_refusals)])
-
-
-if __name__ == "__main__":
-    main()

@@ -7,7 +7,6 @@ import os
 
 import numpy as np
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -143,13 +142,3 @@ def test_plurals(work):
     r = u.run(["st", "check", "one.safetensors"], work)
     check(r.returncode == 0 and r.stdout == "one.safetensors: ok: 1 file, 1 tensor, 1 byte of "
           "data\n", f"check: {r.stdout!r}")
-
-
-def main():
-    for test in (test_rules_file_words, test_numbering, test_glob_notes, test_plurals):
-        test(clitest.workdir("st_" + test.__name__))
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -11,7 +11,6 @@ import os
 
 import numpy as np
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -249,13 +248,3 @@ def test_refusals(work):
                      ["tensor 's' has no experts to unstack: its axis 0 is 0"])
     u.expect_failure("gguf", ["gguf", "split", "model.gguf", "-o", "x", "--tensor", "a.{e}",
                               "-a", "0", "--into", "b"], work, 64, ["belongs to 'st split'"])
-
-
-def main():
-    clitest.run_groups("st_experts", [("stack_unstack", test_stack_unstack),
-                                      ("shards", test_shards),
-                                      ("fp8", test_fp8), ("refusals", test_refusals)])
-
-
-if __name__ == "__main__":
-    main()

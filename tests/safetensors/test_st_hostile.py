@@ -232,10 +232,7 @@ def header_at_the_limit(work):
     os.unlink(os.path.join(work, "limit.safetensors"))
 
 
-def main():
-    clitest.run_groups("st_hostile", [("headers", hostile_headers), ("indexes", hostile_indexes),
-                                      ("large", large_header), ("limit", header_at_the_limit)])
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("headers", hostile_headers), ("indexes", hostile_indexes),
+                ("large", large_header), ("limit", header_at_the_limit))
+def test_st_hostile(group, work):
+    group(work)

@@ -9,7 +9,6 @@ import struct
 
 import numpy as np
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -168,16 +167,3 @@ def test_hostile_names(work):
     write_raw(os.path.join(work, "h.safetensors"), header, W.tobytes())
     r = expect_ok("hostile names", ["st", "check", "h.safetensors"], work, ["unknown field"])
     check("\x1b" not in r.stderr and "\x07" not in r.stderr, f"hostile names: {r.stderr!r}")
-
-
-def main():
-    root = clitest.workdir("st_lenient")
-    for test in (test_files, test_index, test_several, test_hostile_names):
-        work = os.path.join(root, test.__name__)
-        os.makedirs(work)
-        test(work)
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -10,7 +10,6 @@ import re
 
 import numpy as np
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -201,11 +200,3 @@ def test_split(work):
                                                       "--max-shard-size", "1KB"] + rule, work, 65,
                      ["st split: __metadata__ 'f' differs between the shards ('2' in "
                       "'b.safetensors')"])
-
-
-def main():
-    clitest.run_groups("st_max_size", [("merge", test_merge), ("split", test_split)])
-
-
-if __name__ == "__main__":
-    main()

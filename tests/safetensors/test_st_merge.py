@@ -276,13 +276,3 @@ def test_dry_run(work):
     entry = next(t for t in plan["outputs"][3]["plan"] if t["name"] == "lm_head.weight")
     check(entry["shape"] == [VOCAB // 4, H] and entry["source_files"] == ["rank1.safetensors"],
           f"reshard --dry-run entry {entry}")
-
-
-def main():
-    clitest.run_groups("st_merge", [("round_trip", test_round_trip), ("reshard", test_reshard),
-                                    ("views", test_views_and_uneven), ("property", test_property),
-                                    ("dry_run", test_dry_run)])
-
-
-if __name__ == "__main__":
-    main()

@@ -75,9 +75,6 @@ def refused(work):
                      ["cannot create the output folder 'plain/': Not a directory"])
 
 
-def main():
-    clitest.run_groups("st_outputs", [("appeared", appeared_while_writing), ("refused", refused)])
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("appeared", appeared_while_writing), ("refused", refused))
+def test_st_outputs(group, work):
+    group(work)

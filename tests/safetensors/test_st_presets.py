@@ -14,7 +14,6 @@ import os
 
 import numpy as np
 
-import clitest
 import st_util as u
 from clitest import check
 
@@ -627,15 +626,3 @@ def test_phi3(work):
                                                   "2", "--preset", "auto"], work, 65,
                      ["tensor 'model.layers.0.self_attn.qkv_proj.weight' has 96 rows, not the 128 "
                       "of its q, k and v (8, 4 and 4 heads of 8) that config.json gives"])
-
-
-def main():
-    clitest.run_groups("st_presets", [("llama_gqa", test_llama_gqa), ("family", test_family),
-                                      ("command_line_first", test_command_line_first),
-                                      ("refusals", test_refusals),
-                                      ("replicate_kv", test_replicate_kv), ("moe", test_moe),
-                                      ("phi3", test_phi3)])
-
-
-if __name__ == "__main__":
-    main()

@@ -186,18 +186,9 @@ def merge_interrupted(work):
     check(u.snapshot(work) == before, "merge with a file-size limit: files left behind")
 
 
-def main():
-    root = clitest.workdir("st_signals")
-    os.chmod(root, 0o755)
-    for name, fn in [("signals", signals_while_writing), ("ignored", ignored_signal),
-                     ("write", failing_write), ("sigkill", sigkill),
-                     ("merge", merge_interrupted)]:
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        os.chmod(work, 0o777)
-        fn(work)
-    clitest.finish()
-
-
-if __name__ == "__main__":
-    main()
+@clitest.groups(("signals", signals_while_writing), ("ignored", ignored_signal),
+                ("write", failing_write), ("sigkill", sigkill), ("merge", merge_interrupted))
+def test_st_signals(group, work):
+    os.chmod(os.path.dirname(work), 0o755)
+    os.chmod(work, 0o777)
+    group(work)

@@ -15,7 +15,6 @@ import struct
 
 import numpy as np
 
-import clitest
 import gguf_util as g
 import st_util as u
 from clitest import check
@@ -247,12 +246,3 @@ def test_errors(work):
     u.expect_failure("two folders", ["st", "verify", "tp", "tp"], work, 64,
                      ["unexpected argument 'tp'"])
     u.expect_failure("none", ["st", "verify"], work, 64, ["the OUTDIR", "is missing"])
-
-
-def main():
-    clitest.run_groups("st_verify", [("clean", test_clean), ("differences", test_differences),
-                                     ("errors", test_errors)])
-
-
-if __name__ == "__main__":
-    main()

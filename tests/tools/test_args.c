@@ -344,6 +344,7 @@ static void test_help_group_first(void **state) {
 
 /* Options tagged for some commands only: taken and listed where the command's tags allow. */
 static const cli_opt tag_table[] = {
+    CLI_FLAG('x', "both", command, mode, "for all[[1:, and for a]][[2:, and for b]]."),
     {.kind = CLI_OPT_GROUP, .help = "Only for A", .tag = 1},
     {.kind = CLI_OPT_FLAG,
      .long_name = "only-a",
@@ -392,6 +393,7 @@ static void test_tags(void **state) {
   fclose(captured);
   assert_string_equal(text, "usage: cleave b\n"
                             "\n"
+                            "  -x, --both    for all, and for b.\n"
                             "      --only-b  b's\n"
                             "  -n, --num N   both\n"
                             "  -h, --help    print this help\n");

@@ -365,17 +365,61 @@ void cli_args_spelling(const cli_args *args, size_t i, char *buf, size_t size) {
 /* The widest label whose help starts in the column after it. */
 #define HELP_LABEL_MAX 26
 
-/* Prints `text` with every "{cmd}" replaced by `cmd`. */
-static void put_text(const char *text, const char *cmd, FILE *out) {
+/* Expands the markup of a help text into buf[0..size) (cut short when it is full; NUL-terminated
+ * when size > 0): "{cmd}" becomes `cmd`; "[[N:TEXT]]" becomes TEXT when the command's tags share
+ * a bit with N (decimal), else nothing (args.h, cli_spec). Returns the length of the whole
+ * expansion. */
+static size_t expand(const char *text, const char *cmd, unsigned tags, char *buf, size_t size) {
+  size_t n = 0;
+  const char *close = NULL; /* the end of the segment being copied */
   for (const char *t = text; *t != '\0';) {
-    const char *mark = strstr(t, "{cmd}");
-    if (mark == NULL) {
-      fputs(t, out);
-      return;
+    const char *piece = NULL;
+    size_t len = 1;
+    if (strncmp(t, "{cmd}", 5) == 0) {
+      piece = cmd;
+      len = strlen(cmd);
+      t += 5;
+    } else if (strncmp(t, "[[", 2) == 0 && close == NULL && strchr(t, ':') != NULL) {
+      char *end = NULL;
+      unsigned long mask = strtoul(t + 2, &end, 10);
+      const char *stop = strstr(t, "]]");
+      if (end != NULL && *end == ':' && stop != NULL) {
+        if ((mask & tags) != 0) {
+          close = stop;
+          t = end + 1;
+        } else {
+          t = stop + 2;
+        }
+        continue;
+      }
+      piece = t++;
+    } else if (close != NULL && t == close) {
+      close = NULL;
+      t += 2;
+      continue;
+    } else {
+      piece = t++;
     }
-    fwrite(t, 1, (size_t)(mark - t), out);
-    fputs(cmd, out);
-    t = mark + 5;
+    for (size_t i = 0; i < len; i++, n++) {
+      if (n + 1 < size) {
+        buf[n] = piece[i];
+      }
+    }
+  }
+  if (size > 0) {
+    buf[n + 1 < size ? n : size - 1] = '\0';
+  }
+  return n;
+}
+
+/* Prints `text` with its markup expanded (expand). */
+static void put_text(const char *text, const char *cmd, unsigned tags, FILE *out) {
+  size_t n = expand(text, cmd, tags, NULL, 0);
+  char *buf = malloc(n + 1);
+  if (buf != NULL) {
+    expand(text, cmd, tags, buf, n + 1);
+    fputs(buf, out);
+    free(buf);
   }
 }
 
@@ -418,25 +462,11 @@ static void measure(void *ctx, const cli_opt *o) {
   }
 }
 
-/* Prints `help` (with "{cmd}" replaced) from column `at` on, wrapped at HELP_WIDTH and
- * continued at h->column; a '\n' in it starts a new line. */
+/* Prints `help` (its markup expanded) from column `at` on, wrapped at HELP_WIDTH and continued
+ * at h->column; a '\n' in it starts a new line. */
 static void put_wrapped(help_state *h, const char *help, size_t at) {
   char text[4096];
-  size_t n = 0;
-  for (const char *t = help; *t != '\0' && n + 1 < sizeof text;) {
-    if (strncmp(t, "{cmd}", 5) == 0) {
-      size_t c = strlen(h->cmd);
-      if (n + c + 1 >= sizeof text) {
-        break;
-      }
-      memcpy(text + n, h->cmd, c);
-      n += c;
-      t += 5;
-    } else {
-      text[n++] = *t++;
-    }
-  }
-  text[n] = '\0';
+  expand(help, h->cmd, h->tags, text, sizeof text);
   size_t col = at;
   const char *w = text;
   int first_word = 1;
@@ -503,11 +533,11 @@ static void print_option(void *ctx, const cli_opt *o) {
 
 void cli_help_print(const cli_spec *spec, FILE *out) {
   fputs("usage: ", out);
-  put_text(spec->usage, spec->name, out);
+  put_text(spec->usage, spec->name, spec->tags, out);
   fputs("\n", out);
   if (spec->about != NULL) {
     fputs("\n", out);
-    put_text(spec->about, spec->name, out);
+    put_text(spec->about, spec->name, spec->tags, out);
   }
   help_state h = {out, spec->name, spec->tags, 0, NULL, 0};
   static const cli_opt help_opt = {
@@ -519,6 +549,6 @@ void cli_help_print(const cli_spec *spec, FILE *out) {
   print_option(&h, &help_opt);
   if (spec->notes != NULL) {
     fputs("\n", out);
-    put_text(spec->notes, spec->name, out);
+    put_text(spec->notes, spec->name, spec->tags, out);
   }
 }

@@ -134,7 +134,9 @@ typedef struct cli_spec {
   /** What the user types after "cleave": "split", "st shard". */
   const char *name;
   /** The lines after "usage: " ("cleave st shard MODEL -o OUTDIR ..."; more lines start with
-   * "       cleave" or continue indented). "{cmd}" stands for `name` in every text. */
+   * "       cleave" or continue indented). In every text of the help (these and the options'),
+   * "{cmd}" stands for `name`, and "[[N:TEXT]]" for TEXT when `tags` shares a bit with the
+   * decimal mask N, else for nothing (what only some commands of a family say). */
   const char *usage;
   /** What the command does: the paragraphs between the usage and the options. */
   const char *about;
@@ -218,8 +220,9 @@ int cli_parse_int64_list(const char *text, const char *what, int64_t **values, i
                          int *unknown);
 
 /**
- * Parses a size, the one syntax of every command: a decimal number (digits, optionally a '.' and
- * more digits) and a unit, in any case: none or B (bytes); K or KB, M or MB, G or GB, T or TB
+ * Parses a size, the one syntax of every command: a decimal number as Python's float() reads one
+ * without an exponent (digits with at most one '.', "1.5", ".5" and "1." included) and a unit,
+ * in any case: none or B (bytes); K or KB, M or MB, G or GB, T or TB
  * (10^3 to 10^12 bytes, as llama.cpp's gguf-split and Hugging Face's writer read them); KiB,
  * MiB, GiB, TiB (2^10 to 2^40). As Hugging Face's writer reads it, the number is a double and
  * the product is truncated ("1.5GB" is 1500000000 bytes). Returns 0 with `*bytes` from 1 to

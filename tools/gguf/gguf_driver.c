@@ -36,6 +36,13 @@ static gguf_model *new_model(ckpt_model **out, tool_error *err) {
 static int load(const char *path, ckpt_load_options *o, ckpt_model **out, tool_error *err) {
   (void)o; /* the reader has no lenient mode: what it accepts is canonical */
   gguf_model *m = new_model(out, err);
+  static const char *const none[] = {NULL};
+  if (m != NULL && ckpt_folder_holds(path, none) >= 0) {
+    return tool_fail(err, CLI_EXIT_NOINPUT,
+                     "'%s' is a folder: a GGUF model is a .gguf file, or the first file of a "
+                     "split set",
+                     path);
+  }
   return m == NULL ? err->status : gguf_model_load(path, m, err);
 }
 
@@ -227,7 +234,11 @@ static const ckpt_driver_help help = {
         "    --axis 'blk.*.attn_k.weight=0' --axis 'blk.*.attn_v.weight=0' \\\n"
         "    --axis 'blk.*.attn_output.weight=1' --axis 'blk.*.ffn_up.weight=0' \\\n"
         "    --axis 'blk.*.ffn_gate.weight=0' --axis 'blk.*.ffn_down.weight=1'\n",
-    .merge.usage = "       cleave {cmd} PART... -o OUT.gguf [--max-shard-size SIZE] [OPTIONS]",
+    .merge.usage = "       cleave {cmd} PART... -o OUT.gguf [--max-shard-size SIZE] [OPTIONS]\n"
+                   "       cleave {cmd} RANK... -o OUT.gguf --axis GLOB=AXIS... [--view "
+                   "GLOB=SHAPE]\n"
+                   "           [--replicate GLOB] [--unmatched replicate|error]\n"
+                   "           [--max-shard-size SIZE] [OPTIONS]",
     .merge.notes =
         "-o names the output file, OUT.gguf. Without --axis rules the inputs are a split "
         "set\n"

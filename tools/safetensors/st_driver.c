@@ -199,7 +199,10 @@ static const ckpt_driver_help help = {
                "replicate\n"
                "The same with the Llama preset, heads kept whole (docs/presets.md):\n"
                "  cleave st shard llama/ -o tp4/ -n 4 --preset auto\n",
-    .merge.usage = "       cleave {cmd} RANK... -o OUTDIR --preset NAME|auto [--replicate-kv]\n"
+    .merge.usage = "       cleave {cmd} RANK... -o OUTDIR --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
+                   "           [--replicate GLOB] [--unmatched replicate|error]\n"
+                   "           [--max-shard-size SIZE] [OPTIONS]\n"
+                   "       cleave {cmd} RANK... -o OUTDIR --preset NAME|auto [--replicate-kv]\n"
                    "           [--qkv-layout concat|interleaved] [RULE...] [OPTIONS]",
     .merge.notes = SCALES "\n"
                           "Example (the inverse of the st shard example):\n"

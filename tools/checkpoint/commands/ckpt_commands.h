@@ -94,7 +94,9 @@ typedef struct ckpt_command {
 typedef int (*ckpt_verb_run)(ckpt_command *c);
 
 /** The option groups of the writing verbs (their targets are ckpt_args fields: include them with
- * CLI_INCLUDE_SAME). */
+ * CLI_INCLUDE_SAME): -o OUTDIR (merge has its own), the other output options, --max-shard-size,
+ * --quant-block. */
+extern const cli_opt ckpt_outdir_option[];
 extern const cli_opt ckpt_write_options[];
 extern const cli_opt ckpt_size_option[];
 extern const cli_opt ckpt_quant_option[];

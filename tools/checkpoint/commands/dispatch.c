@@ -61,10 +61,13 @@ static char *help_usage(const ckpt_driver *pinned, ckpt_verb verb) {
   for (size_t f = 0; ckpt_drivers[f] != NULL; f++) {
     const ckpt_verb_help *h = verb_help(ckpt_drivers[f], verb);
     if (h != NULL && h->usage != NULL && (pinned == NULL || pinned == ckpt_drivers[f])) {
-      strcat(usage, "\n");
+      strcat(usage, usage[0] != '\0' ? "\n" : "");
       strcat(usage, h->usage);
     }
   }
+  /* A verb whose usage is all its formats' (merge) starts with a format's indented line. */
+  size_t blanks = strspn(usage, " ");
+  memmove(usage, usage + blanks, strlen(usage + blanks) + 1);
   return usage;
 }
 
@@ -222,7 +225,8 @@ static void family_help(const ckpt_driver *d, FILE *out) {
   size_t f = family_of(d);
   fputs("usage: ", out);
   for (size_t v = 0; v < CKPT_VERB_COUNT; v++) {
-    const char *usage = specs[f][v].usage;
+    char *all = help_usage(d, verbs[v].verb);
+    const char *usage = all != NULL ? all : "";
     size_t line = strcspn(usage, "\n");
     fprintf(out, "%s", v == 0 ? "" : "       ");
     for (const char *u = usage; u < usage + line;) {
@@ -236,6 +240,7 @@ static void family_help(const ckpt_driver *d, FILE *out) {
       u = mark + 5;
     }
     fputs("\n", out);
+    free(all);
   }
   if (d->help != NULL && d->help->family != NULL) {
     fprintf(out, "\n%s", d->help->family);

@@ -87,7 +87,8 @@ int ckpt_run_inspect(ckpt_command *c) {
   tool_error err;
   rc = c->driver->read.load(path, &load, &m, &err);
   if (rc != 0) {
-    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. */
+    /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. As a
+     * warning of the reader names its file first, so does its error (--strict). */
     ckpt_command_report(&err);
   } else {
     rc = c->verb == CKPT_CHECK ? report_check(c, m, path, load.accepted) : list(c, m, path);
@@ -108,9 +109,10 @@ static const cli_opt ls_options[] = {
      .number = 1,
      .tag = CKPT_FORMAT_GGUF},
     CLI_FLAG(0, "json", ckpt_args, run.json,
-             "print {\"tensors\": [{\"name\", \"dtype\", \"shape\", \"bytes\", \"file\"}]} (GGUF: "
-             "each tensor's \"offset\" too, and with --metadata \"metadata\": [{\"key\", \"type\", "
-             "\"value\", \"file\"}] first)"),
+             "print {" CKPT_GGUF_TEXT(
+                 "\"metadata\": [{\"key\", \"type\", \"value\", \"file\"}] (with "
+                 "--metadata), ") "\"tensors\": [{\"name\", \"dtype\", \"shape\", "
+                                  "\"bytes\", " CKPT_GGUF_TEXT("\"offset\", ") "\"file\"}]}"),
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet,
              "print nothing (the status says whether the model is valid)"),
     CLI_END,
@@ -125,9 +127,12 @@ static const cli_opt check_options[] = {
      .number = 1,
      .tag = CKPT_FORMAT_ST},
     CLI_FLAG(0, "json", ckpt_args, run.json,
-             "print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N, ...} with the "
-             "format's counts after them (safetensors: \"warnings\"; GGUF: \"metadata\", "
-             "\"version\", \"alignment\"); an error goes to stderr as text, as for every command"),
+             "print {\"ok\": true, \"files\": N, \"tensors\": N, \"bytes\": N" CKPT_ST_TEXT(
+                 ", \"warnings\": N")
+                 CKPT_GGUF_TEXT(", \"metadata\": N, \"version\": N, "
+                                "\"alignment\": N") "} (an error goes to stderr "
+                                                    "as text, as for every "
+                                                    "command)"),
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print nothing on success"),
     CLI_END,
 };

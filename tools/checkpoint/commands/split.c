@@ -100,6 +100,8 @@ static const cli_opt split_options[] = {
     CLI_INCLUDE(ckpt_args, rules, ckpt_rule_options),
     CLI_INCLUDE_SAME(ckpt_split_preset_options),
     CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_GROUP("Output options"),
+    CLI_INCLUDE_SAME(ckpt_outdir_option),
     CLI_INCLUDE_SAME(ckpt_write_options),
     CLI_INCLUDE_SAME(ckpt_size_option),
     CLI_END,
@@ -112,12 +114,15 @@ const cli_spec ckpt_split_spec = {
     .about = "Replaces every tensor matching a rule's GLOB by its parts under the new names; "
              "every other\n"
              "tensor is copied unchanged, metadata kept. The outputs have the input's file "
-             "names (and\n"
-             "index, or split set); each part stays in its tensor's file. With --max-shard-size "
-             "the\n"
-             "outputs are laid out again in files of at most SIZE bytes, as the format's own "
-             "tools do; no\n"
-             "rule is needed then.\n",
+             "names\n"
+             "(" CKPT_ST_TEXT("and index") CKPT_GGUF_TEXT(
+                 "a split set stays one") "); each part "
+                                          "stays in its tensor's file. With --max-shard-size "
+                                          "the\n"
+                                          "outputs are laid out again in files of at most SIZE "
+                                          "bytes, as the format's own "
+                                          "tools do; no\n"
+                                          "rule is needed then.\n",
     .options = split_options,
     .notes = "Rules given on the command line are numbered from 1 in messages (\"rule 2\"), "
              "those of a\n"

@@ -22,6 +22,12 @@
 /** The formats, as bits: the tags of the options only some formats take (args.h). */
 enum { CKPT_FORMAT_ST = 1u, CKPT_FORMAT_GGUF = 2u };
 
+/** Help text that only one format's commands print (args.h's "[[N:TEXT]]", N the format's bit
+ * above), so that `cleave st VERB --help` says nothing of GGUF; `cleave VERB --help` prints
+ * both. */
+#define CKPT_ST_TEXT(TEXT) "[[1:" TEXT "]]"
+#define CKPT_GGUF_TEXT(TEXT) "[[2:" TEXT "]]"
+
 /** How `load` treats what departs from the format's canonical form without harming the data. */
 typedef struct ckpt_load_options {
   /** Refuse it (CLI_EXIT_DATA) instead of warning. */
