@@ -79,33 +79,39 @@ static int split_keys(const ckpt_file *f, const gguf_info *info, uint64_t *no, u
   return 0;
 }
 
-/* Removes the split keys from file i's metadata (the writer adds them back to a set's files). */
-static void strip_split_keys(ckpt_file *f, gguf_info *info) {
+void gguf_forget_meta(gguf_model *m, size_t file, size_t i) {
+  ckpt_file *f = &m->ckpt.files[file];
+  gguf_info *info = &m->info[file];
   size_t n = f->meta_count;
-  for (size_t i = n; i-- > 0;) {
-    const char *key = f->meta[i].key;
-    if (strcmp(key, GGUF_SPLIT_NO) != 0 && strcmp(key, GGUF_SPLIT_COUNT) != 0 &&
-        strcmp(key, GGUF_SPLIT_TENSORS) != 0) {
-      continue;
-    }
-    free(f->meta[i].key);
-    free(f->meta[i].value);
-    memmove(&f->meta[i], &f->meta[i + 1], (n - i - 1) * sizeof *f->meta);
-    memmove(&info->key_at[i], &info->key_at[i + 1], (n - i - 1) * sizeof *info->key_at);
-    size_t removed_pos = info->pos[i];
-    memmove(&info->pos[i], &info->pos[i + 1], (n - i - 1) * sizeof *info->pos);
-    size_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-      if (info->order[j] != i) {
-        info->order[k++] = info->order[j] > i ? info->order[j] - 1 : info->order[j];
-      }
-    }
-    n--;
-    for (size_t j = 0; j < n; j++) {
-      info->pos[j] -= info->pos[j] > removed_pos;
+  free(f->meta[i].key);
+  free(f->meta[i].value);
+  memmove(&f->meta[i], &f->meta[i + 1], (n - i - 1) * sizeof *f->meta);
+  memmove(&info->key_at[i], &info->key_at[i + 1], (n - i - 1) * sizeof *info->key_at);
+  size_t removed_pos = info->pos[i];
+  memmove(&info->pos[i], &info->pos[i + 1], (n - i - 1) * sizeof *info->pos);
+  size_t k = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (info->order[j] != i) {
+      info->order[k++] = info->order[j] > i ? info->order[j] - 1 : info->order[j];
     }
   }
+  n--;
+  for (size_t j = 0; j < n; j++) {
+    info->pos[j] -= info->pos[j] > removed_pos;
+  }
   f->meta_count = n;
+}
+
+/* Removes the split keys from file i's metadata (the writer adds them back to a set's files). */
+static void strip_split_keys(gguf_model *m, size_t file) {
+  ckpt_file *f = &m->ckpt.files[file];
+  for (size_t i = f->meta_count; i-- > 0;) {
+    const char *key = f->meta[i].key;
+    if (strcmp(key, GGUF_SPLIT_NO) == 0 || strcmp(key, GGUF_SPLIT_COUNT) == 0 ||
+        strcmp(key, GGUF_SPLIT_TENSORS) == 0) {
+      gguf_forget_meta(m, file, i);
+    }
+  }
 }
 
 static int grow_files(gguf_model *m, size_t count, tool_error *err) {
@@ -156,7 +162,7 @@ static int finish_set(gguf_model *m, tool_error *err) {
   }
   for (size_t i = 0; i < c->file_count; i++) {
     if (m->is_set) {
-      strip_split_keys(&c->files[i], &m->info[i]);
+      strip_split_keys(m, i);
     }
     for (size_t k = 0; k < c->files[i].tensor_count; k++) {
       c->files[i].tensors[k].file = i;
