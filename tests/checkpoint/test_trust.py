@@ -309,3 +309,76 @@ def test_verify_names_an_edited_sidecar(work):
         r = clitest.run(["verify", "tp"], work)
         check(r.returncode == 1 and f"config.json: {fragment}" in r.stdout and
               "cut short" not in r.stdout, f"edited sidecar: {r.returncode} {r.stdout} {r.stderr}")
+
+
+def dry_run_cuts(work, args):
+    """The plan --dry-run --json prints for `args`, and its text, which must say the same cuts."""
+    r = clitest.run(args + ["--dry-run", "--json"], work)
+    check(r.returncode == 0, f"{args} --dry-run --json: {r.stderr}")
+    plan = json.loads(r.stdout) if r.returncode == 0 else {"outputs": []}
+    text = clitest.run(args + ["--dry-run"], work).stdout
+    for out in plan["outputs"]:
+        for t in out.get("plan", []):
+            c = t.get("cut")
+            if c is None:
+                continue
+            view = f" viewed as [{','.join(map(str, c['view']))}]" if "view" in c else ""
+            ranges = " ".join(f"{b}:{e}" for b, e in c["ranges"])
+            line = f"<- {t['source']}{view}, axis {c['axis']}, {ranges} of {c['dim']} ("
+            check(f"  {t['name']}\t" in text and line in text, f"text of {t['name']}: {line}")
+    return plan
+
+
+def check_cuts(work, plan, whole, label):
+    """Every output tensor with a cut holds the ranges of the whole tensor the cut names (taken
+    with NumPy from `whole`, {name: array}), as written by the run the plan is of."""
+    cut = 0
+    for out in (o for o in plan["outputs"] if "plan" in o):
+        _, tensors = u.read_st(os.path.join(work, out["path"]))
+        for t in out["plan"]:
+            c = t.get("cut")
+            if c is None:
+                continue
+            a = whole[t["source"]]
+            a = a.reshape(c["view"]) if "view" in c else a
+            check(a.shape[c["axis"]] == c["dim"], f"{label} {t['name']}: the dim {c}")
+            want = np.concatenate([np.take(a, range(b, e), axis=c["axis"])
+                                   for b, e in c["ranges"]], axis=c["axis"])
+            got = u.as_array(tensors[t["name"]])
+            check(got.size == want.size and (got.reshape(want.shape) == want).all(),
+                  f"{label} {out['path']} {t['name']}: the cut {c} is not what was written")
+            cut += 1
+    check(cut > 0, f"{label}: no cut reported")
+
+
+def test_dry_run_shows_each_cut(work):
+    """--dry-run names, for every part it writes, the axis and the ranges of the whole tensor it
+    holds (a fused q, k, v: three ranges); the run writes exactly those elements."""
+    make_models(work)
+    _, tensors = u.read_st(os.path.join(work, "st", "model.safetensors"))
+    whole = {k: u.as_array(v) for k, v in tensors.items()}
+    runs = [("shard", ["shard", "st", "-o", "tp", "-n", "2"] + ST_RULES),
+            ("split with a view", ["st", "split", "st", "-o", "sp", "--tensor", "a.qkv", "--view",
+                                   "6,2,4", "-a", "1", "-n", "2", "--into", "x,y"])]
+    for label, args in runs:
+        plan = dry_run_cuts(work, args)
+        check(not os.path.exists(os.path.join(work, args[args.index("-o") + 1])),
+              f"{label}: --dry-run wrote")
+        r = clitest.run(args, work)
+        check(r.returncode == 0, f"{label}: {r.stderr}")
+        check_cuts(work, plan, whole, label)
+    # A reshard: the ranges are of the tensor the ranks merge to.
+    plan = dry_run_cuts(work, ["reshard", "tp", "-o", "tp1", "-n", "1"])
+    check(clitest.run(["reshard", "tp", "-o", "tp1", "-n", "1"], work).returncode == 0, "reshard")
+    check_cuts(work, plan, whole, "reshard")
+    # A fused qkv_proj under a preset: each rank's share of q, of k and of v.
+    import test_st_presets as presets
+    fused, _, _ = presets.make_phi3(os.path.join(work, "phi3"))
+    args = ["shard", "phi3", "-o", "phi3-tp", "-n", "2", "--preset", "phi3"]
+    plan = dry_run_cuts(work, args)
+    qkv = [t["cut"] for t in plan["outputs"][1]["plan"]
+           if t["name"] == "model.layers.0.self_attn.qkv_proj.weight"]
+    check(qkv == [{"axis": 0, "dim": 96, "ranges": [[32, 64], [72, 80], [88, 96]]}],
+          f"rank 1's qkv_proj: {qkv}")
+    check(clitest.run(args, work).returncode == 0, "phi3 shard")
+    check_cuts(work, plan, fused, "fused")

@@ -131,7 +131,12 @@ static ckpt_span span(size_t i, uint64_t src_col, uint64_t src_stride, uint64_t 
 static void add(ckpt_out_file *f, fixture *x, const char *name, uint64_t bytes,
                 const ckpt_span *spans, size_t n) {
   int64_t shape[1] = {(int64_t)bytes};
-  ckpt_out_tensor t = {(char *)name, &u8, 1, shape, bytes, 0, 0, &x->tensors[spans[0].src_file], 0};
+  ckpt_out_tensor t = {.name = (char *)name,
+                       .dtype = &u8,
+                       .ndim = 1,
+                       .shape = shape,
+                       .bytes = bytes,
+                       .source = &x->tensors[spans[0].src_file]};
   assert_int_equal(ckpt_out_file_add(f, &t, spans, n), 0);
 }
 

@@ -238,7 +238,11 @@ def test_shard_single(work, chunk):
     r = u.run(args[:-1] + ["--dry-run"], work)
     check(r.returncode == 0 and u.snapshot(work) == before, f"shard --dry-run: {r.stderr}")
     check(f"tp{chunk}/rank3.safetensors\t4 tensors" in r.stdout and
-          "  a.col\tF32\t[16,16]\t1024\t<- a.col (m.safetensors)" in r.stdout,
+          "  a.col\tF32\t[16,16]\t1024\t<- a.col, axis 1, 48:64 of 64 (m.safetensors)" in
+          r.stdout.split("rank3.safetensors")[1] and
+          "  a.row\tI64\t[16,8]\t1024\t<- a.row, axis 0, 0:16 of 64 (m.safetensors)" in
+          r.stdout.split("rank1.safetensors")[0] and
+          "  b.rep\tU8\t[10]\t10\t<- b.rep (m.safetensors)" in r.stdout,
           f"shard --dry-run plan: {r.stdout}")
     r = clitest.subprocess.run([u.CLEAVE] + args, cwd=work, capture_output=True, text=True, env=env)
     check(r.returncode == 0, f"shard -n 4 (chunk {chunk}): {r.stderr}")

@@ -320,7 +320,8 @@ const cli_opt ckpt_outdir_option[] = {
 
 const cli_opt ckpt_write_options[] = {
     CLI_FLAG(0, "dry-run", ckpt_args, run.dry_run,
-             "print the plan (every output file and tensor, its size and source) from the "
+             "print the plan (every output file and tensor, its size and source, and of a part "
+             "of a cut tensor the axis and the elements it holds: 'axis 0, 3:6 of 6') from the "
              "headers alone; write nothing"),
     CLI_FLAG('f', "force", ckpt_args, run.force,
              "replace existing outputs, inputs included (an input is replaced by a rename once "

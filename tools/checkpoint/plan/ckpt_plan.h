@@ -55,6 +55,9 @@ typedef struct ckpt_out_tensor {
   const ckpt_tensor *source;
   /** Its offset in the output's data section (set by the format's layout). */
   uint64_t begin;
+  /** Where it lies in the whole tensor (a shard's, a split's, a reshard's part), for reports;
+   * zero: it is the whole tensor. */
+  ckpt_slice slice;
 } ckpt_out_tensor;
 
 /** One output file. */

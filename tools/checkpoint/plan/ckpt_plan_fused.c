@@ -50,15 +50,35 @@ static ckpt_span rows_span(size_t file, uint64_t src, int64_t rows, int64_t dst_
   return span;
 }
 
-/* Adds tensor `like` with its first dimension `rows` to `f`, assembled from `spans`. */
+/* Where rank r of `ranks` lies in the whole fused tensor of `dim` rows: its share of each
+ * segment. */
+static ckpt_slice share_of(const segments *s, int64_t r, int64_t ranks, int64_t dim) {
+  ckpt_slice slice;
+  memset(&slice, 0, sizeof slice);
+  slice.count = s->count;
+  slice.dim = dim;
+  for (int i = 0; i < s->count; i++) {
+    int64_t share = s->rows[i] / ranks;
+    slice.begin[i] = s->start[i] + r * share;
+    slice.end[i] = slice.begin[i] + share;
+  }
+  return slice;
+}
+
+/* Adds tensor `like` with its first dimension `rows` to `f`, assembled from `spans`; `slice`
+ * says where it lies in the whole tensor. */
 static int add_part(ckpt_out_file *f, const ckpt_tensor *like, int64_t rows, uint64_t row_bytes,
-                    const ckpt_span *spans, size_t count, tool_error *err) {
+                    const ckpt_slice *slice, const ckpt_span *spans, size_t count,
+                    tool_error *err) {
   int64_t shape[CKPT_MAX_RANK];
   memcpy(shape, like->shape, (size_t)like->ndim * sizeof *shape);
   shape[0] = rows;
   ckpt_out_tensor o = ckpt_out_whole(like);
   o.shape = shape;
   o.bytes = (uint64_t)rows * row_bytes;
+  if (slice != NULL) {
+    o.slice = *slice;
+  }
   return ckpt_out_file_add(f, &o, spans, count) != 0 ? tool_oom(err, "planning a fused tensor") : 0;
 }
 
@@ -80,7 +100,8 @@ int ckpt_fused_shard(const ckpt_model *m, const ckpt_shard_rule *rule, const ckp
       spans[i] = rows_span(t->file, src, share, at, row_bytes);
       at += share;
     }
-    rc = add_part(&plan->files[r], t, at, row_bytes, spans, (size_t)s.count, err);
+    ckpt_slice slice = share_of(&s, r, ranks, t->shape[0]);
+    rc = add_part(&plan->files[r], t, at, row_bytes, &slice, spans, (size_t)s.count, err);
   }
   return rc;
 }
@@ -161,8 +182,9 @@ int ckpt_fused_join(const ckpt_model *m, const ckpt_shard_rule *rule,
       n += map_rows(&s, i, a, a + share, at, parts, count, row_bytes, spans + n);
       at += share;
     }
+    ckpt_slice slice = share_of(&s, j, out_ranks, shape[0]);
     ckpt_out_file *f = all != NULL ? all : &plan->files[j];
-    rc = add_part(f, parts[0], at, row_bytes, spans, n, err);
+    rc = add_part(f, parts[0], at, row_bytes, all != NULL ? NULL : &slice, spans, n, err);
   }
   free(spans);
   return rc;

@@ -120,6 +120,7 @@ static int recut(rank_run *run, const ckpt_concat *c, const ckpt_cut *cut, int64
     o.ndim = p->ndim;
     o.shape = (int64_t *)p->shape;
     o.bytes = p->rows * p->take;
+    o.slice = p->slice;
     size_t n = ckpt_concat_spans(c, p->col, p->take, run->spans);
     rc = add(&run->plan->files[j], &o, run->spans, n, err);
   }

@@ -32,6 +32,7 @@ static int cut_across(const ckpt_model *m, const ckpt_cut *cut, int64_t n, int64
     o.ndim = p->ndim;
     o.shape = (int64_t *)p->shape;
     o.bytes = span.rows * span.take;
+    o.slice = p->slice;
     if (ckpt_out_file_add(&plan->files[i], &o, &span, 1) != 0) {
       rc = tool_oom(err, "planning the shard");
     }

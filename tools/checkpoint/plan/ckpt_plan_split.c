@@ -84,6 +84,7 @@ static int add_parts(const ckpt_model *m, const ckpt_split_rule *rule, const ckp
     o.ndim = parts[i].ndim;
     o.shape = parts[i].shape;
     o.bytes = span.rows * span.take;
+    o.slice = parts[i].slice;
     if (name == NULL || ckpt_out_file_add(out, &o, &span, 1) != 0) {
       rc = tool_oom(err, "planning the split");
     }

@@ -253,6 +253,15 @@ int ckpt_cut_tensor(const ckpt_cut *cut, const ckpt_tensor *t, const char *path,
     boundary(t->dtype, at * inner, &p->col);
     boundary(t->dtype, (uint64_t)len[i] * inner, &p->take);
     part_shape(cut, t, shape, ndim, axis, outer, inner, len[i], p);
+    p->slice.count = 1;
+    p->slice.axis = (int)axis;
+    p->slice.dim = (int64_t)dim;
+    p->slice.begin[0] = (int64_t)at;
+    p->slice.end[0] = (int64_t)(at + (uint64_t)len[i]);
+    if (cut->has_view) {
+      p->slice.view_ndim = ndim;
+      memcpy(p->slice.view, shape, (size_t)ndim * sizeof *shape);
+    }
     at += (uint64_t)len[i];
   }
   free(len);

@@ -29,6 +29,23 @@ typedef struct ckpt_cut {
   int64_t length_count;
 } ckpt_cut;
 
+/** The most ranges one slice holds: a fused tensor's q, k and v. */
+#define CKPT_SLICE_MAX 3
+
+/**
+ * Where a piece lies in the whole tensor it is cut from, for reports (--dry-run): the elements
+ * [begin[i], end[i]) of the `dim` along `axis` of the tensor, or of its view when view_ndim > 0
+ * (the view resolved), for each of `count` ranges in order. count 0: the whole tensor.
+ */
+typedef struct ckpt_slice {
+  int count;
+  int axis;
+  int64_t dim;
+  int64_t begin[CKPT_SLICE_MAX], end[CKPT_SLICE_MAX];
+  int view_ndim;
+  int64_t view[CKPT_MAX_RANK];
+} ckpt_slice;
+
 /**
  * One part of a cut tensor: from each of `rows` rows of `row_bytes` bytes (the tensor's data in
  * C order, cut before the axis), the `take` bytes at byte `col` of the row; and the part's shape.
@@ -37,6 +54,8 @@ typedef struct ckpt_part {
   int ndim;
   int64_t shape[CKPT_MAX_RANK];
   uint64_t rows, row_bytes, col, take;
+  /** Where it lies in the tensor, along the cut's axis. */
+  ckpt_slice slice;
 } ckpt_part;
 
 /**

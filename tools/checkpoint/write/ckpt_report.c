@@ -117,6 +117,43 @@ static void report_sources(const report_ctx *r, const ckpt_out_file *f, const ck
   }
 }
 
+/* Where output tensor t lies in the whole tensor (ckpt_slice): in JSON "cut": {"axis", "dim",
+ * "ranges": [[BEGIN, END], ...], "view" (when the cut has one)}; in text ", axis A, B:E of D"
+ * (after "viewed as [SHAPE]"), several ranges separated by spaces. Nothing for a whole tensor. */
+static void report_slice(const ckpt_out_tensor *t, json_out *j) {
+  const ckpt_slice *s = &t->slice;
+  if (s->count == 0) {
+    return;
+  }
+  if (j != NULL) {
+    json_out_object(j, "cut");
+    json_out_int(j, "axis", s->axis);
+    json_out_int(j, "dim", s->dim);
+    json_out_array(j, "ranges");
+    for (int i = 0; i < s->count; i++) {
+      json_out_array(j, NULL);
+      json_out_int(j, NULL, s->begin[i]);
+      json_out_int(j, NULL, s->end[i]);
+      json_out_end_array(j);
+    }
+    json_out_end_array(j);
+    if (s->view_ndim > 0) {
+      json_out_dims(j, "view", s->view, (size_t)s->view_ndim);
+    }
+    json_out_end_object(j);
+    return;
+  }
+  if (s->view_ndim > 0) {
+    fputs(" viewed as ", stdout);
+    shape_print(stdout, s->view, (size_t)s->view_ndim);
+  }
+  printf(", axis %d,", s->axis);
+  for (int i = 0; i < s->count; i++) {
+    printf(" %lld:%lld", (long long)s->begin[i], (long long)s->end[i]);
+  }
+  printf(" of %lld", (long long)s->dim);
+}
+
 static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
@@ -129,6 +166,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       json_out_uint(j, "bytes", t->bytes);
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
+      report_slice(t, j);
       report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
@@ -138,6 +176,7 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       shape_print(stdout, t->shape, (size_t)t->ndim);
       printf("\t%llu\t<- ", (unsigned long long)t->bytes);
       ckpt_print_text(t->source->name);
+      report_slice(t, NULL);
       report_sources(r, f, t, NULL);
     }
   }
