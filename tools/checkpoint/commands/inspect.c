@@ -82,7 +82,7 @@ int ckpt_run_inspect(ckpt_command *c) {
   if (rc != 0) {
     return rc;
   }
-  ckpt_load_options load = {c->args.strict, 0};
+  ckpt_load_options load = {.strict = c->args.strict, .any_part = 1};
   ckpt_model *m = NULL;
   tool_error err;
   rc = c->driver->read.load(path, &load, &m, &err);
