@@ -252,7 +252,7 @@ int gguf_model_load(const char *path, int any_part, gguf_model *m, tool_error *e
       return alone;
     }
   }
-  if (rc == 0 && s.no != 0 && !alone) {
+  if (rc == 0 && s.count > 0 && s.no != 0 && !alone) {
     rc = tool_fail(err, CLI_EXIT_DATA,
                    "%s is file %llu of a split set of %llu: give the first file of the set", path,
                    (unsigned long long)s.no + 1, (unsigned long long)s.count);
