@@ -63,7 +63,7 @@ def round_trips(work):
                f"merge of {n}")
         check(same_bytes(os.path.join(work, f"back{n}", "model.gguf"),
                          os.path.join(work, "model.gguf")), f"merge of {n} ranks: the model back")
-        r = u.run(["gguf", "verify", f"back{n}", "--against", f"tp{n}"], work)
+        r = u.run(["gguf", "verify", f"back{n}/model.gguf", "--against", f"tp{n}"], work)
         check(r.returncode == 0, f"verify back{n}: {r.stdout} {r.stderr}")
     # Rank files named one by one, in rank order, to a file in the current folder.
     run_ok(work, ["gguf", "merge", "tp2/rank0.gguf", "tp2/rank1.gguf", "-o", "one.gguf"] + RULES,

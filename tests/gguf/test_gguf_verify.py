@@ -53,6 +53,15 @@ RUNS = [
      ["set"]),
 ]
 
+# What verify is given for each run: its folder, or the one file a merge wrote among others,
+# whose manifest is beside it, named after it.
+TARGETS = {"merged": "merged/model.gguf"}
+
+
+def manifest_of(target):
+    return target + ".cleave-manifest.json" if target.endswith(".gguf") else \
+        os.path.join(target, NAME)
+
 
 def clean(work):
     model(work)
@@ -60,6 +69,7 @@ def clean(work):
         fresh(work, out, args)
         if out == "set":
             check(len(os.listdir(os.path.join(work, "set"))) == 3, "a set of two files")
+        out = TARGETS.get(out, out)
         r = verify(work, [out])
         check(r.returncode == 0 and "as the manifest says" in r.stdout,
               f"{out}: {r.returncode} {r.stdout} {r.stderr}")
@@ -69,7 +79,7 @@ def clean(work):
         r = verify(work, [out, "--json", "-q"])
         if check(r.returncode == 0, f"{out} --json: {r.stderr}"):
             j = json.loads(r.stdout)
-            listed = json.load(open(os.path.join(work, out, NAME)))["files"]
+            listed = json.load(open(os.path.join(work, manifest_of(out))))["files"]
             check(j["command"] == "gguf verify" and j["ok"] is True and
                   j["differences"] == [] and j["files"] == len(listed),
                   f"{out} --json: {j}")

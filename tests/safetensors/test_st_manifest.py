@@ -207,9 +207,8 @@ def test_sidecars(work):
     open(os.path.join(work, "busy", "rank1.safetensors"), "w").write("x")
     u.expect_failure("an output exists", ["st", "shard", "m", "-o", "busy", "-n", "2", "--axis",
                                           "a.qkv=1"], work, 73, ["rank1.safetensors", "exists"])
-    # Into the model's own folder: the sidecars are there already.
+    # Into the model's own folder: refused, -f or not (the outputs would land among the inputs).
     args = ["st", "split", "m", "-o", "m", "--tensor", "a.qkv", "-a", "0", "-n", "2", "--into",
             "x,y", "-f"]
-    run_ok("into the model's folder", work, args)
-    for name, data in side.items():
-        check(open(os.path.join(work, "m", name), "rb").read() == data, f"{name} untouched")
+    u.expect_failure("into the model's folder", args, work, 64,
+                     ["st split: -o 'm' is the folder of the model, 'm/'"])

@@ -86,13 +86,102 @@ int ckpt_command_report(tool_error *err) {
   return tool_report(err);
 }
 
+/* ---- outputs never among the inputs ------------------------------------------------------ */
+
+/* The real path of `path`, or, when it does not exist yet, its parent's joined with its last
+ * name (malloc'd); NULL when neither resolves. */
+static char *resolve(const char *path) {
+  char *real = realpath(path[0] != '\0' ? path : ".", NULL);
+  if (real != NULL) {
+    return real;
+  }
+  char *copy = strdup(path);
+  if (copy == NULL) {
+    return NULL;
+  }
+  size_t n = strlen(copy);
+  while (n > 1 && copy[n - 1] == '/') {
+    copy[--n] = '\0';
+  }
+  char *slash = strrchr(copy, '/');
+  const char *name = slash != NULL ? slash + 1 : copy;
+  char *parent = slash == copy   ? realpath("/", NULL)
+                 : slash != NULL ? (*slash = '\0', realpath(copy, NULL))
+                                 : realpath(".", NULL);
+  char *joined = NULL;
+  if (parent != NULL &&
+      asprintf(&joined, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, name) < 0) {
+    joined = NULL;
+  }
+  free(parent);
+  free(copy);
+  return joined;
+}
+
+/* Whether the real path `inner` is `outer` or lies below it. */
+static int within(const char *inner, const char *outer) {
+  size_t n = strlen(outer);
+  return strncmp(inner, outer, n) == 0 &&
+         (inner[n] == '\0' || inner[n] == '/' || (n == 1 && outer[0] == '/'));
+}
+
+/* The folder of the file `path`, resolved (malloc'd), or NULL. */
+static char *folder_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash == path   ? strdup("/")
+              : slash != NULL ? strndup(path, (size_t)(slash - path))
+                              : strdup(".");
+  char *real = dir != NULL ? resolve(dir) : NULL;
+  free(dir);
+  return real;
+}
+
+/* An output folder that is the model's folder, holds one of its files, or lies in the folder of
+ * ranks being read is refused, -f or not: the outputs would land among the inputs, where every
+ * later command on the folder would take them for the model's (and the ranks' manifest would be
+ * replaced). */
+static int outdir_apart(const ckpt_command *c, const ckpt_model *m) {
+  const char *outdir = c->args.run.outdir;
+  char *out = resolve(outdir);
+  if (out == NULL) {
+    return 0; /* its parent does not exist: the writer says so (73) */
+  }
+  int rc = 0;
+  if (m->owns_dir) {
+    char *dir = resolve(m->dir);
+    if (dir != NULL && (strcmp(out, dir) == 0 || (m->ranks_dir && within(out, dir)))) {
+      rc = cli_error(CLI_EXIT_USAGE,
+                     "%s: -o '%s' %s the folder of the %s, '%s': the outputs may not land among "
+                     "the inputs (name a folder outside it)",
+                     c->name, outdir, strcmp(out, dir) == 0 ? "is" : "lies in",
+                     m->ranks_dir ? "ranks" : "model", m->dir);
+    }
+    free(dir);
+  }
+  for (size_t i = 0; rc == 0 && i <= m->file_count; i++) {
+    const char *input = i < m->file_count ? m->files[i].path : m->index_path;
+    char *dir = input != NULL ? folder_of(input) : NULL;
+    if (dir != NULL && strcmp(dir, out) == 0) {
+      rc = cli_error(CLI_EXIT_USAGE,
+                     "%s: -o '%s' holds the input '%s': the outputs may not land among the "
+                     "inputs (name a folder of their own)",
+                     c->name, outdir, input);
+    }
+    free(dir);
+  }
+  free(out);
+  return rc;
+}
+
 /* ---- running a plan --------------------------------------------------------------------- */
 
 int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
                        const ckpt_finish_options *finish) {
   void *store = NULL;
-  int rc = 0;
-  if (c->driver->write.finish != NULL) {
+  /* A merge into one named file goes into a folder of other files (its parts, often): only a
+   * folder of outputs must stand apart from the inputs. */
+  int rc = c->args.run.manifest_name == NULL ? outdir_apart(c, m) : 0;
+  if (rc == 0 && c->driver->write.finish != NULL) {
     tool_error err;
     rc = c->driver->write.finish(m, plan, finish, &store, &err);
     if (rc != 0) {

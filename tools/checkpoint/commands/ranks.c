@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ckpt_commands.h"
+#include "ckpt_manifest.h"
 #include "ckpt_planner.h"
 #include "cli_util.h"
 
@@ -69,7 +70,7 @@ static int check_for_format(const ckpt_command *c) {
 
 /* -o of a merge into one file: its folder is the output folder, its name the file's; `*base` is
  * the name without .gguf (a set of that size is named on it). */
-static int output_file(ckpt_command *c, char **dir, char **name, char **base) {
+static int output_file(ckpt_command *c, char **dir, char **name, char **base, char **manifest) {
   const char *output = c->args.run.outdir;
   const char *slash = strrchr(output, '/');
   const char *file = slash != NULL ? slash + 1 : output;
@@ -79,13 +80,17 @@ static int output_file(ckpt_command *c, char **dir, char **name, char **base) {
   *name = strdup(file);
   size_t n = strlen(file), k = strlen(c->driver->suffix);
   *base = strndup(file, n > k && strcmp(file + n - k, c->driver->suffix) == 0 ? n - k : n);
-  if (*dir == NULL || *name == NULL || *base == NULL) {
+  /* The manifest goes beside the file, named after it: never over another run's. */
+  if (*dir == NULL || *name == NULL || *base == NULL ||
+      asprintf(manifest, "%s%s", file, CKPT_MANIFEST_SUFFIX) < 0) {
+    *manifest = NULL;
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   if (file[0] == '\0' || strcmp(file, ".") == 0 || strcmp(file, "..") == 0) {
     return cli_error(CLI_EXIT_USAGE, "%s: -o '%s' does not name a file", c->name, output);
   }
   c->args.run.outdir = *dir;
+  c->args.run.manifest_name = *manifest;
   /* The file goes into a folder of other files (often the ranks): not a folder of outputs. */
   c->args.run.stale_suffixes = NULL;
   return 0;
@@ -154,9 +159,9 @@ int ckpt_run_ranks(ckpt_command *c) {
   if (rc == 0) {
     rc = check_for_format(c);
   }
-  char *dir = NULL, *name = NULL, *base = NULL;
+  char *dir = NULL, *name = NULL, *base = NULL, *manifest = NULL;
   if (rc == 0 && c->verb == CKPT_MERGE && (c->driver->traits & CKPT_MERGES_TO_FILE)) {
-    rc = output_file(c, &dir, &name, &base);
+    rc = output_file(c, &dir, &name, &base, &manifest);
   }
   ckpt_model *m = NULL;
   tool_error err;
@@ -211,6 +216,7 @@ int ckpt_run_ranks(ckpt_command *c) {
   free(dir);
   free(name);
   free(base);
+  free(manifest);
   return rc;
 }
 
@@ -258,8 +264,8 @@ static const cli_opt merge_output[] = {
     CLI_STRING('o', "output", "OUT", ckpt_args, run.outdir,
                CKPT_ST_TEXT("the output folder (created if missing, its parent must exist; "
                             "removed again on failure).")
-                   CKPT_GGUF_TEXT(" A GGUF merge writes one file, OUT.gguf (its folder must "
-                                  "exist; a set of --max-shard-size is named on OUT).")),
+                   CKPT_GGUF_TEXT(" A GGUF merge writes one file, OUT.gguf (its folder is "
+                                  "made if missing; a set of --max-shard-size is named on OUT).")),
     CLI_END,
 };
 

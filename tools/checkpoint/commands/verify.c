@@ -1,6 +1,11 @@
 /* verify OUTDIR [--against MODEL...]: a run's outputs against its manifest, each data file read
  * back by its format's driver (ckpt_verify.h), whatever the format. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ckpt_manifest.h"
 
 #include "ckpt_commands.h"
 #include "ckpt_verify.h"
@@ -45,14 +50,37 @@ int ckpt_run_verify(ckpt_command *c) {
     }
   }
   const ckpt_driver *pinned[] = {c->driver, NULL};
-  ckpt_verify_options o = {.outdir = p->positional[0],
+  /* OUTDIR, or the file a merge wrote among others (its manifest beside it), or that manifest. */
+  const char *target = p->positional[0];
+  char *outdir = NULL, *manifest = NULL;
+  struct stat st;
+  if (stat(target, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    size_t n = strlen(target), k = strlen(CKPT_MANIFEST_SUFFIX);
+    const char *slash = strrchr(target, '/');
+    outdir = slash == NULL ? strdup(".") : strndup(target, (size_t)(slash - target + 1));
+    if (n >= k && strcmp(target + n - k, CKPT_MANIFEST_SUFFIX) == 0) {
+      manifest = strdup(target);
+    } else if (asprintf(&manifest, "%s%s", target, CKPT_MANIFEST_SUFFIX) < 0) {
+      manifest = NULL;
+    }
+    if (outdir == NULL || manifest == NULL) {
+      free(outdir);
+      free(manifest);
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+  }
+  ckpt_verify_options o = {.outdir = outdir != NULL ? outdir : target,
+                           .manifest = manifest,
                            .cmd = c->name,
                            .drivers = c->driver != NULL ? pinned : ckpt_drivers,
                            .against = a->against,
                            .against_count = a->against_count,
                            .json = a->run.json,
                            .quiet = a->run.quiet};
-  return ckpt_verify_outputs(&o);
+  int rc = ckpt_verify_outputs(&o);
+  free(outdir);
+  free(manifest);
+  return rc;
 }
 
 /* --against's target is the whole ckpt_args (`run` is its first member: offset 0). */
@@ -69,7 +97,8 @@ static const cli_opt verify_options[] = {
 };
 
 const cli_spec ckpt_verify_spec = {
-    .usage = "cleave {cmd} OUTDIR [--against MODEL...] [--json] [-q]",
+    .usage = "cleave {cmd} OUTDIR [--against MODEL...] [--json] [-q]\n"
+             "       cleave {cmd} FILE [--against MODEL...] [--json] [-q]",
     .about = "Re-reads what a writing command (split, shard, merge, reshard) wrote into OUTDIR "
              "against\n"
              "OUTDIR/cleave-manifest.json: every file it lists is present with its size and "
@@ -92,6 +121,12 @@ const cli_spec ckpt_verify_spec = {
              "(the\n"
              "manifest is malformed, or does not match an output whose checksum it matches: the "
              "place\n"
-             "is named), 66 (no manifest, or an input of --against missing).\n",
+             "is named), 66 (no manifest, or an input of --against missing).\n"
+             "\n"
+             "A run that wrote one file among others (a GGUF merge into OUT.gguf) left its "
+             "manifest\n"
+             "beside it, OUT.gguf.cleave-manifest.json: 'cleave {cmd} OUT.gguf' (or the "
+             "manifest's path)\n"
+             "checks what it lists, and the folder's other files are none of its business.\n",
     .options = verify_options,
 };

@@ -125,6 +125,7 @@ static int text_order(const void *a, const void *b) {
 
 int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t count,
                              tool_error *err) {
+  m->owns_dir = 1;
   DIR *d = opendir(m->dir[0] != '\0' ? m->dir : ".");
   if (d == NULL) {
     return tool_fail(err, CLI_EXIT_NOINPUT, "cannot read the folder '%s': %s", m->dir,

@@ -88,6 +88,10 @@ typedef struct ckpt_model {
    * when the model was given as a folder or an index; none for a file given by its path. */
   size_t sidecar_count;
   char **sidecars;
+  /** The model was given as its folder (a folder or an index whose folder's other files are its
+   * sidecars), or as a folder of ranks (`ranks_dir`): no output may go into that folder, nor,
+   * for a folder of ranks, into a folder inside it. */
+  int owns_dir, ranks_dir;
   /** The block size of its `*_scale_inv` scales, which the command sets (from its options or the
    * model's config.json); zero: not known. */
   ckpt_quant quant;
@@ -111,8 +115,9 @@ uint64_t ckpt_model_bytes(const ckpt_model *m);
 /**
  * Lists the sidecar files of m->dir into m->sidecars: the regular files (links followed) that are
  * not hidden, not the model's files or index, and whose names end with none of the `count`
- * suffixes `skip` (the format's other files). Returns 0, or CLI_EXIT_NOINPUT (the folder cannot
- * be read) or CLI_EXIT_SOFTWARE with the message in `err`.
+ * suffixes `skip` (the format's other files); the model then owns its folder (`owns_dir`).
+ * Returns 0, or CLI_EXIT_NOINPUT (the folder cannot be read) or CLI_EXIT_SOFTWARE with the
+ * message in `err`.
  */
 int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t count, tool_error *err);
 

@@ -117,6 +117,8 @@ int ckpt_ranks_load(char *const *paths, size_t count, const ckpt_rank_source *so
     m->dir = listed != NULL ? malloc(n + 2) : strdup("");
     if (m->dir != NULL && listed != NULL) {
       snprintf(m->dir, n + 2, "%s%s", folder, n > 0 && folder[n - 1] == '/' ? "" : "/");
+      m->owns_dir = 1;
+      m->ranks_dir = 1;
     }
     m->files = calloc(count + 1, sizeof *m->files);
     if (m->dir == NULL || m->files == NULL) {

@@ -755,7 +755,7 @@ static int verify_file(const ckpt_verify_options *o, const ckpt_mf_file *f, ckpt
 }
 
 int ckpt_verify_outputs(const ckpt_verify_options *o) {
-  char *path = join(o->outdir, CKPT_MANIFEST_NAME);
+  char *path = o->manifest != NULL ? strdup(o->manifest) : join(o->outdir, CKPT_MANIFEST_NAME);
   if (path == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
@@ -774,7 +774,9 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
   if (rc == 0 && o->against_count > 0) {
     rc = ckpt_against_start(o, &mf, &against);
   }
-  if (rc == 0) {
+  /* A manifest of its own names the files of OUTDIR; one beside a file that was written among
+   * others (a merge into OUT.gguf) only those. */
+  if (rc == 0 && o->manifest == NULL) {
     rc = extra_files(o->outdir, &mf, &d);
   }
   for (size_t i = 0; rc == 0 && i < mf.file_count; i++) {

@@ -18,6 +18,10 @@
 /** What to verify and how to report it. */
 typedef struct ckpt_verify_options {
   const char *outdir;
+  /** The manifest: NULL for OUTDIR/cleave-manifest.json, whose OUTDIR holds no other file; or
+   * the manifest a run that wrote one file among others left beside it
+   * (FILE.cleave-manifest.json), whose folder may hold other files. */
+  const char *manifest;
   /** The command, for messages and the JSON report ("st verify"). */
   const char *cmd;
   /** The formats whose data files are read back (NULL-terminated): a data file whose name ends

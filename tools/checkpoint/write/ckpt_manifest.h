@@ -19,8 +19,10 @@
 #include "ckpt_plan.h"
 #include "outputs.h"
 
-/** The manifest's file name in OUTDIR. */
+/** The manifest's file name in OUTDIR; and the ending of the manifest of a run that wrote one
+ * named file among others (FILE.cleave-manifest.json, beside FILE). */
 #define CKPT_MANIFEST_NAME "cleave-manifest.json"
+#define CKPT_MANIFEST_SUFFIX ".cleave-manifest.json"
 
 /** The schema version written in "version". */
 #define CKPT_MANIFEST_VERSION 1
@@ -31,6 +33,9 @@ typedef struct ckpt_manifest_info {
   const char *command;
   int argc;
   char *const *argv;
+  /** Its file name in OUTDIR: CKPT_MANIFEST_NAME, or, for a run that writes one named file into
+   * a folder of other files (a merge into OUT.gguf), OUT.gguf + CKPT_MANIFEST_SUFFIX. */
+  const char *name;
 } ckpt_manifest_info;
 
 /** An output that is copied from a file whole (a sidecar: config.json...): its checksum and the

@@ -24,6 +24,8 @@ typedef struct ckpt_run_options {
   char *const *argv;
   /** Do not copy the model's sidecar files (config.json...) into OUTDIR (--no-sidecar). */
   int no_sidecar;
+  /** The manifest's name in OUTDIR (NULL: CKPT_MANIFEST_NAME; ckpt_manifest.h). */
+  const char *manifest_name;
 } ckpt_run_options;
 
 /** Prints `text` to stdout with each control character as \xNN and each backslash as two, so

@@ -112,7 +112,7 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
     names[first_sidecar + i] = (char *)s->copies[i].name;
   }
   if (o->manifest != NULL) {
-    names[count - 1] = (char *)CKPT_MANIFEST_NAME;
+    names[count - 1] = (char *)o->manifest->name;
   }
   size_t input_count = 0;
   for (size_t i = 0; i < m->file_count; i++) {
