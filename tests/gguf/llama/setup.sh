@@ -22,7 +22,8 @@
 set -eu
 version=3.21.1
 here=$(cd "$(dirname "$0")" && pwd)
-dir=${CLEAVE_LLAMA_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cleave/node-llama-cpp-$version}
+home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+dir=${CLEAVE_LLAMA_DIR:-${XDG_CACHE_HOME:-$home/.cache}/cleave/node-llama-cpp-$version}
 if [ -f "$dir/ready" ]; then
   echo "$dir"
   exit 0
