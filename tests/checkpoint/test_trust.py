@@ -105,3 +105,118 @@ def test_merge_file_manifest(work):
           f"merge into a set: {r.stderr} {os.listdir(os.path.join(work, 'set'))}")
     r = clitest.run(["verify", "set/out.gguf.cleave-manifest.json"], work)
     check(r.returncode == 0, f"verify of a set by its manifest: {r.stdout} {r.stderr}")
+
+
+def bytes_of(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def test_ranks_describe_themselves(work):
+    """Ranks given in any order, missing, repeated or of another run; their rules recorded."""
+    make_models(work)
+    # A model whose c.w has 24 rows, for 12 ranks.
+    rng = np.random.default_rng(5)
+    shutil.rmtree(os.path.join(work, "st"))
+    os.makedirs(os.path.join(work, "st"))
+    u.write_st(os.path.join(work, "st", "model.safetensors"),
+               {"c.w": u.array_tensor(rng.integers(0, 100, (24, 4), dtype=np.int8)),
+                "n": u.array_tensor(rng.standard_normal(4).astype(np.float32))})
+    with open(os.path.join(work, "st", "config.json"), "w") as f:
+        f.write('{"model_type": "toy"}\n')
+    for n in (2, 12):
+        r = clitest.run(["st", "shard", "st", "-o", f"tp{n}", "-n", str(n), "--axis",
+                         "c.w=0"], work)
+        check(r.returncode == 0, f"shard -n {n}: {r.stderr}")
+    original = bytes_of(os.path.join(work, "st", "model.safetensors"))
+    # The shell sorts rank10 and rank11 before rank2: the records put them back.
+    files = sorted(f"tp12/{f}" for f in os.listdir(os.path.join(work, "tp12"))
+                   if f.endswith(".safetensors"))
+    check(files[2] == "tp12/rank10.safetensors", f"the shell's order: {files[:4]}")
+    for label, args in (("shell order", files), ("reversed", files[::-1]), ("folder", ["tp12"])):
+        for verb in (["st", "merge"], ["merge"]):
+            out = f"m-{label.replace(' ', '_')}-{len(verb)}"
+            r = clitest.run(verb + args + ["-o", out], work)
+            check(r.returncode == 0 and
+                  bytes_of(os.path.join(work, out, "model.safetensors")) == original,
+                  f"merge of {label} ({' '.join(verb)}), no rules: {r.returncode} {r.stderr}")
+    # The rules given must be the recorded ones.
+    r = clitest.run(["merge", "tp2", "-o", "same", "--axis", "c.w=0"], work)
+    check(r.returncode == 0, f"the recorded rules given again: {r.stderr}")
+    clitest.expect_failure("other rules", ["merge", "tp2", "-o", "x", "--axis", "c.w=1"], work, 64,
+                           ["st merge: the rules given (--axis 'c.w=1') are not those the ranks "
+                            "record (--axis 'c.w=0')"])
+    # Missing, repeated, foreign.
+    os.makedirs(os.path.join(work, "half"))
+    shutil.copy(os.path.join(work, "tp2", "rank0.safetensors"), os.path.join(work, "half"))
+    shutil.copy(os.path.join(work, "tp2", "config.json"), os.path.join(work, "half"))
+    cases = [
+        ("a folder without its last rank", ["merge", "half", "-o", "x"],
+         ["rank 1 of 2 is missing"]),
+        ("one rank of two", ["merge", "tp2/rank1.safetensors", "-o", "x"],
+         ["rank 0 of 2 is missing"]),
+        ("a rank twice", ["merge", "tp2/rank0.safetensors", "tp2/rank0.safetensors", "-o", "x"],
+         ["'tp2/rank0.safetensors' and 'tp2/rank0.safetensors' are both rank 0 of 2"]),
+        ("a rank of another run", ["merge", "tp2/rank0.safetensors", "tp12/rank1.safetensors",
+                                   "-o", "x"],
+         ["'tp12/rank1.safetensors' is rank 1 of another run than 'tp2/rank0.safetensors'"]),
+        ("reshard of a folder without its last rank", ["reshard", "half", "-o", "x", "-n", "1"],
+         ["rank 1 of 2 is missing"]),
+    ]
+    for label, args, fragments in cases:
+        clitest.expect_failure(label, args, work, 65, fragments)
+    # A rank of another model's run, with the same shapes and rules: another source.
+    rng = np.random.default_rng(99)
+    os.makedirs(os.path.join(work, "other"))
+    u.write_st(os.path.join(work, "other", "model.safetensors"),
+               {"c.w": u.array_tensor(rng.integers(0, 100, (24, 4), dtype=np.int8)),
+                "n": u.array_tensor(rng.standard_normal(4).astype(np.float32))})
+    r = clitest.run(["shard", "other", "-o", "tp2o", "-n", "2", "--axis", "c.w=0"], work)
+    check(r.returncode == 0, f"shard of the other model: {r.stderr}")
+    clitest.expect_failure("a rank of another model", ["merge", "tp2/rank0.safetensors",
+                                                       "tp2o/rank1.safetensors", "-o", "x"],
+                           work, 65, ["is rank 1 of another run"])
+    # A folder whose file names and records disagree.
+    os.makedirs(os.path.join(work, "mixed"))
+    shutil.copy(os.path.join(work, "tp2", "rank0.safetensors"),
+                os.path.join(work, "mixed", "rank1.safetensors"))
+    shutil.copy(os.path.join(work, "tp2", "rank1.safetensors"),
+                os.path.join(work, "mixed", "rank0.safetensors"))
+    clitest.expect_failure("names and records disagree", ["merge", "mixed", "-o", "x"], work, 65,
+                           ["records rank", "the folder mixes ranks"])
+    # Recorded ranks: reshard needs no rules, and writes what merge then shard write.
+    r = clitest.run(["reshard", "tp12", "-o", "re3", "-n", "3"], work)
+    check(r.returncode == 0, f"reshard without rules: {r.stderr}")
+    r = clitest.run(["shard", "m-folder-1", "-o", "again3", "-n", "3", "--axis", "c.w=0"], work)
+    check(r.returncode == 0, f"shard of the merge: {r.stderr}")
+    for k in range(3):
+        check(bytes_of(os.path.join(work, "re3", f"rank{k}.safetensors")) ==
+              bytes_of(os.path.join(work, "again3", f"rank{k}.safetensors")),
+              f"reshard rank {k} differs from merge then shard")
+    meta, _ = u.read_st(os.path.join(work, "re3", "rank2.safetensors"))
+    check(meta["cleave.rank"] == "2" and meta["cleave.ranks"] == "3" and
+          meta["cleave.rules"] == "--axis 'c.w=0'", f"reshard's record: {meta}")
+    # The same run twice writes the same bytes.
+    r = clitest.run(["st", "shard", "st", "-o", "tp2b", "-n", "2", "--axis", "c.w=0"], work)
+    check(r.returncode == 0 and all(
+        bytes_of(os.path.join(work, "tp2", f"rank{k}.safetensors")) ==
+        bytes_of(os.path.join(work, "tp2b", f"rank{k}.safetensors")) for k in range(2)),
+        "two runs of one shard differ")
+
+
+def test_gguf_ranks_describe_themselves(work):
+    make_models(work)
+    r = clitest.run(["shard", "model.gguf", "-o", "tp", "-n", "2"] + GGUF_RULES, work)
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    _, meta, _ = g.read_gguf(os.path.join(work, "tp", "rank1.gguf"))
+    record = {k: (t, v) for k, t, v in meta if k.startswith("cleave.")}
+    check(record.get("cleave.rank") == ("str", "1") and record.get("cleave.ranks") ==
+          ("str", "2") and record.get("cleave.rules") == ("str", "--axis 'blk.0.w=0'"),
+          f"rank 1's record: {record}")
+    for args in (["tp/rank1.gguf", "tp/rank0.gguf"], ["tp"]):
+        r = clitest.run(["merge"] + args + ["-o", "back.gguf", "-f"], work)
+        check(r.returncode == 0 and bytes_of(os.path.join(work, "back.gguf")) ==
+              bytes_of(os.path.join(work, "model.gguf")),
+              f"merge of {args} without rules: {r.stderr}")
+    clitest.expect_failure("one rank of two", ["merge", "tp/rank1.gguf", "-o", "x.gguf"], work, 65,
+                           ["rank 0 of 2 is missing"])

@@ -70,11 +70,15 @@ def round_trips(work):
            "merge of files")
     check(same_bytes(os.path.join(work, "one.gguf"), os.path.join(work, "model.gguf")),
           "merge of rank files: the model back")
-    # In another order they are other ranks: the merge is not the model.
+    # In another order, or without the rules, the same: each rank records its rank and the rules.
     run_ok(work, ["gguf", "merge", "tp2/rank1.gguf", "tp2/rank0.gguf", "-o", "swapped.gguf"] +
            RULES, "merge swapped")
-    check(not same_bytes(os.path.join(work, "swapped.gguf"), os.path.join(work, "model.gguf")),
-          "ranks in another order give another model")
+    check(same_bytes(os.path.join(work, "swapped.gguf"), os.path.join(work, "model.gguf")),
+          "ranks in another order: taken in their recorded order")
+    run_ok(work, ["merge", "tp2/rank1.gguf", "tp2/rank0.gguf", "-o", "norules.gguf"],
+           "merge without rules")
+    check(same_bytes(os.path.join(work, "norules.gguf"), os.path.join(work, "model.gguf")),
+          "merge without rules: the recorded ones")
     # The expert count of the ranks is the model's again.
     _, m, _ = u.read_gguf(os.path.join(work, "tp4", "rank0.gguf"))
     check(dict((k, v) for k, _, v in m)["qwen3moe.expert_count"] == 3, "rank expert_count 3")
@@ -200,12 +204,16 @@ def errors(work):
                      work, 65, ["rank 0", "is a file of a split set"])
     u.expect_failure("off the blocks", ["gguf", "reshard", "tp", "-o", "out", "-n", "8"] + RULES,
                      work, 65, ["blk.0.attn_q.weight", "Q8_0"])
+    # Ranks another tool wrote (no record): merge and reshard need their rules.
+    write_ranks(work, "norec", [([x for x in m if not x[0].startswith("cleave.")], t)
+                                for m, t in ranks])
     usage = [
         (["merge", "tp", "-o", "out.gguf", "-n", "2"] + RULES, ["-n belongs to"]),
-        (["merge", "tp", "-o", "out.gguf", "--view", "x=2,-1"], ["--view, --replicate"]),
+        (["merge", "tp", "-o", "out.gguf", "--view", "x=2,-1"],
+         ["the rules given (--view 'x=2,-1') are not those the ranks record"]),
         (["merge", "tp"] + RULES, ["-o OUT.gguf is missing"]),
         (["reshard", "tp", "-o", "out"] + RULES, ["-n RANKS is missing"]),
-        (["reshard", "tp", "-o", "out", "-n", "2"], ["no --axis GLOB=AXIS rule"]),
+        (["reshard", "norec", "-o", "out", "-n", "2"], ["no --axis GLOB=AXIS rule"]),
         (["reshard", "-o", "out", "-n", "2"] + RULES, ["the RANK checkpoints are missing"]),
         (["reshard", "tp", "-n", "2"] + RULES, ["-o OUTDIR is missing"]),
         (["reshard", "tp", "-o", "out", "-n", "2", "--max-shard-size", "1M"] + RULES,

@@ -169,3 +169,19 @@ def small_model(folder, rng):
          "b.norm": rng.standard_normal(8).astype(np.float16),
          "c.w": rng.integers(0, 100, (8, 4), dtype=np.int8)}
     write_st(os.path.join(folder, "model.safetensors"), {k: array_tensor(v) for k, v in t.items()})
+
+
+def model_meta(meta):
+    """A file's metadata without the record cleave gives each rank (cleave.rank, cleave.ranks,
+    cleave.run, cleave.source, cleave.rules: the files' own, not the model's)."""
+    return {k: v for k, v in meta.items() if not k.startswith("cleave.")}
+
+
+def strip_records(folder):
+    """Rewrites every .safetensors file of `folder` without cleave's rank records: ranks as
+    another tool would have written them (their order and rules are then the command line's)."""
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".safetensors"):
+            path = os.path.join(folder, name)
+            meta, tensors = read_st(path)
+            write_st(path, tensors, model_meta(meta or {}) or None)

@@ -66,9 +66,12 @@ def test_usage(work):
                       [f"--max-shard-size '{size}' is not a size"]))
     for label, args, frags in cases:
         u.expect_failure(label, args, work, 64, frags)
-    # The command line comes first: a usage error beats a missing input.
-    u.expect_failure("usage before input", ["st", "merge", "nope.safetensors", "-o", "out"], work,
-                     64, ["no --axis"])
+    # The command line comes first: a usage error beats a missing input. A merge without rules
+    # is no usage error (recorded ranks give their rules): the missing input is 66.
+    u.expect_failure("usage before input", ["st", "merge", "nope.safetensors", "-o", "out", "-n",
+                                            "2"], work, 64, ["-n belongs to"])
+    u.expect_failure("no rules, no input", ["st", "merge", "nope.safetensors", "-o", "out"], work,
+                     66, ["nope.safetensors"])
 
 
 def test_inputs(work):

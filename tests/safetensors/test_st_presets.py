@@ -11,6 +11,7 @@ model_type, no config.json, a bad one, an unknown preset, a preset whose names a
 model's) exits with its status and message and writes nothing."""
 import json
 import os
+import shutil
 
 import numpy as np
 
@@ -170,8 +171,9 @@ def test_llama_gqa(work):
             "--axis", "lm_head.weight=0", "--replicate", "*norm.weight", "--unmatched", "error"]
     cmd(work, ["st", "shard", "llama", "-o", "hand", "-n", "2", "-q"] + hand, "rules by hand")
     for r in range(2):
-        check(read(os.path.join(work, "hand", f"rank{r}.safetensors")) ==
-              read(os.path.join(work, "llama_tp2", f"rank{r}.safetensors")), f"by hand: {r}")
+        mh, th = u.read_st(os.path.join(work, "hand", f"rank{r}.safetensors"))
+        mp, tp = u.read_st(os.path.join(work, "llama_tp2", f"rank{r}.safetensors"))
+        check(th == tp and u.model_meta(mh) == u.model_meta(mp), f"by hand: {r}")
     # The rank files named one by one: config.json beside the first.
     files = [f"llama_tp2/rank{r}.safetensors" for r in range(2)]
     cmd(work, ["st", "merge"] + files + ["-o", "files", "-q", "--preset", "llama"], "merge files")
@@ -255,6 +257,13 @@ def test_refusals(work):
     # but a reshard to 4 would cut the KV heads.
     plain = ["--axis", "*_proj.weight=0"]
     cmd(work, ["st", "shard", "m", "-o", "tp4", "-n", "4", "-q"] + plain, "plain shard -n 4")
+    # Ranks record their rules: other rules are refused, naming both.
+    u.expect_failure("reshard with other rules", ["st", "reshard", "tp4", "-o", "x", "-n", "4",
+                                                  "--preset", "auto"], work, 64,
+                     ["st reshard: the rules given (--preset llama) are not those the ranks "
+                      "record (--axis '*_proj.weight=0')"])
+    # Ranks another tool wrote (no record) take the rules given.
+    u.strip_records(os.path.join(work, "tp4"))
     u.expect_failure("reshard cuts KV heads", ["st", "reshard", "tp4", "-o", "x", "-n", "4",
                                                "--preset", "auto"], work, 65,
                      ["st reshard: the merge of 4 ranks: tensor "
@@ -364,18 +373,25 @@ def test_replicate_kv(work):
                   read(os.path.join(work, b, f"rank{r}.safetensors")),
                   f"{name}: reshard {ranks[0]} -> {ranks[1]}: rank {r} differs from the shard")
     # The copies of a KV head must agree: rank 1's differs from rank 0's.
-    _, r1 = u.read_st(os.path.join(work, "mqa_tp4", "rank1.safetensors"))
+    m1, r1 = u.read_st(os.path.join(work, "mqa_tp4", "rank1.safetensors"))
     k = "model.layers.1.self_attn.k_proj.weight"
     a = u.as_array(r1[k]).copy()
     a[3, 5] += 1
     r1[k] = u.array_tensor(a)
-    u.write_st(os.path.join(work, "mqa_tp4", "rank1.safetensors"), r1, {"format": "pt"})
+    u.write_st(os.path.join(work, "mqa_tp4", "rank1.safetensors"), r1, m1)
     u.expect_failure("replicas differ", ["st", "merge", "mqa_tp4", "-o", "x"] + rk, work, 65,
                      [f"tensor '{k}' differs between rank 0", "and rank 1",
                       f"first at byte {(3 * 64 + 5) * 4}", "the ranks that share a KV head must "
                       "hold the same copy of it (--replicate-kv)"])
+    # Ranks cut with --replicate-kv record it: a merge that leaves it out is told so.
     u.expect_failure("merge without --replicate-kv", ["st", "merge", "mqa_tp2", "-o", "x",
-                                                      "--preset", "auto"], work, 65,
+                                                      "--preset", "auto"], work, 64,
+                     ["st merge: the rules given (--preset llama) are not those the ranks record "
+                      "(--preset llama --replicate-kv)"])
+    shutil.copytree(os.path.join(work, "mqa_tp2"), os.path.join(work, "mqa_tp2_norec"))
+    u.strip_records(os.path.join(work, "mqa_tp2_norec"))
+    u.expect_failure("merge without --replicate-kv, no record",
+                     ["st", "merge", "mqa_tp2_norec", "-o", "x", "--preset", "auto"], work, 65,
                      ["st merge: the merge of 2 ranks: tensor "
                       "'model.layers.0.self_attn.k_proj.weight' has 32 rows on axis 0, not the 1 "
                       "KV heads of 16 (16) that config.json gives"])
@@ -611,10 +627,20 @@ def test_phi3(work):
                                               "--preset", "auto", "--qkv-layout", "interleaved"],
                      work, 65, ["st shard: --qkv-layout: preset 'llama' (model_type of "
                                 "llama/config.json) has no fused QKV"])
-    # The files do not record the layout: a merge must be given the shard's (docs/presets.md).
-    # Interleaved ranks merged as concat ones have the right shapes but not the model's rows.
-    cmd(work, ["st", "merge", "phi3_interleaved_tp2", "-o", "wrong", "-q", "--preset", "auto"],
-        "merge with the other layout")
+    # The ranks record the layout: a merge given the other one is refused, naming both, and a
+    # merge given none takes the recorded one. (Ranks another tool wrote record nothing:
+    # interleaved ranks merged as concat ones have the right shapes but not the model's rows.)
+    u.expect_failure("merge with the other layout",
+                     ["st", "merge", "phi3_interleaved_tp2", "-o", "wrong", "--preset", "auto"],
+                     work, 64, ["(--preset phi3 --qkv-layout interleaved)"])
+    cmd(work, ["st", "merge", "phi3_interleaved_tp2", "-o", "right", "-q"], "merge, recorded rules")
+    check(read(os.path.join(work, "right", "model.safetensors")) ==
+          read(os.path.join(work, "phi3_interleaved", "model.safetensors")),
+          "a merge with the recorded layout gives the model back")
+    shutil.copytree(os.path.join(work, "phi3_interleaved_tp2"), os.path.join(work, "norec_tp2"))
+    u.strip_records(os.path.join(work, "norec_tp2"))
+    cmd(work, ["st", "merge", "norec_tp2", "-o", "wrong", "-q", "--preset", "auto"],
+        "merge with the other layout, no record")
     check(read(os.path.join(work, "wrong", "model.safetensors")) !=
           read(os.path.join(work, "phi3_interleaved", "model.safetensors")),
           "a merge in the other layout scrambles the rows")

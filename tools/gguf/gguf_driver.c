@@ -11,6 +11,7 @@
 #include "gguf_outputs.h"
 #include "gguf_print.h"
 #include "gguf_read.h"
+#include "gguf_value.h"
 #include "gguf_write.h"
 
 /* A file that starts with the magic "GGUF"; a folder holding a .gguf file. */
@@ -97,6 +98,10 @@ static void free_model(ckpt_model *m) {
     gguf_model_free((gguf_model *)m);
     free(m);
   }
+}
+
+static void forget(ckpt_model *m, size_t file, size_t index) {
+  gguf_forget_meta((gguf_model *)m, file, index);
 }
 
 static int read_header(const char *path, ckpt_file *out, tool_error *err) {
@@ -307,8 +312,9 @@ const ckpt_driver gguf_driver = {
     .model_noun = "a .gguf file, or the first of a split set",
     .stale_suffixes = gguf_files,
     .traits = CKPT_MERGES_TO_FILE | CKPT_LISTS_OFFSETS,
+    .text_kind = GGUF_META_KIND(GGUF_STRING),
     .help = &help,
-    .read = {probe, load, load_parts, load_ranks, free_model, read_header},
+    .read = {probe, load, load_parts, load_ranks, free_model, read_header, forget},
     .report = {check_text, check_json, list_metadata},
     .write = {writer, finish, free_store, base_name, is_set},
 };

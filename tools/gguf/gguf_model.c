@@ -80,32 +80,41 @@ int gguf_split_keys(const ckpt_file *f, const gguf_info *info, gguf_split *out, 
   return 0;
 }
 
-void gguf_strip_split_keys(ckpt_file *f, gguf_info *info) {
+/* Removes entry i of file `f`'s metadata (freeing it), the place of every other entry in the
+ * header kept. */
+static void forget_entry(ckpt_file *f, gguf_info *info, size_t i) {
   size_t n = f->meta_count;
-  for (size_t i = n; i-- > 0;) {
-    const char *key = f->meta[i].key;
-    if (strcmp(key, GGUF_SPLIT_NO) != 0 && strcmp(key, GGUF_SPLIT_COUNT) != 0 &&
-        strcmp(key, GGUF_SPLIT_TENSORS) != 0) {
-      continue;
-    }
-    free(f->meta[i].key);
-    free(f->meta[i].value);
-    memmove(&f->meta[i], &f->meta[i + 1], (n - i - 1) * sizeof *f->meta);
-    memmove(&info->key_at[i], &info->key_at[i + 1], (n - i - 1) * sizeof *info->key_at);
-    size_t removed_pos = info->pos[i];
-    memmove(&info->pos[i], &info->pos[i + 1], (n - i - 1) * sizeof *info->pos);
-    size_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-      if (info->order[j] != i) {
-        info->order[k++] = info->order[j] > i ? info->order[j] - 1 : info->order[j];
-      }
-    }
-    n--;
-    for (size_t j = 0; j < n; j++) {
-      info->pos[j] -= info->pos[j] > removed_pos;
+  free(f->meta[i].key);
+  free(f->meta[i].value);
+  memmove(&f->meta[i], &f->meta[i + 1], (n - i - 1) * sizeof *f->meta);
+  memmove(&info->key_at[i], &info->key_at[i + 1], (n - i - 1) * sizeof *info->key_at);
+  size_t removed_pos = info->pos[i];
+  memmove(&info->pos[i], &info->pos[i + 1], (n - i - 1) * sizeof *info->pos);
+  size_t k = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (info->order[j] != i) {
+      info->order[k++] = info->order[j] > i ? info->order[j] - 1 : info->order[j];
     }
   }
+  n--;
+  for (size_t j = 0; j < n; j++) {
+    info->pos[j] -= info->pos[j] > removed_pos;
+  }
   f->meta_count = n;
+}
+
+void gguf_forget_meta(gguf_model *m, size_t file, size_t i) {
+  forget_entry(&m->ckpt.files[file], &m->info[file], i);
+}
+
+void gguf_strip_split_keys(ckpt_file *f, gguf_info *info) {
+  for (size_t i = f->meta_count; i-- > 0;) {
+    const char *key = f->meta[i].key;
+    if (strcmp(key, GGUF_SPLIT_NO) == 0 || strcmp(key, GGUF_SPLIT_COUNT) == 0 ||
+        strcmp(key, GGUF_SPLIT_TENSORS) == 0) {
+      forget_entry(f, info, i);
+    }
+  }
 }
 
 static int grow_files(gguf_model *m, size_t count, tool_error *err) {

@@ -83,6 +83,10 @@ void gguf_strip_split_keys(ckpt_file *f, gguf_info *info);
 /** Releases the model and zeroes it (safe on a zeroed or partly loaded one). */
 void gguf_model_free(gguf_model *m);
 
+/** Removes metadata entry `i` of file `file` of `m` (freeing it), with the place of every other
+ * entry in the header kept. */
+void gguf_forget_meta(gguf_model *m, size_t file, size_t i);
+
 /** The entry `key` of `meta[0..count)` (in any order), or NULL. */
 const ckpt_meta *gguf_meta_lookup(const ckpt_meta *meta, size_t count, const char *key);
 

@@ -232,8 +232,9 @@ const ckpt_driver st_driver = {
     .model_noun = "a .safetensors file, an index or a folder",
     .stale_suffixes = st_names,
     .traits = CKPT_SIZED_BY_PLANNER | CKPT_SPLITS_EXPERTS | CKPT_HF_CONFIG,
+    .text_kind = CKPT_META_TEXT,
     .help = &help,
-    .read = {probe, load, NULL, load_ranks, free_model, read_header},
+    .read = {probe, load, NULL, load_ranks, free_model, read_header, NULL},
     .report = {check_text, check_json, NULL},
     .write = {writer, NULL, NULL, base_name, is_set},
 };

@@ -52,6 +52,13 @@ typedef struct ckpt_preset_args {
   int qkv_layout;
 } ckpt_preset_args;
 
+/** A rank rule as the command line (or a ranks' record) gave it, for the record the outputs carry:
+ * its CKPT_RANK_* kind and its value. */
+typedef struct ckpt_rule_given {
+  int kind;
+  const char *value;
+} ckpt_rule_given;
+
 /** Every option of every verb lands here (each verb's table sets its own). Strings point into
  * argv. */
 typedef struct ckpt_args {
@@ -62,6 +69,9 @@ typedef struct ckpt_args {
   uint64_t max_shard_size, max_tensors;
   /** shard, merge, reshard: -n, --axis, --view, --replicate, --unmatched. */
   ckpt_rank_rules ranks;
+  /** The rank rules given (--axis, --view, --replicate, --unmatched), in order; growable. */
+  ckpt_rule_given *given_rules;
+  size_t given_rule_count, given_rule_cap;
   /** split: --tensor ... --into and --rules. */
   ckpt_rule_set rules;
   ckpt_preset_args preset;
@@ -74,6 +84,23 @@ typedef struct ckpt_args {
   const char **against;
   size_t against_count;
 } ckpt_args;
+
+/** What the outputs of a run record of where they come from (ckpt_record.h). */
+typedef enum ckpt_lineage_kind {
+  /** Nothing: split, merge (a merged model is the source again, byte for byte). */
+  CKPT_LINEAGE_NONE = 0,
+  /** Each output is a rank: its rank, the count, the run, the source, the rules (shard,
+   * reshard). */
+  CKPT_LINEAGE_RANKS,
+} ckpt_lineage_kind;
+
+typedef struct ckpt_lineage {
+  ckpt_lineage_kind what;
+  /** The source's identity, 16 hex digits. */
+  char source[17];
+  /** The rules, as command-line options (malloc'd; CKPT_LINEAGE_RANKS). */
+  char *rules;
+} ckpt_lineage;
 
 /** One run of a verb. */
 typedef struct ckpt_command {
@@ -88,6 +115,10 @@ typedef struct ckpt_command {
   int first;
   ckpt_args args;
   cli_args parsed;
+  /** What the outputs record, and the words of a ranks' record the rules were read from. */
+  ckpt_lineage lineage;
+  char *record_text;
+  char **record_words;
 } ckpt_command;
 
 /** How a verb runs: after its options were parsed into c->args (0 or an exit status). */

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "ckpt_commands.h"
+#include "ckpt_hash.h"
+#include "ckpt_record.h"
 #include "cli_util.h"
 #include "gguf_driver.h"
 #include "st_driver.h"
@@ -173,14 +175,120 @@ static int outdir_apart(const ckpt_command *c, const ckpt_model *m) {
   return rc;
 }
 
+/* ---- what the outputs record ---------------------------------------------------------------- */
+
+/* What the records' metadata owns: arrays and strings, freed after the run. */
+typedef struct owned {
+  void **items;
+  size_t count, cap;
+} owned;
+
+static void *keep(owned *o, void *p) {
+  if (p != NULL && o->count == o->cap) {
+    size_t cap = o->cap > 0 ? 2 * o->cap : 16;
+    void **grown = realloc(o->items, cap * sizeof *grown);
+    if (grown == NULL) {
+      free(p);
+      return NULL;
+    }
+    o->items = grown;
+    o->cap = cap;
+  }
+  if (p != NULL) {
+    o->items[o->count++] = p;
+  }
+  return p;
+}
+
+static void owned_free(owned *o) {
+  for (size_t i = 0; i < o->count; i++) {
+    free(o->items[i]);
+  }
+  free(o->items);
+  memset(o, 0, sizeof *o);
+}
+
+static int by_key(const void *a, const void *b) {
+  return strcmp(((const ckpt_meta *)a)->key, ((const ckpt_meta *)b)->key);
+}
+
+/* One text entry of the record. */
+static ckpt_meta text_entry(const ckpt_command *c, const char *key, char *value) {
+  ckpt_meta e = {(char *)key, value, value != NULL ? strlen(value) : 0, c->driver->text_kind};
+  return e;
+}
+
+/* Gives every output file of `plan` (the ranks of a shard or reshard) its record (ckpt_record.h):
+ * its rank, the count, the run, the source and the rules. The files' metadata then point into
+ * `store`; every file is laid out again. */
+static int add_records(const ckpt_command *c, const ckpt_model *m, ckpt_plan *plan, owned *store) {
+  const ckpt_lineage *l = &c->lineage;
+  char run[CKPT_HASH_HEX], count[32];
+  snprintf(count, sizeof count, "%zu", plan->file_count);
+  /* The run is what it writes: the same run twice writes the same bytes. */
+  char *what = NULL;
+  if (asprintf(&what, "%s\n%s\n%s", l->source, l->rules, count) < 0) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  ckpt_hash_hex(ckpt_hash_bytes(what, strlen(what)), run);
+  free(what);
+  char *source = keep(store, strdup(l->source));
+  char *shared[3] = {source, keep(store, strdup(run)), keep(store, strdup(count))};
+  char *rules = keep(store, strdup(l->rules));
+  if (source == NULL || shared[1] == NULL || shared[2] == NULL || rules == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  for (size_t i = 0; i < plan->file_count; i++) {
+    ckpt_out_file *f = &plan->files[i];
+    size_t n = f->meta_count;
+    ckpt_meta *meta = keep(store, calloc(n + 6, sizeof *meta));
+    char rank[32];
+    snprintf(rank, sizeof rank, "%zu", i);
+    char *rank_text = keep(store, strdup(rank));
+    if (meta == NULL || rank_text == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    if (n > 0) {
+      memcpy(meta, f->meta, n * sizeof *meta);
+    }
+    meta[n++] = text_entry(c, CKPT_RECORD_SOURCE, source);
+    meta[n++] = text_entry(c, CKPT_RECORD_RANK, rank_text);
+    meta[n++] = text_entry(c, CKPT_RECORD_RANKS, shared[2]);
+    meta[n++] = text_entry(c, CKPT_RECORD_RUN, shared[1]);
+    meta[n++] = text_entry(c, CKPT_RECORD_RULES, rules);
+    qsort(meta, n, sizeof *meta, by_key);
+    f->meta = meta;
+    f->meta_count = n;
+    f->has_meta = 1;
+  }
+  ckpt_format format = c->driver->write.format(m);
+  tool_error err;
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < plan->file_count; i++) {
+    rc = format.layout(format.ctx, &plan->files[i], &err);
+  }
+  if (rc == 0 && plan->index_name != NULL && format.index != NULL) {
+    rc = format.index(format.ctx, plan, &err);
+  }
+  if (rc != 0) {
+    tool_prefix(&err, "%s", c->name);
+    return ckpt_command_report(&err);
+  }
+  return 0;
+}
+
 /* ---- running a plan --------------------------------------------------------------------- */
 
 int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
                        const ckpt_finish_options *finish) {
   void *store = NULL;
+  owned records = {0};
   /* A merge into one named file goes into a folder of other files (its parts, often): only a
    * folder of outputs must stand apart from the inputs. */
   int rc = c->args.run.manifest_name == NULL ? outdir_apart(c, m) : 0;
+  if (rc == 0 && c->lineage.what != CKPT_LINEAGE_NONE) {
+    rc = add_records(c, m, plan, &records);
+  }
   if (rc == 0 && c->driver->write.finish != NULL) {
     tool_error err;
     rc = c->driver->write.finish(m, plan, finish, &store, &err);
@@ -197,6 +305,7 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
   if (c->driver->write.free_store != NULL) {
     c->driver->write.free_store(store);
   }
+  owned_free(&records);
   return rc;
 }
 

@@ -168,6 +168,7 @@ static void free_args(ckpt_args *a) {
   ckpt_rank_rules_free(&a->ranks);
   ckpt_rule_set_free(&a->rules);
   free(a->against);
+  free(a->given_rules);
 }
 
 /* Parses the command line of verb `v` and runs it. */
@@ -215,6 +216,9 @@ static int run_verb(const ckpt_driver *driver, ckpt_verb v, int argc, char **arg
   free(usage);
   cli_args_free(&c->parsed);
   free_args(a);
+  free(c->lineage.rules);
+  free(c->record_text);
+  free(c->record_words);
   free(c);
   return rc;
 }

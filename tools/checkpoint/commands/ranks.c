@@ -1,13 +1,17 @@
 /* shard, merge and reshard, whatever the format: a model cut into tensor-parallel ranks, the
  * ranks joined back (or a split set's parts into one file), and ranks cut again into another
  * number, by the same rules (--axis, --view, --replicate, --unmatched, a preset's). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ckpt_commands.h"
 #include "ckpt_manifest.h"
 #include "ckpt_planner.h"
+#include "ckpt_record.h"
 #include "cli_util.h"
+#include "words.h"
 
 /* Whether the command line gave a rule (or a preset, whose rules come from config.json). */
 static int has_rules(const ckpt_command *c) {
@@ -46,20 +50,20 @@ static int check_command_line(const ckpt_command *c) {
   if (c->verb != CKPT_MERGE && a->ranks.spec.ranks == 0) {
     return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", c->name);
   }
+  /* A shard needs rules; a merge or reshard of ranks that record theirs does not. */
+  if (c->verb == CKPT_SHARD && !has_rules(c)) {
+    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s", c->name,
+                     c->driver == NULL || (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset"
+                                                                               : "");
+  }
   return ckpt_preset_args_check(c, 0);
 }
 
-/* The checks that depend on the format: a model of ranks needs its rules; a merge without
- * rules joins the parts of a split set, which takes no rank rule. */
-static int check_for_format(const ckpt_command *c) {
+/* The checks of a merge of a split set's parts (a merge without rules of files that are no
+ * ranks): it takes no rank rule. */
+static int check_parts(const ckpt_command *c) {
   const ckpt_shard_spec *spec = &c->args.ranks.spec;
-  int parts = c->verb == CKPT_MERGE && c->driver->read.load_parts != NULL;
-  if (!has_rules(c) && !parts) {
-    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s", c->name,
-                     (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset" : "");
-  }
-  if (parts && !has_rules(c) &&
-      (spec->view_count > 0 || spec->replicate_count > 0 || spec->unmatched_error)) {
+  if (spec->view_count > 0 || spec->replicate_count > 0 || spec->unmatched_error) {
     return cli_error(CLI_EXIT_USAGE,
                      "%s: --view, --replicate and --unmatched join ranks with --axis GLOB=AXIS "
                      "rules; a split set takes none",
@@ -149,80 +153,25 @@ static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *nam
   return rc;
 }
 
-int ckpt_run_ranks(ckpt_command *c) {
-  int rc = check_command_line(c);
-  char **inputs = c->parsed.positional;
-  size_t count = c->parsed.positional_count;
-  if (rc == 0) {
-    rc = ckpt_command_find_format(c, inputs[0]);
-  }
-  if (rc == 0) {
-    rc = check_for_format(c);
-  }
-  char *dir = NULL, *name = NULL, *base = NULL, *manifest = NULL;
-  if (rc == 0 && c->verb == CKPT_MERGE && (c->driver->traits & CKPT_MERGES_TO_FILE)) {
-    rc = output_file(c, &dir, &name, &base, &manifest);
-  }
-  ckpt_model *m = NULL;
-  tool_error err;
-  if (rc == 0) {
-    if (c->verb == CKPT_SHARD) {
-      rc = c->driver->read.load(inputs[0], NULL, &m, &err);
-    } else if (has_rules(c) || c->driver->read.load_parts == NULL) {
-      rc = c->driver->read.load_ranks(inputs, count, &m, &err);
-    } else {
-      rc = c->driver->read.load_parts(inputs, count, &m, &err);
-    }
-    if (rc != 0) {
-      ckpt_command_report(&err);
-    }
-  }
-  if (rc == 0 && (c->driver->traits & CKPT_HF_CONFIG)) {
-    rc = ckpt_model_quant(c, m, inputs[0]);
-  }
-  ckpt_preset preset;
-  memset(&preset, 0, sizeof preset);
-  size_t command_axes = c->args.ranks.spec.axis_count;
-  if (rc == 0) {
-    rc = ckpt_preset_rank_rules(c, inputs[0], &preset, &command_axes);
-  }
-  ckpt_plan plan;
-  memset(&plan, 0, sizeof plan);
-  if (rc == 0) {
-    rc = plan_verb(c, m, name, &plan, &err);
-    if (rc != 0) {
-      tool_prefix(&err, "%s", c->name);
-      ckpt_command_report(&err);
-    }
-  }
-  if (rc == 0) {
-    ckpt_finish_options finish = {0, NULL, 0, 0};
-    if (c->verb == CKPT_MERGE && !(c->driver->traits & CKPT_SIZED_BY_PLANNER)) {
-      finish.max_shard_bytes = c->args.max_shard_size;
-      finish.max_tensors = c->args.max_tensors;
-      finish.set_base = base;
-    }
-    rc = ckpt_command_write(c, m, &plan, &finish);
-  }
-  ckpt_plan_free(&plan);
-  if (c->driver != NULL) {
-    c->driver->read.free_model(m);
-  }
-  /* The preset's globs are static; only the command line's were copied (freed with the rules). */
-  if (preset.name != NULL) {
-    c->args.ranks.spec.axis_count = command_axes;
-  }
-  ckpt_preset_free(&preset);
-  free(dir);
-  free(name);
-  free(base);
-  free(manifest);
-  return rc;
-}
-
-/* --axis, --view, --replicate, --unmatched and -n: the rank rules of the command line. */
+/* --axis, --view, --replicate, --unmatched and -n: the rank rules of the command line (or of a
+ * ranks' record), each but -n also kept as given for the record the outputs carry. The target is
+ * ckpt_args.ranks. */
 static int rank_rule(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  return ckpt_rank_rules_apply(target, (ckpt_rank_option)opt->number, value, cmd);
+  int rc = ckpt_rank_rules_apply(target, (ckpt_rank_option)opt->number, value, cmd);
+  ckpt_args *a = (ckpt_args *)((char *)target - offsetof(ckpt_args, ranks));
+  if (rc == 0 && opt->number != CKPT_RANK_NUM) {
+    if (a->given_rule_count == a->given_rule_cap) {
+      size_t cap = a->given_rule_cap > 0 ? 2 * a->given_rule_cap : 16;
+      ckpt_rule_given *grown = realloc(a->given_rules, cap * sizeof *grown);
+      if (grown == NULL) {
+        return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+      }
+      a->given_rules = grown;
+      a->given_rule_cap = cap;
+    }
+    a->given_rules[a->given_rule_count++] = (ckpt_rule_given){opt->number, value};
+  }
+  return rc;
 }
 
 static const cli_opt ranks_option[] = {
@@ -291,6 +240,13 @@ static const cli_opt merge_options[] = {
     CLI_END,
 };
 
+/* What a ranks' record may say (cleave.rules): the rank rules and a preset. */
+static const cli_opt record_options[] = {
+    CLI_INCLUDE(ckpt_args, ranks, merge_rules),
+    CLI_INCLUDE_SAME(ckpt_preset_options),
+    CLI_END,
+};
+
 static const cli_opt reshard_options[] = {
     CLI_INCLUDE(ckpt_args, ranks, ranks_option),
     CLI_INCLUDE(ckpt_args, ranks, reshard_rules),
@@ -301,6 +257,335 @@ static const cli_opt reshard_options[] = {
     CLI_INCLUDE_SAME(ckpt_write_options),
     CLI_END,
 };
+
+/* ---- the ranks' records -------------------------------------------------------------------- */
+
+/* Whether a merge without rules reads ranks (a folder of ranks, or files that record a rank)
+ * rather than the parts of a split set. */
+static int merges_ranks(const ckpt_command *c, const char *first) {
+  if (has_rules(c) || c->driver->read.load_parts == NULL) {
+    return 1;
+  }
+  struct stat st;
+  if (stat(first, &st) == 0 && S_ISDIR(st.st_mode)) {
+    return 1;
+  }
+  ckpt_file f;
+  memset(&f, 0, sizeof f);
+  tool_error err;
+  int ranks = 0;
+  if (c->driver->read.header(first, &f, &err) == 0) {
+    for (size_t k = 0; k < f.meta_count && !ranks; k++) {
+      ranks = strcmp(f.meta[k].key, CKPT_RECORD_RANK) == 0;
+    }
+  }
+  ckpt_file_free(&f);
+  return ranks;
+}
+
+/* `text` quoted as a shell word: '...', each ' as '\''. Appended to `out` (malloc'd, grown). */
+static int append_quoted(char **out, size_t *len, const char *text) {
+  size_t need = 3;
+  for (const char *t = text; *t != '\0'; t++) {
+    need += *t == '\'' ? 4 : 1;
+  }
+  char *grown = realloc(*out, *len + need + 1);
+  if (grown == NULL) {
+    return -1;
+  }
+  *out = grown;
+  char *p = grown + *len;
+  *p++ = '\'';
+  for (const char *t = text; *t != '\0'; t++) {
+    if (*t == '\'') {
+      memcpy(p, "'\\''", 4);
+      p += 4;
+    } else {
+      *p++ = *t;
+    }
+  }
+  *p++ = '\'';
+  *p = '\0';
+  *len = (size_t)(p - grown);
+  return 0;
+}
+
+static int append(char **out, size_t *len, const char *text) {
+  size_t n = strlen(text);
+  char *grown = realloc(*out, *len + n + 1);
+  if (grown == NULL) {
+    return -1;
+  }
+  *out = grown;
+  memcpy(grown + *len, text, n + 1);
+  *len += n;
+  return 0;
+}
+
+/* The rules of the run as command-line options in one canonical order (the record's
+ * cleave.rules): --axis, --view, --replicate and --unmatched as given, in their order within each
+ * kind; then the preset (its resolved name), --replicate-kv, --qkv-layout. (--quant-block is the
+ * model's block size, not a rule: a merge finds it where the shard did.) NULL: out of memory. */
+static char *rules_text(const ckpt_command *c, const ckpt_preset *preset) {
+  static const struct {
+    int kind;
+    const char *option;
+  } kinds[] = {{CKPT_RANK_AXIS, "--axis"},
+               {CKPT_RANK_VIEW, "--view"},
+               {CKPT_RANK_REPLICATE, "--replicate"},
+               {CKPT_RANK_UNMATCHED, "--unmatched"}};
+  const ckpt_args *a = &c->args;
+  char *out = strdup("");
+  size_t len = 0;
+  int failed = out == NULL;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !failed; k++) {
+    for (size_t i = 0; i < a->given_rule_count && !failed; i++) {
+      if (a->given_rules[i].kind == kinds[k].kind) {
+        failed = append(&out, &len, len > 0 ? " " : "") != 0 ||
+                 append(&out, &len, kinds[k].option) != 0 || append(&out, &len, " ") != 0 ||
+                 append_quoted(&out, &len, a->given_rules[i].value) != 0;
+      }
+    }
+  }
+  char extra[128];
+  if (!failed && preset->name != NULL) {
+    snprintf(extra, sizeof extra, "%s--preset %s", len > 0 ? " " : "", preset->name);
+    failed = append(&out, &len, extra) != 0;
+  }
+  if (!failed && a->preset.replicate_kv) {
+    failed = append(&out, &len, len > 0 ? " --replicate-kv" : "--replicate-kv") != 0;
+  }
+  if (!failed && a->preset.qkv_layout >= 0) {
+    snprintf(extra, sizeof extra, "%s--qkv-layout %s", len > 0 ? " " : "",
+             a->preset.qkv_layout == CKPT_QKV_INTERLEAVED ? "interleaved" : "concat");
+    failed = append(&out, &len, extra) != 0;
+  }
+  if (failed) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* The rules a ranks' record gives, read as a command line gives them (its words stay with the
+ * command: the rules borrow them). */
+static int rules_from_record(ckpt_command *c, const char *rules) {
+  words w;
+  tool_error err;
+  if (words_split(rules, strlen(rules), &w, &err) != 0) {
+    tool_prefix(&err, "%s: the ranks' %s", c->name, CKPT_RECORD_RULES);
+    return ckpt_command_report(&err);
+  }
+  c->record_text = w.text;
+  c->record_words = w.argv;
+  /* The rules' room is sized by the command line's words: made anew for the record's. */
+  int64_t ranks = c->args.ranks.spec.ranks;
+  ckpt_rank_rules_free(&c->args.ranks);
+  int rc = ckpt_rank_rules_init(&c->args.ranks, (int)w.count + 1);
+  c->args.ranks.spec.ranks = ranks;
+  char name[96];
+  snprintf(name, sizeof name, "%s: the ranks' %s", c->name, CKPT_RECORD_RULES);
+  cli_spec spec = {.name = name,
+                   .usage = "",
+                   .options = record_options,
+                   .tags = ckpt_command_tags(c),
+                   .no_help = 1};
+  cli_args parsed;
+  if (rc == 0) {
+    rc = cli_parse(&spec, &c->args, (int)w.count, w.argv, 0, &parsed);
+    if (rc == 0 && parsed.positional_count > 0) {
+      rc = cli_error(CLI_EXIT_DATA, "%s: '%s' is not an option", name, parsed.positional[0]);
+    }
+    cli_args_free(&parsed);
+  }
+  return rc == CLI_EXIT_USAGE ? CLI_EXIT_DATA : rc;
+}
+
+/* The ranks of `*m` against their records (ckpt_record.h): taken in their recorded order (named
+ * one by one, they are read again in it), their rules read from the record when the command line
+ * gives none; `*record` the run's (its first rank's), or none. */
+static int read_records(ckpt_command *c, char **inputs, size_t count, ckpt_model **m,
+                        ckpt_record **records, int *ordered) {
+  tool_error err;
+  int rc = ckpt_records_take(*m, c->driver->text_kind, c->driver->read.forget, records, &err);
+  size_t *order = rc == 0 ? calloc((*m)->file_count + 1, sizeof *order) : NULL;
+  if (rc == 0 && order == NULL) {
+    rc = tool_oom(&err, "ordering the ranks");
+  }
+  if (rc == 0) {
+    rc = ckpt_records_order(*m, *records, order, ordered, &err);
+  }
+  size_t moved = (*m)->file_count;
+  for (size_t r = 0; rc == 0 && *ordered && r < (*m)->file_count; r++) {
+    moved = order[r] != r && moved == (*m)->file_count ? r : moved;
+  }
+  if (rc == 0 && moved < (*m)->file_count && (*m)->ranks_dir) {
+    rc = tool_fail(&err, CLI_EXIT_DATA,
+                   "'%s' records rank %lld, not %zu as its name says: the folder mixes ranks",
+                   (*m)->files[order[moved]].path, (long long)moved, order[moved]);
+  }
+  if (rc == 0 && moved < (*m)->file_count) {
+    /* The files in their recorded order, read again. */
+    char **sorted = calloc(count + 1, sizeof *sorted);
+    if (sorted == NULL) {
+      rc = tool_oom(&err, "ordering the ranks");
+    }
+    for (size_t r = 0; rc == 0 && r < count; r++) {
+      sorted[r] = strdup((*m)->files[order[r]].path);
+      rc = sorted[r] == NULL ? tool_oom(&err, "ordering the ranks") : 0;
+    }
+    if (rc == 0) {
+      c->driver->read.free_model(*m);
+      *m = NULL;
+      ckpt_records_free(*records, count);
+      *records = NULL;
+      rc = c->driver->read.load_ranks(sorted, count, m, &err);
+      if (rc == 0) {
+        rc = ckpt_records_take(*m, c->driver->text_kind, c->driver->read.forget, records, &err);
+      }
+    }
+    for (size_t r = 0; sorted != NULL && r < count; r++) {
+      free(sorted[r]);
+    }
+    free(sorted);
+  }
+  (void)inputs;
+  free(order);
+  if (rc != 0) {
+    return ckpt_command_report(&err);
+  }
+  return 0;
+}
+
+/* The source's identity: the one recorded ranks record (a reshard), else the model's own
+ * (ckpt_model_identity). A merge gives the model back byte for byte, so that its identity is
+ * the one its ranks record, and a shard of it writes what a reshard of them writes. */
+static int source_of(ckpt_command *c, const ckpt_model *m, const ckpt_record *records,
+                     int ordered) {
+  if (ordered) {
+    snprintf(c->lineage.source, sizeof c->lineage.source, "%s", records[0].source);
+    return 0;
+  }
+  uint64_t id;
+  tool_error err;
+  if (ckpt_model_identity(m, &id, &err) != 0) {
+    return ckpt_command_report(&err);
+  }
+  snprintf(c->lineage.source, sizeof c->lineage.source, "%016llx", (unsigned long long)id);
+  return 0;
+}
+
+int ckpt_run_ranks(ckpt_command *c) {
+  int rc = check_command_line(c);
+  char **inputs = c->parsed.positional;
+  size_t count = c->parsed.positional_count;
+  if (rc == 0) {
+    rc = ckpt_command_find_format(c, inputs[0]);
+  }
+  int ranks =
+      c->verb != CKPT_SHARD && rc == 0 && (c->verb == CKPT_RESHARD || merges_ranks(c, inputs[0]));
+  if (rc == 0 && c->verb == CKPT_MERGE && !ranks) {
+    rc = check_parts(c);
+  }
+  char *dir = NULL, *name = NULL, *base = NULL, *manifest = NULL;
+  if (rc == 0 && c->verb == CKPT_MERGE && (c->driver->traits & CKPT_MERGES_TO_FILE)) {
+    rc = output_file(c, &dir, &name, &base, &manifest);
+  }
+  ckpt_model *m = NULL;
+  tool_error err;
+  int given = has_rules(c) || c->args.given_rule_count > 0 || c->args.preset.replicate_kv ||
+              c->args.preset.qkv_layout >= 0;
+  if (rc == 0) {
+    if (c->verb == CKPT_SHARD) {
+      rc = c->driver->read.load(inputs[0], NULL, &m, &err);
+    } else if (ranks) {
+      rc = c->driver->read.load_ranks(inputs, count, &m, &err);
+    } else {
+      rc = c->driver->read.load_parts(inputs, count, &m, &err);
+    }
+    if (rc != 0) {
+      ckpt_command_report(&err);
+    }
+  }
+  ckpt_record *records = NULL;
+  int ordered = 0;
+  if (rc == 0 && c->verb == CKPT_SHARD) {
+    rc = ckpt_records_take(m, c->driver->text_kind, c->driver->read.forget, &records, &err);
+    rc = rc != 0 ? ckpt_command_report(&err) : 0;
+  } else if (rc == 0 && ranks) {
+    rc = read_records(c, inputs, count, &m, &records, &ordered);
+  }
+  if (rc == 0 && ordered && !given) {
+    rc = rules_from_record(c, records[0].rules);
+  }
+  if (rc == 0 && ranks && !ordered && !has_rules(c)) {
+    rc = cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s (the ranks record none)",
+                   c->name, (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset" : "");
+  }
+  if (rc == 0 && (c->driver->traits & CKPT_HF_CONFIG)) {
+    rc = ckpt_model_quant(c, m, inputs[0]);
+  }
+  ckpt_preset preset;
+  memset(&preset, 0, sizeof preset);
+  size_t command_axes = c->args.ranks.spec.axis_count;
+  if (rc == 0) {
+    rc = ckpt_preset_rank_rules(c, inputs[0], &preset, &command_axes);
+  }
+  if (rc == 0 && (c->verb != CKPT_MERGE || ordered)) {
+    c->lineage.rules = rules_text(c, &preset);
+    rc = c->lineage.rules == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+  }
+  if (rc == 0 && ordered && given && strcmp(c->lineage.rules, records[0].rules) != 0) {
+    rc = cli_error(CLI_EXIT_USAGE,
+                   "%s: the rules given (%s) are not those the ranks record (%s): give none (the "
+                   "record's are used) or the same",
+                   c->name, c->lineage.rules, records[0].rules);
+  }
+  if (rc == 0 && c->verb != CKPT_MERGE) {
+    c->lineage.what = CKPT_LINEAGE_RANKS;
+    rc = source_of(c, m, records, ordered);
+  }
+  ckpt_plan plan;
+  memset(&plan, 0, sizeof plan);
+  if (rc == 0) {
+    rc = plan_verb(c, m, name, &plan, &err);
+    if (rc != 0) {
+      tool_prefix(&err, "%s", c->name);
+      ckpt_command_report(&err);
+    }
+  }
+  if (rc == 0) {
+    ckpt_finish_options finish = {0, NULL, 0, 0};
+    if (c->verb == CKPT_MERGE && !(c->driver->traits & CKPT_SIZED_BY_PLANNER)) {
+      finish.max_shard_bytes = c->args.max_shard_size;
+      finish.max_tensors = c->args.max_tensors;
+      finish.set_base = base;
+    }
+    rc = ckpt_command_write(c, m, &plan, &finish);
+  }
+  ckpt_plan_free(&plan);
+  if (c->driver != NULL) {
+    ckpt_records_free(records, m != NULL ? m->file_count : 0);
+    c->driver->read.free_model(m);
+  }
+  /* The preset's globs are static; only the command line's were copied (freed with the rules). */
+  if (preset.name != NULL) {
+    c->args.ranks.spec.axis_count = command_axes;
+  }
+  ckpt_preset_free(&preset);
+  free(dir);
+  free(name);
+  free(base);
+  free(manifest);
+  return rc;
+}
+
+#define RECORD_NOTES                                                                               \
+  "Ranks cleave wrote record their rank, the count, the run, the source and the rules\n"           \
+  "(cleave.rank, .ranks, .run, .source, .rules in their metadata): they are taken in their\n"      \
+  "recorded order whatever the order given, a missing, repeated or foreign rank is an error\n"     \
+  "naming it, and with no rule given the recorded ones are used (rules given must be those).\n"    \
+  "Ranks another tool wrote are taken in the order given, with the rules given.\n"
 
 #define RULE_NOTES                                                                                 \
   "A rule that matches no tensor is an error (status 65), named by its option and its number\n"    \
@@ -343,7 +628,7 @@ const cli_spec ckpt_rank_specs[3] = {
               "differs between the ranks, and a rule that matches no tensor are errors (status "
               "65, naming\n"
               "the tensor and the first rank at fault; nothing is written).\n"
-              "\n" CKPT_WRITE_NOTES},
+              "\n" RECORD_NOTES "\n" CKPT_WRITE_NOTES},
     {.usage = "cleave {cmd} RANK... -o OUTDIR -n RANKS --axis GLOB=AXIS... [--view GLOB=SHAPE]\n"
               "           [--replicate GLOB] [--unmatched replicate|error] [OPTIONS]",
      .about = "Changes the number of ranks of a tensor-parallel checkpoint from N (RANK... as "
@@ -356,5 +641,5 @@ const cli_spec ckpt_rank_specs[3] = {
               "those of\n"
               "merge (joining the parts) and shard (cutting them again: uneven is an error).\n",
      .options = reshard_options,
-     .notes = RULE_NOTES},
+     .notes = RECORD_NOTES "\n" RULE_NOTES},
 };

@@ -102,6 +102,10 @@ typedef struct ckpt_driver_read {
   /** Reads one data file's header as `check --strict` does (verify's reading of an output).
    * Returns 0 or an exit status with the message in `err`. */
   int (*header)(const char *path, ckpt_file *out, tool_error *err);
+  /** Removes metadata entry `index` of file `file` of a loaded model (freeing it), keeping what
+   * the format knows of the others (GGUF: their order in the header); NULL: the entry is simply
+   * removed (ckpt_meta_remove). */
+  void (*forget)(ckpt_model *m, size_t file, size_t index);
 } ckpt_driver_read;
 
 /** What `check` and `ls` say of a model beyond what every format has. */
@@ -148,6 +152,8 @@ typedef struct ckpt_driver {
   const char *const *stale_suffixes;
   /** CKPT_MERGES_TO_FILE, CKPT_SIZED_BY_PLANNER, ... */
   unsigned traits;
+  /** The ckpt_meta kind of its metadata values that are text (the ranks' records are text). */
+  unsigned text_kind;
   /** The format's paragraphs of the commands' help. */
   const ckpt_driver_help *help;
   ckpt_driver_read read;

@@ -26,6 +26,14 @@ void ckpt_file_free(ckpt_file *f) {
   memset(f, 0, sizeof *f);
 }
 
+void ckpt_meta_remove(ckpt_model *m, size_t file, size_t index) {
+  ckpt_file *f = &m->files[file];
+  free(f->meta[index].key);
+  free(f->meta[index].value);
+  memmove(&f->meta[index], &f->meta[index + 1], (f->meta_count - index - 1) * sizeof *f->meta);
+  f->meta_count--;
+}
+
 void ckpt_model_free(ckpt_model *m) {
   for (size_t i = 0; i < m->file_count; i++) {
     ckpt_file_free(&m->files[i]);

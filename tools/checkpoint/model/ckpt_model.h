@@ -100,6 +100,10 @@ typedef struct ckpt_model {
 /** Releases what `f` holds and zeroes it (safe on a zeroed or partly filled file). */
 void ckpt_file_free(ckpt_file *f);
 
+/** Removes metadata entry `index` of file `file` of `m`, freeing it (the others keep their
+ * order). */
+void ckpt_meta_remove(ckpt_model *m, size_t file, size_t index);
+
 /** Releases what `m` holds and zeroes it (safe on a zeroed or partly loaded model). */
 void ckpt_model_free(ckpt_model *m);
 
