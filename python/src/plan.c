@@ -78,7 +78,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs, 
                         &shapes_obj, &dtype_obj)) {
     return NULL;
   }
-  const pcl_operator *row = pcl_operator_find(op_name, family);
+  const pcl_operator *row = pcl_operator_find(op_name, (int)family);
   PyObject *p[PCL_MAX_OP_PARAMS];
   if (row == NULL || pcl_operator_params(row, kwargs, 1, name, p) < 0) {
     return NULL;
