@@ -54,15 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (c.heads > 0 && c.hidden_size > 0 && c.head_dim <= 0) {
     abort();
   }
-  if (memchr(c.model_type, '\0', sizeof c.model_type) == NULL) {
+  if (memchr(c.model_type, '\0', sizeof c.model_type) == NULL ||
+      memchr(c.architecture, '\0', sizeof c.architecture) == NULL) {
     abort();
   }
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     for (int layout = 0; layout < 2; layout++) {
-      for (int replicate = 0; replicate < 2; replicate++) {
+      for (int replicate = 0; replicate < 4; replicate++) {
+        /* Bit 0: --replicate-kv; bit 1: --override-preset. */
+        int override = replicate >> 1;
         ckpt_preset p;
-        rc = ckpt_preset_make(names[i], &c, "config.json", replicate, (ckpt_qkv_layout)layout, &p,
-                              &err);
+        rc = ckpt_preset_make(names[i], &c, "config.json", replicate & 1, (ckpt_qkv_layout)layout,
+                              override, &p, &err);
         if (rc == 0) {
           check_rules(&p);
         } else if (rc != CLI_EXIT_DATA && rc != CLI_EXIT_SOFTWARE) {
@@ -70,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         ckpt_preset_free(&p);
         ckpt_preset_split ps;
-        rc =
-            ckpt_preset_make_split(names[i], &c, "config.json", (ckpt_qkv_layout)layout, &ps, &err);
+        rc = ckpt_preset_make_split(names[i], &c, "config.json", (ckpt_qkv_layout)layout, override,
+                                    &ps, &err);
         if (rc == 0 && (ps.count != 2 || ps.lengths[0] <= 0 || ps.lengths[1] <= 0)) {
           abort();
         }

@@ -220,3 +220,92 @@ def test_gguf_ranks_describe_themselves(work):
               f"merge of {args} without rules: {r.stderr}")
     clitest.expect_failure("one rank of two", ["merge", "tp/rank1.gguf", "-o", "x.gguf"], work, 65,
                            ["rank 0 of 2 is missing"])
+
+
+def test_preset_fits_the_model(work):
+    """A preset of another family is refused unless --override-preset; under a preset a tensor
+    it does not know is an error naming it, unless a rule of the command line takes it."""
+    import json as js
+    os.makedirs(os.path.join(work, "m"))
+    rng = np.random.default_rng(3)
+    heads, hd, hid = 4, 4, 16
+    t = {"model.embed_tokens.weight": rng.standard_normal((8, hid)).astype(np.float32),
+         "model.layers.0.self_attn.q_proj.weight": rng.standard_normal((heads * hd, hid)).astype(
+             np.float32),
+         "model.layers.0.input_layernorm.weight": np.ones(hid, np.float32),
+         "model.layers.0.extra.weight": np.ones(4, np.float32)}
+    u.write_st(os.path.join(work, "m", "model.safetensors"), {k: u.array_tensor(v)
+                                                              for k, v in t.items()})
+    config = {"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+              "num_attention_heads": heads, "hidden_size": hid}
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        js.dump(config, f)
+    base = ["shard", "m", "-o", "tp", "-n", "2"]
+    clitest.expect_failure("another family", base + ["--preset", "phi3"], work, 65,
+                           ["m/config.json: the model's model_type is 'llama', not phi3's 'phi3'",
+                            "--override-preset"])
+    clitest.expect_failure("override without preset", base + ["--axis", "x=0",
+                                                              "--override-preset"], work, 64,
+                           ["--override-preset needs --preset"])
+    clitest.expect_failure("a tensor the preset does not know", base + ["--preset", "llama"], work,
+                           65, ["tensor 'model.layers.0.extra.weight' matches no --axis or "
+                                "--replicate rule, of preset 'llama' or of the command line"])
+    for extra in (["--replicate", "*.extra.weight"], ["--unmatched", "replicate"]):
+        r = clitest.run(base + ["--preset", "auto", "-f"] + extra, work)
+        check(r.returncode == 0, f"preset with {extra}: {r.stderr}")
+    # Without model_type, the architectures name the family.
+    del config["model_type"]
+    with open(os.path.join(work, "m", "config.json"), "w") as f:
+        js.dump(config, f)
+    clitest.expect_failure("another architecture", base + ["--preset", "qwen2", "--unmatched",
+                                                           "replicate"], work, 65,
+                           ["the model's architectures is 'LlamaForCausalLM', not qwen2's "
+                            "'Qwen2ForCausalLM'"])
+    r = clitest.run(base + ["--preset", "qwen2", "--override-preset", "--unmatched", "replicate",
+                            "-f", "--json"], work)
+    check(r.returncode == 0, f"--override-preset: {r.stderr}")
+    meta, _ = u.read_st(os.path.join(work, "tp", "rank0.safetensors"))
+    check("--override-preset" in meta.get("cleave.rules", ""), f"the record: {meta}")
+
+
+def test_rank_folders_read(work):
+    """ls and check take the folder of ranks a shard wrote; check checks that every rank of the
+    run is there."""
+    make_models(work)
+    for fmt, model, rules in (("st", "st", ST_RULES), ("gguf", "model.gguf", GGUF_RULES)):
+        out = f"tp-{fmt}"
+        r = clitest.run([fmt, "shard", model, "-o", out, "-n", "2"] + rules, work)
+        check(r.returncode == 0, f"{fmt} shard: {r.stderr}")
+        for verb in ([fmt, "check"], ["check"]):
+            r = clitest.run(verb + [out], work)
+            check(r.returncode == 0 and "ok: " in r.stdout and " 2 files" in r.stdout,
+                  f"{' '.join(verb)} of a folder of ranks: {r.returncode} {r.stdout} {r.stderr}")
+        r = clitest.run(["ls", "--json", out], work)
+        files = {t["file"] for t in json.loads(r.stdout)["tensors"]} if r.returncode == 0 else ()
+        check(files == {f"rank0{'.gguf' if fmt == 'gguf' else '.safetensors'}",
+                        f"rank1{'.gguf' if fmt == 'gguf' else '.safetensors'}"},
+              f"ls of a folder of ranks: {r.stdout} {r.stderr}")
+        half = f"half-{fmt}"
+        os.makedirs(os.path.join(work, half))
+        name = "rank0.gguf" if fmt == "gguf" else "rank0.safetensors"
+        shutil.copy(os.path.join(work, out, name), os.path.join(work, half, name))
+        clitest.expect_failure(f"{fmt} check of a folder missing a rank", ["check", half], work, 65,
+                               ["rank 1 of 2 is missing"])
+
+
+def test_verify_names_an_edited_sidecar(work):
+    """A sidecar copied whole and edited since (shorter or longer) is named with both sizes, never
+    said to be cut short: no tensor lies in it."""
+    make_models(work)
+    r = clitest.run(["shard", "st", "-o", "tp", "-n", "2"] + ST_RULES, work)
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    path = os.path.join(work, "tp", "config.json")
+    size = os.path.getsize(path)
+    for text, fragment in (('{}\n', f"differs from the manifest (3 bytes, the manifest says {size})"),
+                           ('{"model_type": "toy", "x": 1}\n',
+                            f"differs from the manifest ({size + 8} bytes, the manifest says {size})")):
+        with open(path, "w") as f:
+            f.write(text)
+        r = clitest.run(["verify", "tp"], work)
+        check(r.returncode == 1 and f"config.json: {fragment}" in r.stdout and
+              "cut short" not in r.stdout, f"edited sidecar: {r.returncode} {r.stdout} {r.stderr}")

@@ -70,7 +70,36 @@ def checkpoint_commands():
     return commands
 
 
-COMMANDS = checkpoint_commands()
+OPS = ("split", "variadic-split", "split-to-sequence", "onnx-split", "concat",
+       "concat-from-sequence")
+JOINS = ("concat", "concat-from-sequence")
+OPERATOR_MD = (("Commands", "Operator options"),
+               ("Commands", "Output options (the six operator commands on files)"))
+JOINING_MD = (("Joining: `concat` and `concat-from-sequence`", None),)
+INFER_MD = (("Shape inference: `cleave infer`", None),)
+OPERATOR_MAN = ("COMMANDS", "OPTIONS")
+
+
+def operator_commands():
+    """The .npy operator commands, on files and under `cleave infer`, and the IR and ONNX
+    commands. The operator commands share the tables of their options (each takes some of the
+    operator options' rows): not exact. `demo` takes no option but -h, and is not listed."""
+    commands = []
+    for op in OPS:
+        joining = JOINING_MD if op in JOINS else ()
+        commands.append(Command((op,), OPERATOR_MD + joining, OPERATOR_MAN, None, False))
+    commands.append(Command(("infer",), INFER_MD, OPERATOR_MAN, None, False))
+    for op in OPS:
+        joining = JOINING_MD if op in JOINS else ()
+        commands.append(Command(("infer", op), INFER_MD + OPERATOR_MD[:1] + joining,
+                                OPERATOR_MAN, None, False))
+    for other in ("onnx-test", "ir-check", "ir-run"):
+        commands.append(Command((other,), (("Other command families", "`%s`" % other),),
+                                ("COMMANDS",), None, True))
+    return commands
+
+
+COMMANDS = checkpoint_commands() + operator_commands()
 
 OPTION_LINE = re.compile(r"^(?:  -([A-Za-z0-9])(?:, --([A-Za-z0-9][\w-]*))?|"
                          r"      --([A-Za-z0-9][\w-]*))(?= |$)")

@@ -194,9 +194,14 @@ def test_family(work):
     round_trip(work, "qwen3", t, config, (1, 2))
     t, config = make_model(os.path.join(work, "mha"), "llama", heads=4, kv_heads=4, inter=64)
     round_trip(work, "mha", t, config, (4,))
-    # A named preset need not be the model_type: a llama model sharded as qwen2 (no biases: its
-    # rules for them match nothing, which a preset's may).
-    round_trip(work, "mha", t, config, (2,), ("--preset", "qwen2"), "_as_qwen2")
+    # A named preset of another family is refused, unless --override-preset: a llama model
+    # sharded as qwen2 (no biases: its rules for them match nothing, which a preset's may).
+    u.expect_failure("another family's preset", ["st", "shard", "mha", "-o", "x", "-n", "2",
+                                                 "--preset", "qwen2"], work, 65,
+                     ["mha/config.json: the model's model_type is 'llama', not qwen2's 'qwen2'",
+                      "--override-preset"])
+    round_trip(work, "mha", t, config, (2,), ("--preset", "qwen2", "--override-preset"),
+               "_as_qwen2")
 
 
 def test_command_line_first(work):

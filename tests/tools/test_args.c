@@ -200,6 +200,52 @@ static void test_errors(void **state) {
   expect_usage(&shard_spec, (const char *const[]){"-a", "bad", NULL}, "--axis 'bad' is refused");
 }
 
+/* A table of a command's own options used by two of its tables (CLI_INCLUDE_SAME), and a parser
+ * option that takes one value only (CLI_CALL_ONCE). */
+static const cli_opt own_table[] = {
+    CLI_CALL_ONCE('k', "keep", "0|1", command, calls, record, 3, "keep it"),
+    CLI_END,
+};
+static const cli_opt here_table[] = {
+    CLI_INCLUDE_SAME(own_table),
+    CLI_INT64('n', "num-splits", "N", command, ranks, "parts"),
+    CLI_END,
+};
+static const cli_spec here_spec = {.name = "here", .usage = "cleave {cmd}", .options = here_table};
+
+static void test_once_and_here(void **state) {
+  (void)state;
+  command c;
+  cli_args args;
+  assert_int_equal(
+      parse(&here_spec, &c, (const char *const[]){"-k", "1", "-n", "2", NULL}, &args, NULL, 0), 0);
+  cli_args_free(&args);
+  assert_int_equal(c.calls, 1);
+  assert_string_equal(c.seen, "3:1;");
+  assert_int_equal(c.ranks, 2);
+  expect_usage(&here_spec, (const char *const[]){"-k", "1", "--keep=0", NULL},
+               "here: option -k/--keep is given twice");
+  /* Any number of options: a thousand values of a repeatable option. */
+  char *argv[2002];
+  argv[0] = (char *)"cleave";
+  for (size_t i = 1; i < 2001; i += 2) {
+    argv[i] = (char *)"-a";
+    argv[i + 1] = (char *)"a=0";
+  }
+  argv[2001] = NULL;
+  memset(&c, 0, sizeof c);
+  assert_int_equal(cli_parse(&shard_spec, &c, 2001, argv, 1, &args), 0);
+  assert_int_equal(c.calls, 1000);
+  assert_int_equal(args.given_count, 1000);
+  cli_args_free(&args);
+  /* A repeatable parser option still takes any number of values. */
+  assert_int_equal(
+      parse(&shard_spec, &c, (const char *const[]){"-a", "a=0", "-a", "b=1", NULL}, &args, NULL, 0),
+      0);
+  cli_args_free(&args);
+  assert_int_equal(c.calls, 2);
+}
+
 static void test_help(void **state) {
   (void)state;
   command c;
@@ -271,6 +317,28 @@ static void test_help_wraps(void **state) {
       "              ninety two columns, so that it takes two lines\n"
       "              and a line of its own\n"
       "  -h, --help  print this help\n";
+  assert_string_equal(text, expected);
+}
+
+/* A table that starts with a group: its heading follows the usage's blank line. */
+static void test_help_group_first(void **state) {
+  (void)state;
+  FILE *captured = tmpfile();
+  assert_non_null(captured);
+  cli_help_print(&merge_spec, captured);
+  char text[2048];
+  rewind(captured);
+  size_t n = fread(text, 1, sizeof text - 1, captured);
+  text[n] = '\0';
+  fclose(captured);
+  const char *expected = "usage: cleave st merge RANK...\n"
+                         "\n"
+                         "Output options:\n"
+                         "  -o, --output OUTDIR  the output folder\n"
+                         "  -f, --force          replace existing outputs\n"
+                         "      --no-progress    no progress line\n"
+                         "      --max-shard-size SIZE  files of at most SIZE bytes\n"
+                         "  -h, --help           print this help\n";
   assert_string_equal(text, expected);
 }
 
@@ -390,8 +458,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_and_targets),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_once_and_here),
       cmocka_unit_test(test_help),
       cmocka_unit_test(test_help_wraps),
+      cmocka_unit_test(test_help_group_first),
       cmocka_unit_test(test_sizes),
       cmocka_unit_test(test_tags),
   };

@@ -35,7 +35,7 @@ typedef enum cli_opt_kind {
   /** One of the words of `choices` ("replicate|error"): its index into the int at `offset`. */
   CLI_OPT_CHOICE,
   /** The option's own parser, `call`, given the target at `offset`; it may be given any number of
-   * times (each call sees one value). */
+   * times (each call sees one value), or once when `once` is set. */
   CLI_OPT_CALL,
 } cli_opt_kind;
 
@@ -69,6 +69,9 @@ struct cli_opt {
   /** The caller's mark (0 for most; a format's options carry the format's), recorded for every
    * option given (cli_args.given). */
   unsigned tag;
+  /** CALL: a second value is a usage error ("option -a/--axis is given twice"), as for the
+   * other kinds that take a value. */
+  unsigned char once;
 };
 
 /* Declaring tables: T is the target's struct type, F the field. */
@@ -76,7 +79,8 @@ struct cli_opt {
   { .kind = CLI_OPT_GROUP, .help = (H) }
 #define CLI_INCLUDE(T, F, TABLE)                                                                   \
   { .kind = CLI_OPT_INCLUDE, .offset = offsetof(T, F), .include = (TABLE) }
-/* A shared group whose targets are fields of this table's own struct. */
+/* A shared group whose targets are fields of this table's own struct (also a table of a
+ * command's own options shared by two of its tables, e.g. on files and under `infer`). */
 #define CLI_INCLUDE_SAME(TABLE)                                                                    \
   { .kind = CLI_OPT_INCLUDE, .include = (TABLE) }
 #define CLI_FLAG(S, L, T, F, H)                                                                    \
@@ -116,6 +120,12 @@ struct cli_opt {
     .kind = CLI_OPT_CALL, .short_name = (S), .long_name = (L), .arg = (A), .help = (H),            \
     .offset = offsetof(T, F), .call = (FN), .number = (NUMBER)                                     \
   }
+/* CLI_CALL for a value that may be given once. */
+#define CLI_CALL_ONCE(S, L, A, T, F, FN, NUMBER, H)                                                \
+  {                                                                                                \
+    .kind = CLI_OPT_CALL, .short_name = (S), .long_name = (L), .arg = (A), .help = (H),            \
+    .offset = offsetof(T, F), .call = (FN), .number = (NUMBER), .once = 1                          \
+  }
 #define CLI_END                                                                                    \
   { .kind = CLI_OPT_END }
 
@@ -144,9 +154,6 @@ typedef struct cli_spec {
   int no_help;
 } cli_spec;
 
-/** The most options one command line may give (more is a usage error). */
-#define CLI_MAX_GIVEN 256
-
 /** What cli_parse found beside the targets it filled. Free with cli_args_free. */
 typedef struct cli_args {
   /** The arguments that are not options, in order (argv's strings), and for each how many
@@ -155,10 +162,12 @@ typedef struct cli_args {
   size_t *options_before;
   size_t positional_count;
   /** The options given, in order (their table entries), and whether each was given by its
-   * short name ("-o", not "--output"). */
-  const cli_opt *given[CLI_MAX_GIVEN];
-  unsigned char short_form[CLI_MAX_GIVEN];
+   * short name ("-o", not "--output"): as many as the command line gives (a join of a thousand
+   * packed inputs gives a thousand --shape). */
+  const cli_opt **given;
+  unsigned char *short_form;
   size_t given_count;
+  size_t given_room; /* private: the room of `given` and `short_form` */
 } cli_args;
 
 /** What cli_parse returns when -h/--help was given and the help printed. */
@@ -220,50 +229,5 @@ int cli_parse_int64_list(const char *text, const char *what, int64_t **values, i
  * 2^63-1, or -1 (nothing printed).
  */
 int cli_parse_size(const char *text, uint64_t *bytes);
-
-/* ---- the scanner of the commands not yet declared by a table (being replaced) ------------- */
-
-/** One option a command accepts. */
-typedef struct cli_option {
-  /** Long name without the leading "--" (never NULL). */
-  const char *long_name;
-  /** Short name, or 0 when the option has none. */
-  char short_name;
-  /** 1 when the option takes a value. */
-  int takes_value;
-  /** The caller's identifier, returned by cli_parser_next. */
-  int id;
-} cli_option;
-
-/** Scanner state over argv. Initialise with cli_parser_init; holds pointers into argv only. */
-typedef struct cli_parser {
-  int argc;
-  char **argv;
-  int index;           /* next argv element to look at */
-  const char *bundle;  /* rest of a bundle of short flags ("-fq"), or NULL */
-  int only_positional; /* set after "--" */
-  const char *command; /* for messages, e.g. "split" */
-} cli_parser;
-
-/** What cli_parser_next found. */
-enum { CLI_NEXT_END = 0, CLI_NEXT_OPTION = 1, CLI_NEXT_POSITIONAL = 2, CLI_NEXT_ERROR = 3 };
-
-/** Starts scanning argv[first..argc). `command` names the command in messages. */
-void cli_parser_init(cli_parser *p, int argc, char **argv, int first, const char *command);
-
-/**
- * Returns the next item: CLI_NEXT_OPTION with `*id` and `*value` (NULL for a flag),
- * CLI_NEXT_POSITIONAL with the argument in `*value`, CLI_NEXT_END, or CLI_NEXT_ERROR after
- * printing a usage error (unknown option, missing value, value given to a flag).
- */
-int cli_parser_next(cli_parser *p, const cli_option *options, size_t count, int *id,
-                    const char **value);
-
-/** Writes "-a/--axis" (or "--opset") for `option` to buf. */
-void cli_option_label(const cli_option *option, char *buf, size_t size);
-
-/** Writes the label (as cli_option_label) of the option of `options[0..count)` whose id is `id`
- * to buf; an empty string when none has it. */
-void cli_option_label_of(const cli_option *options, size_t count, int id, char *buf, size_t size);
 
 #endif /* CLEAVE_CLI_ARGS_H */

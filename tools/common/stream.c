@@ -20,17 +20,12 @@ static size_t g_chunk_bytes = DEFAULT_CHUNK_BYTES;
 /* Upper bound on one copy_file_range call, so progress and signals are seen regularly. */
 #define COPY_CALL_MAX ((size_t)64 << 20)
 
-typedef struct out_state {
-  int fd;
-  uint64_t pos;
-} out_state;
-
 typedef struct stream_ctx {
   const stream_job *job;
   unsigned char *chunk;
   unsigned char *staging;
   int use_copy_file_range;
-  out_state outs[GROUP_SIZE];
+  stream_out outs[GROUP_SIZE];
   uint64_t *col; /* byte offset of each output's piece within a row */
 } stream_ctx;
 
@@ -83,22 +78,22 @@ int stream_write(const out_set *outputs, size_t i, int fd, uint64_t *pos, const 
 }
 
 static int read_full(const stream_ctx *c, void *buf, size_t size, uint64_t offset) {
-  return stream_read(c->job->in_fd, c->job->in_path, buf, size, offset);
+  return stream_read(c->job->in.fd, c->job->in.path, buf, size, offset);
 }
 
 static int write_full(stream_ctx *c, size_t i, const void *buf, size_t size) {
-  out_state *o = &c->outs[i % GROUP_SIZE];
-  return stream_write(c->job->outputs, i, o->fd, &o->pos, buf, size);
+  stream_out *o = &c->outs[i % GROUP_SIZE];
+  return stream_write(c->job->sink.outputs, i, o->fd, &o->pos, buf, size);
 }
 
 /* Copies size bytes at input offset `from` to the end of output i. */
 static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
-  out_state *o = &c->outs[i % GROUP_SIZE];
+  stream_out *o = &c->outs[i % GROUP_SIZE];
   while (size > 0 && c->use_copy_file_range) {
     loff_t in_off = (loff_t)from;
     loff_t out_off = (loff_t)o->pos;
     size_t want = size < COPY_CALL_MAX ? (size_t)size : COPY_CALL_MAX;
-    ssize_t n = copy_file_range(c->job->in_fd, &in_off, o->fd, &out_off, want, 0);
+    ssize_t n = copy_file_range(c->job->in.fd, &in_off, o->fd, &out_off, want, 0);
     if (n < 0 && errno == EINTR) {
       continue;
     }
@@ -113,20 +108,20 @@ static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
        * can only come from the output. */
       int e = errno;
       if (e == ENOSPC || e == EFBIG || e == EDQUOT) {
-        return write_failed(c->job->outputs, i, e);
+        return write_failed(c->job->sink.outputs, i, e);
       }
       char path[PATH_MAX + 96];
-      out_set_final_path(c->job->outputs, i, path, sizeof path);
+      out_set_final_path(c->job->sink.outputs, i, path, sizeof path);
       return cli_error(CLI_EXIT_IOERR, "copying from '%s' to output '%s' failed: %s",
-                       c->job->in_path, path, strerror(e));
+                       c->job->in.path, path, strerror(e));
     }
     if (n == 0) {
-      return read_failed(c->job->in_path, 0);
+      return read_failed(c->job->in.path, 0);
     }
     from += (uint64_t)n;
     size -= (uint64_t)n;
     o->pos += (uint64_t)n;
-    progress_add(c->job->progress, (uint64_t)n);
+    progress_add(c->job->sink.progress, (uint64_t)n);
   }
   while (size > 0) {
     size_t want = size < g_chunk_bytes ? (size_t)size : g_chunk_bytes;
@@ -139,7 +134,7 @@ static int copy_range(stream_ctx *c, size_t i, uint64_t from, uint64_t size) {
     }
     from += want;
     size -= want;
-    progress_add(c->job->progress, want);
+    progress_add(c->job->sink.progress, want);
   }
   return 0;
 }
@@ -151,7 +146,8 @@ static int copy_by_piece(stream_ctx *c, size_t g0, size_t g1) {
   for (uint64_t r = 0; r < job->rows; r++) {
     for (size_t i = g0; i < g1; i++) {
       uint64_t size = c->col[i + 1] - c->col[i];
-      int rc = size > 0 ? copy_range(c, i, job->data_offset + r * row_bytes + c->col[i], size) : 0;
+      int rc =
+          size > 0 ? copy_range(c, i, job->in.data_offset + r * row_bytes + c->col[i], size) : 0;
       if (rc != 0) {
         return rc;
       }
@@ -198,7 +194,7 @@ static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
   }
   for (uint64_t r0 = 0; r0 < job->rows && rc == 0; r0 += per_batch) {
     size_t k = job->rows - r0 < per_batch ? (size_t)(job->rows - r0) : per_batch;
-    uint64_t base = job->data_offset + r0 * row_bytes + span_start;
+    uint64_t base = job->in.data_offset + r0 * row_bytes + span_start;
     if (span == row_bytes) {
       rc = read_full(c, c->chunk, k * span, base);
     } else {
@@ -219,7 +215,7 @@ static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
       rc = piece == 0 ? 0 : write_full(c, i, outs[i - g0], k * piece);
     }
     if (rc == 0) {
-      progress_add(job->progress, (uint64_t)k * span);
+      progress_add(job->sink.progress, (uint64_t)k * span);
     }
   }
   cleave_plan_destroy(full);
@@ -228,39 +224,15 @@ static int copy_by_batch(stream_ctx *c, size_t g0, size_t g1) {
   return rc;
 }
 
-static int run_group(stream_ctx *c, size_t g0, size_t g1) {
-  const stream_job *job = c->job;
-  size_t opened = 0;
-  int rc = 0;
-  for (size_t i = g0; i < g1 && rc == 0; i++) {
-    out_state *o = &c->outs[i % GROUP_SIZE];
-    rc = out_set_open(job->outputs, i, &o->fd);
-    if (rc == 0) {
-      opened++;
-      rc = job->write_header(job->header_ctx, i, o->fd, &o->pos);
-    }
+/* The data of outputs g0..g1-1 (the frame of stream_outputs opened them). */
+static int split_group(void *ctx, size_t g0, size_t g1, stream_out *outs) {
+  stream_ctx *c = ctx;
+  (void)outs; /* c->outs, indexed by output modulo the group size */
+  if (c->job->rows == 0 || c->col[g1] == c->col[g0]) {
+    return 0;
   }
-  if (rc == 0 && job->rows > 0 && c->col[g1] > c->col[g0]) {
-    size_t min_piece = SIZE_MAX;
-    for (size_t i = g0; i < g1; i++) {
-      uint64_t piece = c->col[i + 1] - c->col[i];
-      if (piece > 0 && piece < min_piece) {
-        min_piece = (size_t)piece;
-      }
-    }
-    uint64_t span = c->col[g1] - c->col[g0];
-    /* Batching rows only pays when several rows fit in a chunk and pieces are not already
-     * large enough for one system call each. */
-    int by_piece = span > g_chunk_bytes / 2 || min_piece >= g_chunk_bytes / 4;
-    rc = by_piece ? copy_by_piece(c, g0, g1) : copy_by_batch(c, g0, g1);
-  }
-  for (size_t i = g0; i < g0 + opened; i++) {
-    int close_rc = out_set_close(job->outputs, i, c->outs[i % GROUP_SIZE].fd);
-    if (rc == 0) {
-      rc = close_rc;
-    }
-  }
-  return rc;
+  return stream_by_piece(c->col, g0, g1, g_chunk_bytes) ? copy_by_piece(c, g0, g1)
+                                                        : copy_by_batch(c, g0, g1);
 }
 
 int stream_split(const stream_job *job) {
@@ -280,9 +252,8 @@ int stream_split(const stream_job *job) {
   for (size_t i = 0; i < job->count && rc == 0; i++) {
     c.col[i + 1] = c.col[i] + (uint64_t)job->lengths[i] * job->unit;
   }
-  for (size_t g0 = 0; g0 < job->count && rc == 0; g0 += GROUP_SIZE) {
-    size_t g1 = job->count - g0 < GROUP_SIZE ? job->count : g0 + GROUP_SIZE;
-    rc = run_group(&c, g0, g1);
+  if (rc == 0) {
+    rc = stream_outputs(&job->sink, job->count, c.outs, split_group, &c);
   }
   free(c.chunk);
   free(c.staging);
@@ -290,20 +261,51 @@ int stream_split(const stream_job *job) {
   return rc;
 }
 
-int stream_join_output(const out_set *outputs, stream_header_fn write_header, void *header_ctx,
-                       stream_join_fn join, void *ctx) {
-  int fd = -1;
-  uint64_t data_start = 0;
-  int rc = out_set_open(outputs, 0, &fd);
-  if (rc == 0) {
-    rc = write_header(header_ctx, 0, fd, &data_start);
+/* One group of outputs: open, headers, body, close. */
+static int run_group(const stream_sink *sink, size_t g0, size_t g1, stream_out *outs,
+                     stream_group_fn body, void *ctx) {
+  size_t opened = 0;
+  int rc = 0;
+  for (size_t i = g0; i < g1 && rc == 0; i++) {
+    stream_out *o = &outs[i - g0];
+    o->pos = 0;
+    rc = out_set_open(sink->outputs, i, &o->fd);
+    if (rc == 0) {
+      opened++;
+      rc = sink->write_header(sink->header_ctx, i, o->fd, &o->pos);
+    }
   }
   if (rc == 0) {
-    rc = join(ctx, fd, data_start);
+    rc = body(ctx, g0, g1, outs);
   }
-  if (fd >= 0) {
-    int close_rc = out_set_close(outputs, 0, fd);
-    rc = rc != 0 ? rc : close_rc;
+  for (size_t i = g0; i < g0 + opened; i++) {
+    int close_rc = out_set_close(sink->outputs, i, outs[i - g0].fd);
+    if (rc == 0) {
+      rc = close_rc;
+    }
   }
   return rc;
+}
+
+int stream_outputs(const stream_sink *sink, size_t count, stream_out *outs, stream_group_fn body,
+                   void *ctx) {
+  int rc = 0;
+  for (size_t g0 = 0; g0 < count && rc == 0; g0 += GROUP_SIZE) {
+    size_t g1 = count - g0 < GROUP_SIZE ? count : g0 + GROUP_SIZE;
+    rc = run_group(sink, g0, g1, outs, body, ctx);
+  }
+  return rc;
+}
+
+int stream_by_piece(const uint64_t *col, size_t g0, size_t g1, size_t chunk) {
+  uint64_t min_piece = UINT64_MAX;
+  for (size_t i = g0; i < g1; i++) {
+    uint64_t piece = col[i + 1] - col[i];
+    if (piece > 0 && piece < min_piece) {
+      min_piece = piece;
+    }
+  }
+  /* Batching rows only pays when several rows fit in a chunk and pieces are not already large
+   * enough for one system call each. */
+  return col[g1] - col[g0] > chunk / 2 || min_piece >= chunk / 4;
 }

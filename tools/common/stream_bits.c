@@ -6,13 +6,11 @@
 
 #include "cli_util.h"
 
-/* One open output: where its next whole byte goes and the bits of its unfinished last byte. */
-typedef struct bits_out {
-  int fd;
-  uint64_t pos;        /* file offset of the next whole byte */
+/* What an open output holds beyond its whole bytes (stream_out.pos: where the next one goes). */
+typedef struct bits_held {
   uint64_t bits;       /* stream bits appended so far */
   unsigned char carry; /* the unfinished last byte: bits % 8 stream bits, the others zero */
-} bits_out;
+} bits_held;
 
 typedef struct bits_ctx {
   const stream_bits_job *job;
@@ -24,8 +22,10 @@ typedef struct bits_ctx {
   uint64_t win_end;
   unsigned char *staging;
   uint64_t row_bits;
-  uint64_t *col; /* bit offset of each output's piece in a row; col[count] == row_bits */
-  bits_out outs[STREAM_GROUP_SIZE];
+  uint64_t *col;     /* bit offset of each output's piece in a row; col[count] == row_bits */
+  int64_t per_batch; /* rows mode: rows per batch; 0: piece mode */
+  stream_out outs[STREAM_GROUP_SIZE];
+  bits_held held[STREAM_GROUP_SIZE];
 } bits_ctx;
 
 static uint64_t piece_bits(const bits_ctx *c, size_t i) {
@@ -40,14 +40,14 @@ static int fetch(bits_ctx *c, uint64_t from, uint64_t to, const unsigned char **
     const stream_bits_job *job = c->job;
     uint64_t end = job->data_bytes - from < c->chunk ? job->data_bytes : from + c->chunk;
     c->win_start = c->win_end = 0;
-    int rc = stream_read(job->in_fd, job->in_path, c->window, (size_t)(end - from),
-                         job->data_offset + from);
+    int rc = stream_read(job->in.fd, job->in.path, c->window, (size_t)(end - from),
+                         job->in.data_offset + from);
     if (rc != 0) {
       return rc;
     }
     c->win_start = from;
     c->win_end = end;
-    progress_add(job->progress, end - from);
+    progress_add(job->sink.progress, end - from);
   }
   *p = c->window + (from - c->win_start);
   return 0;
@@ -57,17 +57,18 @@ static int fetch(bits_ctx *c, uint64_t from, uint64_t to, const unsigned char **
  * the output's unfinished byte holds (the library wrote other bits there: they are replaced by
  * the held ones). Writes the whole bytes and keeps the unfinished one. */
 static int emit(bits_ctx *c, size_t i, unsigned char *buf, uint64_t new_bits) {
-  bits_out *o = &c->outs[i % STREAM_GROUP_SIZE];
-  unsigned held = (unsigned)(o->bits % 8);
+  stream_out *o = &c->outs[i % STREAM_GROUP_SIZE];
+  bits_held *h = &c->held[i % STREAM_GROUP_SIZE];
+  unsigned held = (unsigned)(h->bits % 8);
   if (held > 0) {
     unsigned mask = c->msb_first ? (0xff00u >> held) & 0xffu : (1u << held) - 1u;
-    buf[0] = (unsigned char)((buf[0] & ~mask) | (o->carry & mask));
+    buf[0] = (unsigned char)((buf[0] & ~mask) | (h->carry & mask));
   }
   uint64_t total = held + new_bits;
   size_t whole = (size_t)(total / 8);
-  int rc = whole > 0 ? stream_write(c->job->outputs, i, o->fd, &o->pos, buf, whole) : 0;
-  o->carry = total % 8 != 0 ? buf[whole] : 0;
-  o->bits += new_bits;
+  int rc = whole > 0 ? stream_write(c->job->sink.outputs, i, o->fd, &o->pos, buf, whole) : 0;
+  h->carry = total % 8 != 0 ? buf[whole] : 0;
+  h->bits += new_bits;
   return rc;
 }
 
@@ -128,7 +129,7 @@ static int rows_mode(bits_ctx *c, size_t g0, size_t g1, int64_t per_batch) {
 /* Appends input bits [start, start + count) to output i: a window of at most a chunk. */
 static int copy_window(bits_ctx *c, size_t i, uint64_t start, uint64_t count) {
   const stream_bits_job *job = c->job;
-  unsigned held = (unsigned)(c->outs[i % STREAM_GROUP_SIZE].bits % 8);
+  unsigned held = (unsigned)(c->held[i % STREAM_GROUP_SIZE].bits % 8);
   /* The split starts `held` bits early (an element boundary: held is whole elements), so that
    * the piece lands where the output's unfinished byte ends. held <= start: an output never
    * holds more bits than precede its piece in the input. */
@@ -175,32 +176,20 @@ static int piece_mode(bits_ctx *c, size_t g0, size_t g1) {
   return rc;
 }
 
-static int run_group(bits_ctx *c, size_t g0, size_t g1, int64_t per_batch) {
-  const stream_bits_job *job = c->job;
-  size_t opened = 0;
+/* The data of outputs g0..g1-1 (the frame of stream_outputs opened them), then their unfinished
+ * last bytes, whose unused bits are zero. */
+static int bits_group(void *ctx, size_t g0, size_t g1, stream_out *outs) {
+  bits_ctx *c = ctx;
+  memset(c->held, 0, sizeof c->held);
   int rc = 0;
+  if (c->job->outer > 0 && c->row_bits > 0) {
+    rc = c->per_batch > 0 ? rows_mode(c, g0, g1, c->per_batch) : piece_mode(c, g0, g1);
+  }
   for (size_t i = g0; i < g1 && rc == 0; i++) {
-    bits_out *o = &c->outs[i % STREAM_GROUP_SIZE];
-    memset(o, 0, sizeof *o);
-    rc = out_set_open(job->outputs, i, &o->fd);
-    if (rc == 0) {
-      opened++;
-      rc = job->write_header(job->header_ctx, i, o->fd, &o->pos);
-    }
-  }
-  if (rc == 0 && job->outer > 0 && c->row_bits > 0) {
-    rc = per_batch > 0 ? rows_mode(c, g0, g1, per_batch) : piece_mode(c, g0, g1);
-  }
-  /* The unfinished last bytes, whose unused bits are zero. */
-  for (size_t i = g0; i < g1 && rc == 0; i++) {
-    bits_out *o = &c->outs[i % STREAM_GROUP_SIZE];
-    rc = o->bits % 8 != 0 ? stream_write(job->outputs, i, o->fd, &o->pos, &o->carry, 1) : 0;
-  }
-  for (size_t i = g0; i < g0 + opened; i++) {
-    int close_rc = out_set_close(job->outputs, i, c->outs[i % STREAM_GROUP_SIZE].fd);
-    if (rc == 0) {
-      rc = close_rc;
-    }
+    bits_held *h = &c->held[i - g0];
+    rc = h->bits % 8 != 0 ? stream_write(c->job->sink.outputs, i, outs[i - g0].fd,
+                                         &outs[i - g0].pos, &h->carry, 1)
+                          : 0;
   }
   return rc;
 }
@@ -234,18 +223,16 @@ int stream_bits_split(const stream_bits_job *job) {
   c.row_bits = c.col[job->count];
   /* After `step` rows every output holds whole bytes (and so does the input). */
   uint64_t step = 8 / whole;
-  int64_t per_batch = 0;
   if (c.row_bits > 0 && c.row_bits <= (uint64_t)c.chunk * 8 / step) {
-    per_batch = (int64_t)((uint64_t)c.chunk * 8 / c.row_bits / step * step);
+    c.per_batch = (int64_t)((uint64_t)c.chunk * 8 / c.row_bits / step * step);
   }
   size_t groups = (job->count + STREAM_GROUP_SIZE - 1) / STREAM_GROUP_SIZE;
-  if (per_batch > 0 && groups > 1) {
+  if (c.per_batch > 0 && groups > 1) {
     /* Rows mode reads the whole input once per group of outputs. */
-    job->progress->total *= groups;
+    job->sink.progress->total *= groups;
   }
-  for (size_t g0 = 0; g0 < job->count && rc == 0; g0 += STREAM_GROUP_SIZE) {
-    size_t g1 = job->count - g0 < STREAM_GROUP_SIZE ? job->count : g0 + STREAM_GROUP_SIZE;
-    rc = run_group(&c, g0, g1, per_batch);
+  if (rc == 0) {
+    rc = stream_outputs(&job->sink, job->count, c.outs, bits_group, &c);
   }
   free(c.window);
   free(c.staging);

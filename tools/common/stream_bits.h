@@ -28,9 +28,7 @@
 
 /** What to split and where to. */
 typedef struct stream_bits_job {
-  int in_fd;
-  const char *in_path;
-  uint64_t data_offset;   /* first data byte of the input */
+  stream_input in;
   uint64_t data_bytes;    /* the packed data's bytes: ceil(outer * axis_dim * inner * bits / 8) */
   cleave_type type;       /* a packed type (cleave_type_bits succeeds, bits < 8) */
   int64_t outer;          /* product of the logical dims before the axis */
@@ -38,10 +36,7 @@ typedef struct stream_bits_job {
   int64_t inner;          /* product of the logical dims after the axis */
   const int64_t *lengths; /* per output, along the axis; they sum to axis_dim */
   size_t count;
-  out_set *outputs;
-  stream_header_fn write_header;
-  void *header_ctx;
-  progress *progress;
+  stream_sink sink;
 } stream_bits_job;
 
 /**

@@ -25,10 +25,6 @@ typedef struct join_ctx {
   io_copier copier;
 } join_ctx;
 
-static int fail(const tool_error *err) {
-  return tool_report(err);
-}
-
 static int is_transposed(const stream_concat_input *in) {
   return in->dims != NULL;
 }
@@ -38,9 +34,9 @@ static int append_range(join_ctx *c, size_t i, uint64_t from, uint64_t size) {
   const stream_concat_input *in = &c->job->inputs[i];
   tool_error err;
   if (in->swap <= 1) {
-    if (io_copy_range(&c->copier, in->fd, in->path, from, c->fd, c->out_name, c->pos, size, &err) !=
-        0) {
-      return fail(&err);
+    if (io_copy_range(&c->copier, in->in.fd, in->in.path, from, c->fd, c->out_name, c->pos, size,
+                      &err) != 0) {
+      return tool_report(&err);
     }
     c->pos += size;
     return 0;
@@ -49,14 +45,14 @@ static int append_range(join_ctx *c, size_t i, uint64_t from, uint64_t size) {
   size_t step = c->chunk_bytes - c->chunk_bytes % in->swap;
   while (size > 0) {
     size_t want = size < step ? (size_t)size : step;
-    if (io_read_full(in->fd, in->path, c->chunk, want, from, CLI_EXIT_IOERR, &err) != 0) {
-      return fail(&err);
+    if (io_read_full(in->in.fd, in->in.path, c->chunk, want, from, CLI_EXIT_IOERR, &err) != 0) {
+      return tool_report(&err);
     }
     byte_swap_units(c->chunk, want, in->swap);
     if (io_write_full(c->fd, c->out_name, c->chunk, want, c->pos, &err) != 0) {
-      return fail(&err);
+      return tool_report(&err);
     }
-    progress_add(c->job->progress, want);
+    progress_add(c->job->sink.progress, want);
     from += want;
     size -= want;
     c->pos += want;
@@ -77,7 +73,7 @@ static int join_by_piece(join_ctx *c) {
         c->pos += in->piece; /* a hole, filled by the transposition */
         continue;
       }
-      int rc = append_range(c, i, in->data_offset + r * in->piece, in->piece);
+      int rc = append_range(c, i, in->in.data_offset + r * in->piece, in->piece);
       if (rc != 0) {
         return rc;
       }
@@ -152,9 +148,9 @@ static int join_by_batch(join_ctx *c) {
         continue;
       }
       tool_error err;
-      if (io_read_full(in->fd, in->path, part, bytes, in->data_offset + r0 * in->piece,
+      if (io_read_full(in->in.fd, in->in.path, part, bytes, in->in.data_offset + r0 * in->piece,
                        CLI_EXIT_IOERR, &err) != 0) {
-        rc = fail(&err);
+        rc = tool_report(&err);
       }
       byte_swap_units(part, bytes, in->swap);
     }
@@ -166,11 +162,11 @@ static int join_by_batch(join_ctx *c) {
     size_t bytes = k * (size_t)row_bytes;
     tool_error err;
     if (rc == 0 && io_write_full(c->fd, c->out_name, c->staging, bytes, c->pos, &err) != 0) {
-      rc = fail(&err);
+      rc = tool_report(&err);
     }
     if (rc == 0) {
       c->pos += bytes;
-      progress_add(job->progress, bytes);
+      progress_add(job->sink.progress, bytes);
     }
   }
   cleave_concat_plan_destroy(full);
@@ -188,20 +184,20 @@ static int transpose_inputs(join_ctx *c) {
       continue;
     }
     stream_transpose_job t;
-    t.in_fd = in->fd;
-    t.in_path = in->path;
-    t.in_offset = in->data_offset;
+    t.in_fd = in->in.fd;
+    t.in_path = in->in.path;
+    t.in_offset = in->in.data_offset;
     t.dims = in->dims;
     t.rank = in->rank;
     t.element = in->element;
     t.swap = in->swap;
-    t.outputs = job->outputs;
+    t.outputs = job->sink.outputs;
     t.out_fd = c->fd;
     t.out_offset = c->data_start + c->col[i];
     t.piece = in->piece;
     t.row_bytes = c->col[job->count];
     t.chunk = c->chunk_bytes;
-    t.progress = job->progress;
+    t.progress = job->sink.progress;
     int rc = stream_transpose(&t);
     if (rc != 0) {
       return rc;
@@ -210,27 +206,20 @@ static int transpose_inputs(join_ctx *c) {
   return 0;
 }
 
-static int join(void *ctx, int fd, uint64_t data_start) {
+/* The output's data (the frame of stream_outputs opened it: the one output). */
+static int join(void *ctx, size_t g0, size_t g1, stream_out *outs) {
+  (void)g0;
+  (void)g1;
   join_ctx *c = ctx;
-  c->fd = fd;
-  c->data_start = data_start;
-  c->pos = data_start;
+  c->fd = outs[0].fd;
+  c->data_start = outs[0].pos;
+  c->pos = outs[0].pos;
   const stream_concat_job *job = c->job;
-  uint64_t row_bytes = c->col[job->count];
-  if (job->rows == 0 || row_bytes == 0) {
+  if (job->rows == 0 || c->col[job->count] == 0) {
     return 0;
   }
-  uint64_t min_piece = UINT64_MAX;
-  for (size_t i = 0; i < job->count; i++) {
-    uint64_t piece = job->inputs[i].piece;
-    if (piece > 0 && piece < min_piece) {
-      min_piece = piece;
-    }
-  }
-  /* Batching rows only pays when several rows fit in a chunk and pieces are not already large
-   * enough for one system call each. */
-  int by_piece = row_bytes > c->chunk_bytes / 2 || min_piece >= c->chunk_bytes / 4;
-  int rc = by_piece ? join_by_piece(c) : join_by_batch(c);
+  int rc =
+      stream_by_piece(c->col, 0, job->count, c->chunk_bytes) ? join_by_piece(c) : join_by_batch(c);
   return rc == 0 ? transpose_inputs(c) : rc;
 }
 
@@ -251,13 +240,14 @@ int stream_concat(const stream_concat_job *job) {
   for (size_t i = 0; i < job->count && rc == 0; i++) {
     c.col[i + 1] = c.col[i] + job->inputs[i].piece;
   }
-  c.out_name = rc == 0 ? out_set_final(job->outputs, 0, c.out_path, sizeof c.out_path) : NULL;
+  c.out_name = rc == 0 ? out_set_final(job->sink.outputs, 0, c.out_path, sizeof c.out_path) : NULL;
   c.copier.in_kernel = 1;
   c.copier.buf = c.chunk;
   c.copier.buf_size = c.chunk_bytes;
-  c.copier.report = job->progress;
+  c.copier.report = job->sink.progress;
+  stream_out out;
   if (rc == 0) {
-    rc = stream_join_output(job->outputs, job->write_header, job->header_ctx, join, &c);
+    rc = stream_outputs(&job->sink, 1, &out, join, &c);
   }
   free(c.chunk);
   free(c.staging);

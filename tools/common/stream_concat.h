@@ -27,11 +27,9 @@
 
 /** One input of a join. */
 typedef struct stream_concat_input {
-  int fd;
-  const char *path;     /* for messages */
-  uint64_t data_offset; /* first data byte */
-  uint64_t piece;       /* bytes of this input in every output row (0: it adds nothing) */
-  size_t swap;          /* byte-swap units of this many bytes on the way (0 or 1: none) */
+  stream_input in;
+  uint64_t piece; /* bytes of this input in every output row (0: it adds nothing) */
+  size_t swap;    /* byte-swap units of this many bytes on the way (0 or 1: none) */
   /* The input is in the other memory order: `dims` (its shape in the output's memory order,
    * `rank` of them) and `element` (bytes per element) describe its transposition; NULL dims: the
    * input is in the output's order, read as rows. */
@@ -45,10 +43,7 @@ typedef struct stream_concat_job {
   const stream_concat_input *inputs;
   size_t count;
   uint64_t rows;    /* product of the output's dims before the (physical) axis */
-  out_set *outputs; /* its output 0 is written */
-  stream_header_fn write_header;
-  void *header_ctx;
-  progress *progress;
+  stream_sink sink; /* its output 0 is written */
 } stream_concat_job;
 
 /**

@@ -23,10 +23,6 @@ typedef struct bits_ctx {
   const char *out_name;
 } bits_ctx;
 
-static int fail(const tool_error *err) {
-  return tool_report(err);
-}
-
 static uint64_t row_bits(const bits_ctx *c) {
   uint64_t total = 0;
   for (size_t i = 0; i < c->job->count; i++) {
@@ -38,7 +34,7 @@ static uint64_t row_bits(const bits_ctx *c) {
 static int write_out(bits_ctx *c, const unsigned char *data, size_t size) {
   tool_error err;
   if (io_write_full(c->fd, c->out_name, data, size, c->pos, &err) != 0) {
-    return fail(&err);
+    return tool_report(&err);
   }
   return 0;
 }
@@ -65,9 +61,9 @@ static int join_rows(bits_ctx *c, uint64_t per_batch) {
       size_t bytes = (size_t)((k * piece_bits + 7) / 8);
       tool_error err;
       if (bytes > 0 &&
-          io_read_full(in->fd, in->path, c->buf + used, bytes,
-                       in->data_offset + r0 * piece_bits / 8, CLI_EXIT_IOERR, &err) != 0) {
-        rc = fail(&err);
+          io_read_full(in->in.fd, in->in.path, c->buf + used, bytes,
+                       in->in.data_offset + r0 * piece_bits / 8, CLI_EXIT_IOERR, &err) != 0) {
+        rc = tool_report(&err);
       }
       shapes[2 * i] = (int64_t)k;
       shapes[2 * i + 1] = in->piece;
@@ -87,7 +83,7 @@ static int join_rows(bits_ctx *c, uint64_t per_batch) {
     }
     if (rc == 0) {
       c->pos += out_bytes;
-      progress_add(job->progress, out_bytes);
+      progress_add(job->sink.progress, out_bytes);
     }
   }
   free(tensors);
@@ -103,9 +99,9 @@ static int append_window(bits_ctx *c, const stream_concat_bits_input *in, uint64
   uint64_t b0 = first / per_byte, b1 = (first + n + per_byte - 1) / per_byte;
   size_t bytes = (size_t)(b1 - b0);
   tool_error err;
-  if (io_read_full(in->fd, in->path, c->buf, bytes, in->data_offset + b0, CLI_EXIT_IOERR, &err) !=
-      0) {
-    return fail(&err);
+  if (io_read_full(in->in.fd, in->in.path, c->buf, bytes, in->in.data_offset + b0, CLI_EXIT_IOERR,
+                   &err) != 0) {
+    return tool_report(&err);
   }
   uint64_t slots = bytes * per_byte, pre = first - b0 * per_byte, post = slots - pre - n;
   const unsigned char *window = c->buf;
@@ -141,7 +137,7 @@ static int append_window(bits_ctx *c, const stream_concat_bits_input *in, uint64
   c->pos += total / per_byte;
   c->held = (int64_t)(total % per_byte);
   c->held_byte = c->held > 0 ? c->staging[total / per_byte] : 0;
-  progress_add(job->progress, bytes);
+  progress_add(job->sink.progress, bytes);
   return 0;
 }
 
@@ -166,10 +162,13 @@ static int join_pieces(bits_ctx *c) {
   return 0;
 }
 
-static int join(void *ctx, int fd, uint64_t data_start) {
+/* The output's data (the frame of stream_outputs opened it: the one output). */
+static int join(void *ctx, size_t g0, size_t g1, stream_out *outs) {
+  (void)g0;
+  (void)g1;
   bits_ctx *c = ctx;
-  c->fd = fd;
-  c->pos = data_start;
+  c->fd = outs[0].fd;
+  c->pos = outs[0].pos;
   const stream_concat_bits_job *job = c->job;
   uint64_t total = row_bits(c);
   if (job->rows == 0 || total == 0) {
@@ -210,9 +209,10 @@ int stream_concat_bits(const stream_concat_bits_job *job) {
   if (c.buf == NULL || c.mid == NULL || c.staging == NULL) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory preparing the join");
   }
-  c.out_name = out_set_final(job->outputs, 0, c.out_path, sizeof c.out_path);
+  c.out_name = out_set_final(job->sink.outputs, 0, c.out_path, sizeof c.out_path);
+  stream_out out;
   if (rc == 0) {
-    rc = stream_join_output(job->outputs, job->write_header, job->header_ctx, join, &c);
+    rc = stream_outputs(&job->sink, 1, &out, join, &c);
   }
   free(c.buf);
   free(c.mid);

@@ -27,10 +27,8 @@
 
 /** One packed input. */
 typedef struct stream_concat_bits_input {
-  int fd;
-  const char *path;     /* for messages */
-  uint64_t data_offset; /* first data byte */
-  int64_t piece;        /* elements of this input in every output row */
+  stream_input in;
+  int64_t piece; /* elements of this input in every output row */
 } stream_concat_bits_input;
 
 /** What to join and where to. */
@@ -39,10 +37,7 @@ typedef struct stream_concat_bits_job {
   size_t count;
   cleave_type type; /* a packed type (cleave_type_bits succeeds, bits < 8) */
   int64_t rows;     /* product of the logical dims before the axis */
-  out_set *outputs; /* its output 0 is written */
-  stream_header_fn write_header;
-  void *header_ctx;
-  progress *progress;
+  stream_sink sink; /* its output 0 is written */
 } stream_concat_bits_job;
 
 /**

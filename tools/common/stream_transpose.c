@@ -32,10 +32,6 @@ typedef struct transpose_ctx {
   const char *out_name;
 } transpose_ctx;
 
-static int fail(const tool_error *err) {
-  return tool_report(err);
-}
-
 static void tiling_free(tiling *tl) {
   free(tl->e);
   free(tl->f);
@@ -149,7 +145,7 @@ static int read_tile(transpose_ctx *x) {
     tool_error err;
     if (io_read_full(job->in_fd, job->in_path, dst, run_bytes,
                      job->in_offset + index * job->element, CLI_EXIT_IOERR, &err) != 0) {
-      return fail(&err);
+      return tool_report(&err);
     }
     dst += run_bytes;
     size_t j = p + 1;
@@ -231,7 +227,7 @@ static int write_run(transpose_ctx *x, const unsigned char *buf, uint64_t first,
     tool_error err;
     if (io_write_full(job->out_fd, x->out_name, buf, (size_t)can,
                       job->out_offset + row * job->row_bytes + in_row, &err) != 0) {
-      return fail(&err);
+      return tool_report(&err);
     }
     buf += can;
     at += can;

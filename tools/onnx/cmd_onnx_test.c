@@ -2,6 +2,7 @@
  * status. */
 #include "cmd_onnx_test.h"
 
+#include "args.h"
 #include "cli_util.h"
 #include "ox_runner.h"
 
@@ -9,21 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char ox_usage[] =
-    "usage: cleave onnx-test [-q] DIR...\n"
-    "\n"
+/* The command line. */
+typedef struct ox_args {
+  int quiet;
+} ox_args;
+
+static const cli_opt ox_options[] = {
+    CLI_FLAG('q', "quiet", ox_args, quiet, "print only the FAIL lines"),
+    CLI_END,
+};
+
+static const char ox_about[] =
     "Runs ONNX backend test directories (model.onnx and test_data_set_*/input_*.pb,\n"
     "output_*.pb) with cleave and compares every output exactly, tensors and sequences,\n"
     "by the graph's declared output types. The graphs may use Split (versions 1, 2, 11,\n"
     "13, 18), SplitToSequence (11, 24), Concat (1, 4, 11, 13), ConcatFromSequence,\n"
     "SequenceConstruct, SequenceAt, SequenceLength and Constant; any other operator is\n"
     "reported as unsupported. Prints one line per directory:\n"
-    "'PASS DIR' or 'FAIL DIR: why'.\n"
-    "\n"
-    "options:\n"
-    "  -q, --quiet   print only the FAIL lines\n"
-    "  -h, --help    print this help and exit\n"
-    "\n"
+    "'PASS DIR' or 'FAIL DIR: why'. Options may come anywhere before '--'.\n";
+
+static const char ox_notes[] =
     "exit status:\n"
     "  0   every directory passes\n"
     "  1   a test fails: unsupported operator or type, an operator rule broken,\n"
@@ -35,6 +41,14 @@ static const char ox_usage[] =
     "  70  internal error (out of memory)\n"
     "When directories fail for different reasons, the status is the first of 66, 65, 70\n"
     "and 1 that applies to one of them.\n";
+
+static const cli_spec ox_spec = {
+    .name = "onnx-test",
+    .usage = "cleave onnx-test [-q] DIR...",
+    .about = ox_about,
+    .options = ox_options,
+    .notes = ox_notes,
+};
 
 /* Orders failure statuses: the lower the rank, the more it matters for the exit status. */
 static int ox_rank(int status) {
@@ -53,40 +67,20 @@ static int ox_rank(int status) {
 }
 
 int cmd_onnx_test(int argc, char **argv, int first) {
-  int quiet = 0;
-  int options_done = 0;
-  int n_dirs = 0;
-  int status = CLI_EXIT_OK;
-  char **dirs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *dirs);
-  if (dirs == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "onnx-test: out of memory");
-  }
-  /* Options may come anywhere before "--"; every other argument is a directory. */
-  for (int i = first; i < argc; i++) {
-    char *a = argv[i];
-    if (!options_done && strcmp(a, "--") == 0) {
-      options_done = 1;
-    } else if (!options_done && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-      fputs(ox_usage, stdout);
-      free(dirs);
-      return 0;
-    } else if (!options_done && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
-      quiet = 1;
-    } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-      cli_error(CLI_EXIT_USAGE, "onnx-test: unknown option '%s'", a);
-      fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
-      free(dirs);
-      return CLI_EXIT_USAGE;
-    } else {
-      dirs[n_dirs++] = a;
-    }
-  }
-  if (n_dirs == 0) {
-    cli_error(CLI_EXIT_USAGE, "onnx-test: no test directory given");
+  ox_args a = {0};
+  cli_args args;
+  int status = cli_parse(&ox_spec, &a, argc, argv, first, &args);
+  if (status == 0 && args.positional_count == 0) {
+    status = cli_error(CLI_EXIT_USAGE, "onnx-test: no test directory given");
     fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
-    free(dirs);
-    return CLI_EXIT_USAGE;
   }
+  if (status != 0) {
+    cli_args_free(&args);
+    return status == CLI_HELP_SHOWN ? 0 : status;
+  }
+  int quiet = a.quiet;
+  int n_dirs = (int)args.positional_count;
+  char **dirs = args.positional;
   for (int i = 0; i < n_dirs; i++) {
     char name[4096];
     tool_error err;
@@ -112,6 +106,6 @@ int cmd_onnx_test(int argc, char **argv, int first) {
     }
     fflush(stdout);
   }
-  free(dirs);
+  cli_args_free(&args);
   return status;
 }

@@ -5,19 +5,51 @@
 
 #include "args.h"
 #include "cli_util.h"
-#include "help.h"
 #include "ir_check.h"
 #include "ir_commands.h"
 #include "ir_open.h"
 #include "json_out.h"
 
-enum { OPT_BIN = 1, OPT_JSON, OPT_QUIET, OPT_HELP };
+/* The command line. */
+typedef struct check_args {
+  const char *bin;
+  int json, quiet;
+} check_args;
 
-static const cli_option check_options[] = {
-    {"bin", 0, 1, OPT_BIN},
-    {"json", 0, 0, OPT_JSON},
-    {"quiet", 'q', 0, OPT_QUIET},
-    {"help", 'h', 0, OPT_HELP},
+static const cli_opt check_options[] = {
+    CLI_STRING(0, "bin", "FILE", check_args, bin,
+               "the weights (default: MODEL with .xml replaced by .bin)"),
+    CLI_FLAG(0, "json", check_args, json,
+             "print one JSON object: {\"op\": \"ir-check\", \"layers\": [...], ...}"),
+    CLI_FLAG('q', "quiet", check_args, quiet,
+             "print only the layers that are not OK, and no summary"),
+    CLI_END,
+};
+
+static const char check_about[] =
+    "Reads an OpenVINO IR model (versions 10 and 11) and checks every Split, VariadicSplit and\n"
+    "Concat layer: the input shapes as their producers declare them (a Parameter's shape,\n"
+    "otherwise the producing port's <dim>s), the axis and split_lengths from Const layers\n"
+    "(unknown when another layer computes them: the outputs are then checked against the hull\n"
+    "of every possible value) or Concat's axis attribute, cleave's shape inference, and the\n"
+    "layer's declared output <dim>s.\n"
+    "Other layers are only traversed. One line per layer, then a summary:\n"
+    "  OK             the declared outputs are what the inputs imply (or less precise)\n"
+    "  MISMATCH       a declared output (or the data input port) contradicts the inference\n"
+    "  RULE BROKEN    the inputs break a rule of the operator (the library's message)\n"
+    "  NOT CHECKABLE  the file lacks what the check needs (the reason is printed)\n";
+
+static const char check_notes[] =
+    "Exit status: 0 every layer is OK; 1 some layer is not; 64 malformed command line; 65 the\n"
+    "file is not valid IR (the message names the file, line and layer); 66 the .xml or .bin\n"
+    "cannot be opened.\n";
+
+static const cli_spec check_spec = {
+    .name = "ir-check",
+    .usage = "cleave ir-check MODEL.xml [--bin MODEL.bin] [--json] [-q]",
+    .about = check_about,
+    .options = check_options,
+    .notes = check_notes,
 };
 
 static void print_list(char **items, size_t n) {
@@ -101,54 +133,28 @@ static void print_json(json_out *j, const ir_check_row *r) {
 }
 
 int cmd_ir_check(int argc, char **argv, int first) {
-  cli_parser p;
-  cli_parser_init(&p, argc, argv, first, "ir-check");
-  const char *model_path = NULL, *bin_path = NULL;
-  int json = 0, quiet = 0;
-  for (;;) {
-    int id = 0;
-    const char *value = NULL;
-    int kind = cli_parser_next(&p, check_options, sizeof check_options / sizeof check_options[0],
-                               &id, &value);
-    if (kind == CLI_NEXT_END) {
-      break;
-    }
-    if (kind == CLI_NEXT_ERROR) {
-      return CLI_EXIT_USAGE;
-    }
-    if (kind == CLI_NEXT_POSITIONAL) {
-      if (model_path != NULL) {
-        return cli_error(CLI_EXIT_USAGE, "ir-check: unexpected argument '%s' (one model only)",
-                         value);
-      }
-      model_path = value;
-      continue;
-    }
-    switch (id) {
-    case OPT_BIN:
-      bin_path = value;
-      break;
-    case OPT_JSON:
-      json = 1;
-      break;
-    case OPT_QUIET:
-      quiet = 1;
-      break;
-    case OPT_HELP:
-    default:
-      help_print("ir-check", stdout);
-      return 0;
-    }
+  check_args a = {NULL, 0, 0};
+  cli_args args;
+  int rc = cli_parse(&check_spec, &a, argc, argv, first, &args);
+  const char *model_path = rc == 0 && args.positional_count > 0 ? args.positional[0] : NULL;
+  if (rc == 0 && args.positional_count > 1) {
+    rc = cli_error(CLI_EXIT_USAGE, "ir-check: unexpected argument '%s' (one model only)",
+                   args.positional[1]);
+  } else if (rc == 0 && model_path == NULL) {
+    rc = cli_error(CLI_EXIT_USAGE,
+                   "ir-check: the model is missing (usage: cleave ir-check MODEL.xml [--bin "
+                   "MODEL.bin] [--json] [-q])");
   }
-  if (model_path == NULL) {
-    return cli_error(CLI_EXIT_USAGE,
-                     "ir-check: the model is missing (usage: cleave ir-check MODEL.xml [--bin "
-                     "MODEL.bin] [--json] [-q])");
+  cli_args_free(&args);
+  if (rc != 0) {
+    return rc == CLI_HELP_SHOWN ? 0 : rc;
   }
+  const char *bin_path = a.bin;
+  int json = a.json, quiet = a.quiet;
   ir_model m;
   ir_bin bin;
   tool_error open_err;
-  int rc = ir_open(model_path, bin_path, &m, &bin, &open_err);
+  rc = ir_open(model_path, bin_path, &m, &bin, &open_err);
   if (rc != 0) {
     return tool_report(&open_err);
   }

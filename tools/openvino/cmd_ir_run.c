@@ -15,7 +15,6 @@
 
 #include "args.h"
 #include "cli_util.h"
-#include "help.h"
 #include "io.h"
 #include "ir_commands.h"
 #include "ir_open.h"
@@ -26,24 +25,24 @@
 #include "report.h"
 #include "stream.h"
 
-enum { OPT_INPUT = 1, OPT_BIN, OPT_OUTPUT, OPT_FORCE, OPT_JSON, OPT_QUIET, OPT_SYNC, OPT_HELP };
-
-static const cli_option run_options[] = {
-    {"input", 'i', 1, OPT_INPUT}, {"bin", 0, 1, OPT_BIN},     {"output", 'o', 1, OPT_OUTPUT},
-    {"force", 'f', 0, OPT_FORCE}, {"json", 0, 0, OPT_JSON},   {"quiet", 'q', 0, OPT_QUIET},
-    {"sync", 0, 0, OPT_SYNC},     {"help", 'h', 0, OPT_HELP},
-};
+/* The --input options: one per Parameter. */
+typedef struct run_inputs {
+  ir_input *items; /* room for every argument; the names are malloc'd */
+  size_t count;
+} run_inputs;
 
 /* The command line. */
 typedef struct run_args {
   const char *model, *bin, *prefix;
-  int force, json, quiet, sync, help;
-  ir_input *inputs; /* one per --input; the names are malloc'd */
-  size_t num_inputs;
+  int force, json, quiet, sync;
+  run_inputs in;
 } run_args;
 
 /* --input NAME=FILE. */
-static int add_input(run_args *a, const char *value) {
+static int take_input(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)opt;
+  (void)cmd;
+  run_inputs *a = target;
   const char *eq = strchr(value, '=');
   if (eq == NULL || eq == value || eq[1] == '\0') {
     return cli_error(CLI_EXIT_USAGE, "ir-run: --input '%s' is not NAME=FILE.npy", value);
@@ -52,63 +51,75 @@ static int add_input(run_args *a, const char *value) {
   if (name == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  ir_input *in = &a->inputs[a->num_inputs++];
+  ir_input *in = &a->items[a->count++];
   in->name = name;
   in->path = eq + 1;
   in->fd = -1;
-  for (size_t i = 0; i + 1 < a->num_inputs; i++) {
-    if (strcmp(a->inputs[i].name, name) == 0) {
+  for (size_t i = 0; i + 1 < a->count; i++) {
+    if (strcmp(a->items[i].name, name) == 0) {
       return cli_error(CLI_EXIT_USAGE, "ir-run: --input %s is given twice", name);
     }
   }
   return 0;
 }
 
+static const cli_opt run_options[] = {
+    CLI_CALL('i', "input", "NAME=FILE", run_args, in, take_input, 0,
+             "the data of the Parameter layer named NAME (one per Parameter)"),
+    CLI_STRING(0, "bin", "FILE", run_args, bin,
+               "the weights (default: MODEL with .xml replaced by .bin)"),
+    CLI_STRING('o', "output", "PREFIX", run_args, prefix,
+               "write Result k to PREFIX_k.npy (default: MODEL without .xml); an existing "
+               "directory or a PREFIX ending in '/' holds the outputs: DIR/STEM_k.npy, STEM being "
+               "MODEL's file name without .xml"),
+    CLI_FLAG('f', "force", run_args, force,
+             "replace outputs that already exist (otherwise: status 73)"),
+    CLI_FLAG(0, "json", run_args, json,
+             "print {\"op\": \"ir-run\", \"outputs\": [{\"shape\", \"path\", \"dims\"}]}"),
+    CLI_FLAG('q', "quiet", run_args, quiet, "print nothing on success"),
+    CLI_FLAG(0, "sync", run_args, sync, "make the outputs durable (fsync) before exiting"),
+    CLI_END,
+};
+
+static const char run_about[] =
+    "Executes an OpenVINO IR graph made of Parameter, Const, Split, VariadicSplit, Concat and\n"
+    "Result layers (chained to any depth) with the library, and writes Result k (in document\n"
+    "order) to PREFIX_k.npy. Any other layer type is refused before anything runs. Each\n"
+    "Parameter takes a .npy file of its element type (C order) and of a shape its shape allows;\n"
+    "packed sub-byte and string Parameters (static shape) take a 1-D uint8 .npy of their bytes.\n"
+    "Outputs keep their input's dtype and byte order; packed sub-byte types and strings are\n"
+    "written as 1-D uint8 arrays of their bytes (strings in OpenVINO's packed string layout).\n"
+    "All tensors are held in memory.\n";
+
+static const char run_notes[] =
+    "Exit status as for the split commands; 65 also for a model that is not valid IR or holds a\n"
+    "layer ir-run does not run. On any failure no output is left behind.\n"
+    "\n"
+    "Example (the Split-1 example of the OpenVINO specification):\n"
+    "  cleave ir-run docs/examples/split-1.xml --input data=x.npy -o out/\n";
+
+static const cli_spec run_spec = {
+    .name = "ir-run",
+    .usage = "cleave ir-run MODEL.xml --input NAME=FILE.npy ... [-o PREFIX] [OPTIONS]",
+    .about = run_about,
+    .options = run_options,
+    .notes = run_notes,
+};
+
 static int parse_args(run_args *a, int argc, char **argv, int first) {
-  cli_parser p;
-  cli_parser_init(&p, argc, argv, first, "ir-run");
-  for (;;) {
-    int id = 0;
-    const char *value = NULL;
-    int kind =
-        cli_parser_next(&p, run_options, sizeof run_options / sizeof run_options[0], &id, &value);
-    if (kind == CLI_NEXT_END) {
-      break;
-    }
-    if (kind == CLI_NEXT_ERROR) {
-      return CLI_EXIT_USAGE;
-    }
-    if (kind == CLI_NEXT_POSITIONAL) {
-      if (a->model != NULL) {
-        return cli_error(CLI_EXIT_USAGE, "ir-run: unexpected argument '%s' (one model only)",
-                         value);
-      }
-      a->model = value;
-      continue;
-    }
-    if (id == OPT_HELP) {
-      a->help = 1;
-      return 0;
-    }
-    if (id == OPT_INPUT) {
-      int rc = add_input(a, value);
-      if (rc != 0) {
-        return rc;
-      }
-      continue;
-    }
-    a->bin = id == OPT_BIN ? value : a->bin;
-    a->prefix = id == OPT_OUTPUT ? value : a->prefix;
-    a->force |= id == OPT_FORCE;
-    a->json |= id == OPT_JSON;
-    a->quiet |= id == OPT_QUIET;
-    a->sync |= id == OPT_SYNC;
+  cli_args args;
+  int rc = cli_parse(&run_spec, a, argc, argv, first, &args);
+  if (rc == 0 && args.positional_count > 1) {
+    rc = cli_error(CLI_EXIT_USAGE, "ir-run: unexpected argument '%s' (one model only)",
+                   args.positional[1]);
+  } else if (rc == 0 && args.positional_count == 0) {
+    rc = cli_error(CLI_EXIT_USAGE, "ir-run: the model is missing (usage: cleave ir-run MODEL.xml "
+                                   "--input NAME=FILE.npy ... [-o PREFIX])");
+  } else if (rc == 0) {
+    a->model = args.positional[0];
   }
-  if (a->model == NULL) {
-    return cli_error(CLI_EXIT_USAGE, "ir-run: the model is missing (usage: cleave ir-run MODEL.xml "
-                                     "--input NAME=FILE.npy ... [-o PREFIX])");
-  }
-  return 0;
+  cli_args_free(&args);
+  return rc;
 }
 
 /* Opens the model's inputs: a model that cannot be opened is reported first (66, as docs/cli.md
@@ -122,8 +133,8 @@ static int open_inputs(const run_args *a) {
     return tool_report(&err);
   }
   fclose(probe);
-  for (size_t i = 0; i < a->num_inputs; i++) {
-    ir_input *in = &a->inputs[i];
+  for (size_t i = 0; i < a->in.count; i++) {
+    ir_input *in = &a->in.items[i];
     if (io_open_regular(in->path, "input", &in->fd, &in->size, &err) != 0) {
       return tool_report(&err);
     }
@@ -213,7 +224,7 @@ static int run_model(const run_args *a, const char *prefix) {
   memset(&run, 0, sizeof run);
   rc = ir_run_check_layers(&m, &err);
   if (rc == 0) {
-    rc = ir_run_graph(&run, &m, &bin, a->inputs, a->num_inputs, &err);
+    rc = ir_run_graph(&run, &m, &bin, a->in.items, a->in.count, &err);
   }
   if (rc != 0) {
     tool_report(&err);
@@ -228,15 +239,13 @@ static int run_model(const run_args *a, const char *prefix) {
 int cmd_ir_run(int argc, char **argv, int first) {
   run_args a;
   memset(&a, 0, sizeof a);
-  a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs);
-  if (a.inputs == NULL) {
+  a.in.items = calloc((size_t)argc + 1, sizeof *a.in.items);
+  if (a.in.items == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   int rc = parse_args(&a, argc, argv, first);
   char *own_prefix = NULL;
-  if (rc == 0 && a.help) {
-    help_print("ir-run", stdout);
-  } else if (rc == 0) {
+  if (rc == 0) {
     own_prefix = out_resolve_prefix(a.prefix, a.model, ".xml");
     rc = own_prefix == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
     if (rc == 0) {
@@ -246,13 +255,13 @@ int cmd_ir_run(int argc, char **argv, int first) {
       rc = run_model(&a, own_prefix);
     }
   }
-  for (size_t i = 0; i < a.num_inputs; i++) {
-    free((char *)a.inputs[i].name);
-    if (a.inputs[i].fd >= 0) {
-      close(a.inputs[i].fd);
+  for (size_t i = 0; i < a.in.count; i++) {
+    free((char *)a.in.items[i].name);
+    if (a.in.items[i].fd >= 0) {
+      close(a.in.items[i].fd);
     }
   }
-  free(a.inputs);
+  free(a.in.items);
   free(own_prefix);
-  return rc;
+  return rc == CLI_HELP_SHOWN ? 0 : rc;
 }

@@ -1,4 +1,4 @@
-/* Options of the operator commands and of `cleave infer`. */
+/* The command line of the operator commands, on files and under `cleave infer`. */
 #include "op_options.h"
 
 #include <inttypes.h>
@@ -6,135 +6,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
 #include "cli_util.h"
 #include "dtype_note.h"
+#include "op_commands.h"
 #include "packed_input.h"
 
-static const op_command commands[] = {
-    {"split", CLEAVE_OP_SPLIT, "OpenVINO Split-1"},
-    {"variadic-split", CLEAVE_OP_VARIADIC_SPLIT, "OpenVINO VariadicSplit-1"},
-    {"split-to-sequence", CLEAVE_OP_SPLIT_TO_SEQUENCE, "ONNX SplitToSequence"},
-    {"onnx-split", CLEAVE_OP_ONNX_SPLIT, "ONNX Split"},
-};
+/* ---- the values ------------------------------------------------------------------------- */
 
-const op_command *op_command_find(const char *name) {
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-    if (strcmp(commands[i].name, name) == 0) {
-      return &commands[i];
+/* "?" (a value that is unknown) is meaningful only for infer, where the library's partial
+ * inference takes it; a command on files needs every value. */
+static int unknown_refused(const cli_opt *opt) {
+  char label[64];
+  cli_opt_label(opt, label, sizeof label);
+  return cli_error(CLI_EXIT_USAGE,
+                   "%s: '?' (an unknown value) is only meaningful for 'cleave infer'", label);
+}
+
+int op_take_int(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)cmd;
+  op_int *v = target;
+  v->given = 1;
+  if (opt->number == OP_MAY_BE_UNKNOWN && strcmp(value, "?") == 0) {
+    if (!v->unknown_ok) {
+      return unknown_refused(opt);
     }
+    v->unknown = 1;
+    return 0;
   }
-  return NULL;
+  char label[64];
+  cli_opt_label(opt, label, sizeof label);
+  return cli_parse_int64(value, label, &v->value);
 }
 
-/* ---- the options the splitting and joining commands share ------------------------------- */
-
-static const cli_option output_options[OP_OUTPUT_OPTION_COUNT] = {
-    {"output", 'o', 1, OP_OUTPUT_ID_OUTPUT},
-    {"force", 'f', 0, OP_OUTPUT_ID_FORCE},
-    {"json", 0, 0, OP_OUTPUT_ID_JSON},
-    {"quiet", 'q', 0, OP_OUTPUT_ID_QUIET},
-    {"no-progress", 0, 0, OP_OUTPUT_ID_NO_PROGRESS},
-    {"sync", 0, 0, OP_OUTPUT_ID_SYNC},
-    {"dtype", 0, 1, OP_OUTPUT_ID_DTYPE},
-};
-
-void op_output_flags_init(op_output_flags *flags) {
-  memset(flags, 0, sizeof *flags);
-  flags->dtype = cleave_type_of(CLEAVE_F32);
-}
-
-size_t op_output_accepted(int for_infer, cli_option *accepted) {
-  size_t count = 0;
-  for (size_t i = 0; i < OP_OUTPUT_OPTION_COUNT; i++) {
-    int id = output_options[i].id;
-    /* infer reads and writes no file: only the report's form and the data's type apply. */
-    if (!for_infer || id == OP_OUTPUT_ID_JSON || id == OP_OUTPUT_ID_DTYPE) {
-      accepted[count++] = output_options[i];
-    }
+int op_take_bit(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)cmd;
+  op_int *v = target;
+  v->given = 1;
+  if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+    char label[64];
+    cli_opt_label(opt, label, sizeof label);
+    return cli_error(CLI_EXIT_USAGE, "%s: '%s' is not 0 or 1", label, value);
   }
-  return count;
+  v->value = value[0] - '0';
+  return 0;
 }
 
-static int output_twice(const char *scope, const char *label) {
-  return cli_error(CLI_EXIT_USAGE, "%s: option %s is given twice", scope, label);
-}
-
-int op_output_take(op_output_flags *flags, int id, const char *value, const char *label,
-                   const char *scope, const char *output_noun) {
-  switch (id) {
-  case OP_OUTPUT_ID_OUTPUT:
-    if (flags->output != NULL) {
-      return output_twice(scope, label);
-    }
-    if (value[0] == '\0') {
-      return cli_error(CLI_EXIT_USAGE, "%s: the %s is empty", label, output_noun);
-    }
-    flags->output = value;
-    return 0;
-  case OP_OUTPUT_ID_FORCE:
-    flags->force = 1;
-    return 0;
-  case OP_OUTPUT_ID_JSON:
-    flags->json = 1;
-    return 0;
-  case OP_OUTPUT_ID_QUIET:
-    flags->quiet = 1;
-    return 0;
-  case OP_OUTPUT_ID_NO_PROGRESS:
-    flags->no_progress = 1;
-    return 0;
-  case OP_OUTPUT_ID_SYNC:
-    flags->sync = 1;
-    return 0;
-  case OP_OUTPUT_ID_DTYPE:
-    if (flags->has_dtype) {
-      return output_twice(scope, label);
-    }
-    flags->has_dtype = 1;
-    flags->dtype_text = value;
-    return op_parse_dtype(value, &flags->dtype);
-  default:
-    return cli_error(CLI_EXIT_SOFTWARE, "unhandled option %s", label);
+int op_take_list(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)cmd;
+  op_list *v = target;
+  v->given = 1;
+  char label[64];
+  cli_opt_label(opt, label, sizeof label);
+  int rc = cli_parse_int64_list(value, label, &v->values, &v->count, &v->unknown);
+  if (rc == 0 && v->unknown && !v->unknown_ok) {
+    return unknown_refused(opt);
   }
+  return rc;
 }
 
-/* ---- the splitting commands -------------------------------------------------------------- */
-
-enum {
-  OPT_AXIS = OP_OUTPUT_ID_END,
-  OPT_NUM,
-  OPT_LENGTHS,
-  OPT_SIZE,
-  OPT_KEEPDIMS,
-  OPT_OPSET,
-  OPT_SHAPE,
-  OPT_HELP
-};
-
-static const cli_option own_options[] = {
-    {"axis", 'a', 1, OPT_AXIS},         {"num-splits", 'n', 1, OPT_NUM},
-    {"lengths", 'l', 1, OPT_LENGTHS},   {"split-size", 's', 1, OPT_SIZE},
-    {"keepdims", 'k', 1, OPT_KEEPDIMS}, {"opset", 0, 1, OPT_OPSET},
-    {"shape", 0, 1, OPT_SHAPE},         {"help", 'h', 0, OPT_HELP},
-};
-#define OWN_OPTION_COUNT (sizeof own_options / sizeof own_options[0])
-
-/* Whether `command` accepts its own option `id` (on a file and under infer alike). */
-static int accepts(const op_command *command, int id) {
-  switch (id) {
-  case OPT_NUM:
-    return command->kind == CLEAVE_OP_SPLIT || command->kind == CLEAVE_OP_ONNX_SPLIT;
-  case OPT_LENGTHS:
-    return command->kind != CLEAVE_OP_SPLIT;
-  case OPT_SIZE:
-  case OPT_KEEPDIMS:
-    return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE;
-  case OPT_OPSET:
-    return command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || command->kind == CLEAVE_OP_ONNX_SPLIT;
-  default:
-    return 1;
-  }
+int op_take_string(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)opt;
+  (void)cmd;
+  op_strings *v = target;
+  v->items[v->count++] = value;
+  return 0;
 }
 
 int op_parse_dtype(const char *text, cleave_type *type) {
@@ -173,156 +108,166 @@ int op_parse_dtype(const char *text, cleave_type *type) {
                    text, numpy ? ": " : "", note);
 }
 
-/* "?" (a value that is unknown) is meaningful only for infer, where the library's partial
- * inference takes it; an operator command on a file needs every value. */
-static int take_unknown(op_options *o, int *flag, const char *label) {
-  if (!o->for_infer) {
-    return cli_error(CLI_EXIT_USAGE,
-                     "%s: '?' (an unknown value) is only meaningful for 'cleave infer'", label);
-  }
-  *flag = 1;
-  return 0;
+static int take_dtype(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  (void)opt;
+  (void)cmd;
+  op_output_flags *f = target;
+  f->has_dtype = 1;
+  f->dtype_text = value;
+  return op_parse_dtype(value, &f->dtype);
 }
 
-static int twice(const op_options *o, const char *label) {
-  return output_twice(o->command->name, label);
-}
+/* ---- the shared groups ------------------------------------------------------------------ */
 
-/* Stores one option. Returns 0 or a usage error. */
-static int take_option(op_options *o, int id, const char *value, const char *label) {
-  switch (id) {
-  case OPT_AXIS:
-    if (o->has_axis) {
-      return twice(o, label);
-    }
-    o->has_axis = 1;
-    if (strcmp(value, "?") == 0) {
-      return take_unknown(o, &o->axis_unknown, label);
-    }
-    return cli_parse_int64(value, label, &o->axis);
-  case OPT_NUM:
-    if (o->has_num) {
-      return twice(o, label);
-    }
-    o->has_num = 1;
-    return cli_parse_int64(value, label, &o->num);
-  case OPT_LENGTHS: {
-    if (o->has_lengths) {
-      return twice(o, label);
-    }
-    o->has_lengths = 1;
-    int unknown = 0;
-    int rc = cli_parse_int64_list(value, label, &o->lengths, &o->length_count, &unknown);
-    if (rc == 0 && unknown) {
-      return take_unknown(o, &o->lengths_unknown, label);
-    }
-    return rc;
+#define DTYPE(HELP)                                                                                \
+  {                                                                                                \
+    .kind = CLI_OPT_CALL, .long_name = "dtype", .arg = "TYPE", .help = (HELP), .call = take_dtype, \
+    .once = 1                                                                                      \
   }
-  case OPT_SIZE:
-    if (o->has_size) {
-      return twice(o, label);
-    }
-    o->has_size = 1;
-    if (strcmp(value, "?") == 0) {
-      return take_unknown(o, &o->size_unknown, label);
-    }
-    return cli_parse_int64(value, label, &o->size);
-  case OPT_KEEPDIMS:
-    if (o->has_keepdims) {
-      return twice(o, label);
-    }
-    o->has_keepdims = 1;
-    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
-      return cli_error(CLI_EXIT_USAGE, "%s: '%s' is not 0 or 1", label, value);
-    }
-    o->keepdims = value[0] - '0';
-    return 0;
-  case OPT_OPSET:
-    if (o->has_opset) {
-      return twice(o, label);
-    }
-    o->has_opset = 1;
-    return cli_parse_int64(value, label, &o->opset);
-  case OPT_SHAPE:
-    if (o->shape_text != NULL) {
-      return twice(o, label);
-    }
-    o->shape_text = value;
-    return 0;
-  default:
-    return op_output_take(&o->flags, id, value, label, o->command->name, "output prefix");
-  }
-}
+#define SHAPE(HELP) CLI_CALL(0, "shape", "SHAPE", op_output_flags, shapes, op_take_string, 0, HELP)
+
+const cli_opt op_output_options[] = {
+    CLI_GROUP("Output options"),
+    CLI_STRING('o', "output", "OUT", op_output_flags, output,
+               "a split: write output i to OUT_i.npy (default: INPUT without .npy); an existing "
+               "directory, or an OUT ending in '/', holds the outputs as DIR/STEM_i.npy, STEM "
+               "being INPUT's file name without .npy. A join: the output file (required); an input "
+               "may be replaced only with -f, by a rename once every input is read. The directory "
+               "must exist"),
+    CLI_FLAG('f', "force", op_output_flags, force,
+             "replace outputs that already exist (otherwise: status 73); files OUT_k.npy beyond a "
+             "split's outputs are left as they are, and named in a warning"),
+    CLI_FLAG(0, "json", op_output_flags, json,
+             "print {\"op\": ..., \"outputs\": [{\"shape\": \"[6,4]\", \"path\": ..., \"dims\": "
+             "[6, 4]}, ...]}"),
+    CLI_FLAG('q', "quiet", op_output_flags, quiet,
+             "print nothing on success (--json still prints)"),
+    CLI_FLAG(0, "no-progress", op_output_flags, no_progress,
+             "no progress line on stderr (it is shown only on a terminal)"),
+    CLI_FLAG(0, "sync", op_output_flags, sync,
+             "fsync the outputs and their directory before finishing"),
+    DTYPE("what the data holds when the file cannot say it: for raw void data (descr V<n>), bf16 "
+          "for V2 as saved by ml_dtypes, f8e4m3, f8e5m2, f8e4m3fnuz, f8e5m2fnuz or f8e8m0 for V1; "
+          "for a 1-D uint8 array of packed bytes, a packed sub-byte type (u1, u2, u4, i4, nf4, "
+          "f4e2m1, int4, uint4, int2, uint2, float4e2m1) with --shape; for other data it must name "
+          "the file's own type. Names count bits, not bytes as NumPy's codes do: i8 is int8 "
+          "(NumPy's 'i8' is i64), u4 is packed 4-bit (NumPy's 'u4' is u32)"),
+    SHAPE("the logical shape of packed data, e.g. [4096,8191], once per input in order: required "
+          "with a packed --dtype, refused without one. A file must hold ceil(elements x bits / 8) "
+          "bytes"),
+    CLI_END,
+};
+
+const cli_opt op_infer_options[] = {
+    CLI_GROUP("Inference options"),
+    SHAPE("the data shape, e.g. [6,12,10,24]; [] is a scalar. A dim may be N, ? or -1 "
+          "(unknown), L..H or L.. (at least L); [...] is an unknown rank. concat and "
+          "concat-from-sequence take one per input, in order"),
+    DTYPE("the element type (default f32): boolean, i8, i16, i32, i64, u8, u16, u32, u64, f16, "
+          "bf16, f32, f64, c64, c128, f8e4m3, f8e5m2, f8e4m3fnuz, f8e5m2fnuz, f8e8m0, string, "
+          "S<n>, U<n>, or packed: u1, u2, u4, i4, nf4, f4e2m1, int4, uint4, int2, uint2, "
+          "float4e2m1 (u3 and u6 are not supported)"),
+    CLI_FLAG(0, "json", op_output_flags, json,
+             "print {\"op\": ..., \"outputs\": [{\"shape\": \"[6,4]\", \"dims\": [6, 4]}, ...]} "
+             "(\"dims\" for static shapes only), or {\"op\": ..., \"count\": ..., \"element\": "
+             "...}"),
+    CLI_END,
+};
+
+/* ---- the command line as a whole -------------------------------------------------------- */
 
 static int missing(const op_options *o, const char *what, const char *why) {
-  return cli_error(CLI_EXIT_USAGE, "%s%s: %s is required%s (see 'cleave %s%s --help')",
-                   o->for_infer ? "infer " : "", o->command->name, what, why,
-                   o->for_infer ? "infer " : "", o->command->name);
+  return cli_error(CLI_EXIT_USAGE, "%s: %s is required%s (see 'cleave %s --help')", o->scope, what,
+                   why, o->scope);
 }
 
-/* The checks of the command line as a whole, after every option is read. */
-static int check_combination(op_options *o) {
-  const char *name = o->command->name;
+static int below_first_version(const op_options *o, const char *op, int64_t first) {
+  return cli_error(CLI_EXIT_USAGE,
+                   "%s: --opset %" PRId64 " is below %s first version (%" PRId64 ")", o->scope,
+                   o->opset.value, op, first);
+}
+
+/* A split's operator options. */
+static int check_split(op_options *o) {
   switch (o->command->kind) {
   case CLEAVE_OP_SPLIT:
-    if (!o->has_axis) {
+    if (!o->axis.given) {
       return missing(o, "-a/--axis", " (OpenVINO Split-1 has no default axis)");
     }
-    if (!o->has_num) {
+    if (!o->num.given) {
       return missing(o, "-n/--num-splits", "");
     }
-    break;
+    return 0;
   case CLEAVE_OP_VARIADIC_SPLIT:
-    if (!o->has_axis) {
+    if (!o->axis.given) {
       return missing(o, "-a/--axis", " (OpenVINO VariadicSplit-1 has no default axis)");
     }
-    if (!o->has_lengths) {
+    if (!o->lengths.given) {
       return missing(o, "-l/--lengths", "");
     }
-    break;
+    return 0;
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
-    if (o->has_size && o->has_lengths) {
+    if (o->size.given && o->lengths.given) {
       return cli_error(CLI_EXIT_USAGE,
                        "%s: -s/--split-size and -l/--lengths exclude each other (the split "
                        "input is either a scalar or a list)",
-                       name);
+                       o->scope);
     }
-    if (!o->has_opset) {
-      o->opset = 24;
-    } else if (o->opset < 11) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: --opset %" PRId64 " is below ONNX SplitToSequence's first version (11)",
-                       name, o->opset);
+    if (!o->opset.given) {
+      o->opset.value = 24;
+    } else if (o->opset.value < 11) {
+      return below_first_version(o, "ONNX SplitToSequence's", 11);
     }
-    if (!o->has_keepdims) {
-      o->keepdims = 1;
-    }
-    break;
+    return 0;
   case CLEAVE_OP_ONNX_SPLIT:
-    if (!o->has_opset) {
+  default:
+    if (!o->opset.given) {
       return missing(o, "--opset", " (it selects the Split version: 1, 2, 11, 13 or 18)");
     }
-    if (o->opset < 1) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: --opset %" PRId64 " is below ONNX Split's first version (1)", name,
-                       o->opset);
+    if (o->opset.value < 1) {
+      return below_first_version(o, "ONNX Split's", 1);
     }
-    if (o->opset < 18 && !o->has_lengths && !o->has_num) {
+    if (o->opset.value < 18 && !o->lengths.given && !o->num.given) {
       return cli_error(CLI_EXIT_USAGE,
                        "%s: below opset 18 Split needs -l/--lengths or -n/--num-splits (the "
                        "node's number of outputs); --opset is %" PRId64,
-                       name, o->opset);
-    }
-    break;
-  }
-  if (o->for_infer) {
-    if (o->shape_text == NULL) {
-      return missing(o, "--shape", "");
+                       o->scope, o->opset.value);
     }
     return 0;
   }
-  /* On a file, --shape is the logical shape of packed data, whose .npy holds only bytes. */
-  if (packed_dtype(o->flags.dtype.dtype) && o->shape_text == NULL) {
+}
+
+/* A join's operator options. */
+static int check_join(op_options *o) {
+  if (o->command->join_kind == CLEAVE_OP_CONCAT_FROM_SEQUENCE) {
+    if (!o->opset.given) {
+      o->opset.value = 11;
+    } else if (o->opset.value < 11) {
+      return below_first_version(o, "ConcatFromSequence's", 11);
+    }
+    if (!o->axis.given) {
+      return missing(o, "-a/--axis", " (ConcatFromSequence has no default axis)");
+    }
+  } else if (!o->opset.given) {
+    if (!o->axis.given) {
+      return missing(o, "-a/--axis",
+                     " (OpenVINO Concat-1 has no default axis; with --opset 1 to 3, ONNX Concat-1 "
+                     "defaults to 1)");
+    }
+  } else if (o->opset.value < 1) {
+    return below_first_version(o, "ONNX Concat's", 1);
+  } else if (o->opset.value >= 4 && !o->axis.given) {
+    return missing(o, "-a/--axis",
+                   " (ONNX Concat has no default axis from version 4; --opset 1 to 3 runs "
+                   "Concat-1, whose default is 1)");
+  }
+  return 0;
+}
+
+/* A split on a file: --shape is the logical shape of packed data, whose .npy holds only bytes. */
+static int check_split_file(const op_options *o) {
+  size_t shapes = o->flags.shapes.count;
+  if (packed_dtype(o->flags.dtype.dtype) && shapes == 0) {
     /* u1, u2, u4 and i4 are NumPy codes too: say which one is meant here. */
     char note[160], why[320];
     int numpy = dtype_numpy_note(o->flags.dtype_text, NULL, note, sizeof note);
@@ -332,18 +277,73 @@ static int check_combination(op_options *o) {
              numpy ? "; " : "", note);
     return missing(o, "--shape", why);
   }
-  if (!packed_dtype(o->flags.dtype.dtype) && o->shape_text != NULL) {
+  if (!packed_dtype(o->flags.dtype.dtype) && shapes > 0) {
     return cli_error(CLI_EXIT_USAGE,
                      "%s: --shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
                      "int4, uint4, int2, uint2, float4e2m1); the .npy header gives the shape of "
                      "other data",
-                     name);
+                     o->scope);
   }
-  if (o->input == NULL) {
+  if (o->inputs.count == 0) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: the input file is missing (usage: cleave %s [OPTIONS] "
-                     "INPUT.npy)",
-                     name, name);
+                     "%s: the input file is missing (usage: cleave %s [OPTIONS] INPUT.npy)",
+                     o->scope, o->scope);
+  }
+  return 0;
+}
+
+/* A join on files: -o, the inputs, and one --shape per input exactly when the data is packed. */
+static int check_join_files(const op_options *o) {
+  size_t shapes = o->flags.shapes.count, inputs = o->inputs.count;
+  if (packed_dtype(o->flags.dtype.dtype)) {
+    if (shapes == 0) {
+      return missing(o, "--shape",
+                     " with a packed --dtype (one per input, in order: the files hold the packed "
+                     "bytes, --shape gives each one's logical shape)");
+    }
+  } else if (shapes > 0) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: --shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
+                     "int4, uint4, int2, uint2, float4e2m1); the .npy headers give the shapes of "
+                     "other data",
+                     o->scope);
+  }
+  if (o->flags.output == NULL) {
+    return missing(o, "-o/--output OUTPUT.npy", "");
+  }
+  if (inputs == 0) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: the input files are missing (usage: cleave %s [OPTIONS] -o OUTPUT.npy "
+                     "INPUT.npy...)",
+                     o->scope, o->scope);
+  }
+  if (shapes > 0 && shapes != inputs) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "%s: %zu --shape %s for %zu %s: a packed --dtype takes one --shape per "
+                     "input, in order",
+                     o->scope, shapes, tool_plural(shapes, "option", "options"), inputs,
+                     tool_plural(inputs, "input", "inputs"));
+  }
+  return 0;
+}
+
+/* What the parser cannot tell from the table: the arguments, and the options a split takes
+ * once but a join once per input. */
+static int check_arguments(const op_options *o) {
+  const op_command *c = o->command;
+  if (o->for_infer && o->inputs.count > 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s' (infer reads no file: give %s)",
+                     o->scope, o->inputs.items[0], c->join ? "one --shape per input" : "--shape");
+  }
+  if (!c->join && o->inputs.count > 1) {
+    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", o->scope, o->inputs.items[1]);
+  }
+  if (!c->join && o->flags.shapes.count > 1) {
+    return cli_error(CLI_EXIT_USAGE, "%s: option --shape is given twice", o->scope);
+  }
+  if (o->flags.output != NULL && o->flags.output[0] == '\0') {
+    return cli_error(CLI_EXIT_USAGE, "-o/--output: the %s is empty",
+                     c->join ? "output file name" : "output prefix");
   }
   return 0;
 }
@@ -353,100 +353,99 @@ int op_options_parse(op_options *o, const op_command *command, int for_infer, in
   memset(o, 0, sizeof *o);
   o->command = command;
   o->for_infer = for_infer;
-  op_output_flags_init(&o->flags);
-  o->keepdims = 1;
-
-  cli_option accepted[OWN_OPTION_COUNT + OP_OUTPUT_OPTION_COUNT];
-  size_t count = 0;
-  for (size_t i = 0; i < OWN_OPTION_COUNT; i++) {
-    if (accepts(command, own_options[i].id)) {
-      accepted[count++] = own_options[i];
-    }
+  const cli_spec *spec = for_infer ? command->infer_spec : command->spec;
+  o->scope = spec->name;
+  o->flags.dtype = cleave_type_of(CLEAVE_F32);
+  o->keepdims.value = 1;
+  o->axis.unknown_ok = o->size.unknown_ok = o->lengths.unknown_ok = for_infer;
+  size_t room = argc > first ? (size_t)(argc - first) : 0;
+  o->flags.shapes.items = calloc(room + 1, sizeof *o->flags.shapes.items);
+  o->inputs.items = calloc(room + 1, sizeof *o->inputs.items);
+  if (o->flags.shapes.items == NULL || o->inputs.items == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  count += op_output_accepted(for_infer, accepted + count);
-  char scope[64];
-  snprintf(scope, sizeof scope, "%s%s", for_infer ? "infer " : "", command->name);
-  cli_parser p;
-  cli_parser_init(&p, argc, argv, first, scope);
-  for (;;) {
-    int id = 0;
-    const char *value = NULL;
-    int kind = cli_parser_next(&p, accepted, count, &id, &value);
-    if (kind == CLI_NEXT_END) {
-      break;
-    }
-    if (kind == CLI_NEXT_ERROR) {
-      return CLI_EXIT_USAGE;
-    }
-    if (kind == CLI_NEXT_POSITIONAL) {
-      if (for_infer || o->input != NULL) {
-        return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'%s", scope, value,
-                         for_infer ? " (infer reads no file: give --shape)" : "");
-      }
-      o->input = value;
-      continue;
-    }
-    if (id == OPT_HELP) {
-      o->help = 1;
-      return 0;
-    }
-    char label[64];
-    cli_option_label_of(accepted, count, id, label, sizeof label);
-    int rc = take_option(o, id, value, label);
-    if (rc != 0) {
-      return rc;
-    }
+  cli_args args;
+  int rc = cli_parse(spec, o, argc, argv, first, &args);
+  for (size_t i = 0; rc == 0 && i < args.positional_count; i++) {
+    o->inputs.items[o->inputs.count++] = args.positional[i];
   }
-  return check_combination(o);
+  cli_args_free(&args);
+  if (rc == 0) {
+    rc = check_arguments(o);
+  }
+  if (rc == 0) {
+    rc = command->join ? check_join(o) : check_split(o);
+  }
+  if (rc != 0) {
+    return rc;
+  }
+  if (for_infer) {
+    return o->flags.shapes.count == 0
+               ? missing(o, command->join ? "--shape (one per input, in order)" : "--shape", "")
+               : 0;
+  }
+  return command->join ? check_join_files(o) : check_split_file(o);
 }
 
 void op_options_free(op_options *o) {
-  free(o->lengths);
-  o->lengths = NULL;
+  free(o->lengths.values);
+  free(o->flags.shapes.items);
+  free(o->inputs.items);
+  memset(o, 0, sizeof *o);
 }
 
 unsigned op_options_unknown(const op_options *o) {
   unsigned flags = CLEAVE_UNKNOWN_NONE;
-  if (o->axis_unknown) {
+  if (o->axis.unknown) {
     flags |= CLEAVE_UNKNOWN_AXIS;
   }
-  if (o->lengths_unknown || o->size_unknown) {
+  if (o->lengths.unknown || o->size.unknown) {
     flags |= CLEAVE_UNKNOWN_LENGTHS;
   }
   return flags;
 }
 
-cleave_op op_options_build(const op_options *o) {
+cleave_op op_options_split(const op_options *o) {
   cleave_op op;
   switch (o->command->kind) {
   case CLEAVE_OP_SPLIT:
-    op = cleave_op_split(&o->axis, o->num);
+    op = cleave_op_split(&o->axis.value, o->num.value);
     break;
   case CLEAVE_OP_VARIADIC_SPLIT:
-    op = cleave_op_variadic_split(&o->axis, o->lengths, (size_t)o->length_count);
+    op = cleave_op_variadic_split(&o->axis.value, o->lengths.values, (size_t)o->lengths.count);
     break;
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
-    op = cleave_op_split_to_sequence(o->opset);
-    op.keepdims = o->keepdims;
-    if (o->has_size) {
-      op.lengths = cleave_values_scalar(&o->size);
+    op = cleave_op_split_to_sequence(o->opset.value);
+    op.keepdims = o->keepdims.value;
+    if (o->size.given) {
+      op.lengths = cleave_values_scalar(&o->size.value);
     }
     break;
   case CLEAVE_OP_ONNX_SPLIT:
   default:
-    op = cleave_op_onnx_split(o->opset);
-    if (o->has_num) {
-      op.num_outputs = cleave_values_scalar(&o->num);
+    op = cleave_op_onnx_split(o->opset.value);
+    if (o->num.given) {
+      op.num_outputs = cleave_values_scalar(&o->num.value);
     }
     break;
   }
   if (o->command->kind == CLEAVE_OP_SPLIT_TO_SEQUENCE || o->command->kind == CLEAVE_OP_ONNX_SPLIT) {
-    if (o->has_axis) {
-      op.axis = cleave_values_scalar(&o->axis);
+    if (o->axis.given) {
+      op.axis = cleave_values_scalar(&o->axis.value);
     }
-    if (o->has_lengths) {
-      op.lengths = cleave_values_list(o->lengths, (size_t)o->length_count);
+    if (o->lengths.given) {
+      op.lengths = cleave_values_list(o->lengths.values, (size_t)o->lengths.count);
     }
   }
   return op;
+}
+
+cleave_concat_op op_options_join(const op_options *o) {
+  if (o->command->join_kind == CLEAVE_OP_CONCAT_FROM_SEQUENCE) {
+    return cleave_op_concat_from_sequence(o->opset.value, &o->axis.value, o->new_axis.value);
+  }
+  if (o->opset.given) {
+    return cleave_op_onnx_concat(o->opset.value, o->axis.given ? &o->axis.value : NULL);
+  }
+  return cleave_op_concat(&o->axis.value);
 }

@@ -1,23 +1,51 @@
 /*
- * The options of the operator commands (split, variadic-split, split-to-sequence, onnx-split) and
- * of `cleave infer OP`: parsing, the command-line checks of docs/cli.md (status 64), and the
- * translation into a cleave_op for the library, which owns every rule of docs/operators.md. Also
- * the output options the joining commands (concat_options.h) share with them: op_output_flags.
+ * The command line of the operator commands (split, variadic-split, split-to-sequence, onnx-split,
+ * concat, concat-from-sequence), on files and under `cleave infer`: the values their options take
+ * (integers that may be "?" under infer, lists, 0 or 1, type names), the option tables they share
+ * (the output options of every command on files, the inference options of every `infer OP`), the
+ * checks of the command line as a whole (docs/cli.md, status 64), and the library operator the
+ * options describe; the library owns every rule of docs/operators.md. The table of the commands
+ * themselves, with their own options and help, is op_commands.h.
  */
-#ifndef CLEAVE_CLI_OP_OPTIONS_H
-#define CLEAVE_CLI_OP_OPTIONS_H
+#ifndef CLEAVE_OPS_OP_OPTIONS_H
+#define CLEAVE_OPS_OP_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "args.h"
 #include "cleave.h"
 
-/**
- * The options the splitting and the joining commands share: where the output goes and how, and
- * the --dtype of the data. Strings point into argv.
- */
+struct op_command;
+
+/** An integer option: whether it was given, and its value or, under infer, "?". */
+typedef struct op_int {
+  int given;
+  int unknown;    /* "?": the value is unknown (infer only) */
+  int unknown_ok; /* set before parsing: "?" is accepted (infer) */
+  int64_t value;
+} op_int;
+
+/** A comma-separated list option (-l): its values (malloc'd), or under infer "?" entries, whose
+ * count is known. */
+typedef struct op_list {
+  int given;
+  int unknown;
+  int unknown_ok;
+  int64_t *values; /* NULL when unknown */
+  int64_t count;
+} op_list;
+
+/** Options given any number of times (--shape, the inputs): argv's strings, in order. */
+typedef struct op_strings {
+  const char **items; /* room for every argument */
+  size_t count;
+} op_strings;
+
+/** The options every operator command on files takes (op_output_options), and those of infer
+ * (op_infer_options). Strings point into argv. */
 typedef struct op_output_flags {
-  const char *output; /* -o: a split's output prefix, a concat's output file */
+  const char *output; /* -o: a split's output prefix, a join's output file */
   int force;          /* -f */
   int json;           /* --json */
   int quiet;          /* -q */
@@ -26,91 +54,48 @@ typedef struct op_output_flags {
   int has_dtype;      /* --dtype was given: dtype_text and dtype are set */
   const char *dtype_text;
   cleave_type dtype; /* f32 unless --dtype */
+  op_strings shapes; /* --shape: packed data's logical shapes (files), the shapes (infer) */
 } op_output_flags;
 
-/** The option ids of op_output_flags; a command's own option ids start at OP_OUTPUT_ID_END. */
-enum {
-  OP_OUTPUT_ID_OUTPUT = 1,
-  OP_OUTPUT_ID_FORCE,
-  OP_OUTPUT_ID_JSON,
-  OP_OUTPUT_ID_QUIET,
-  OP_OUTPUT_ID_NO_PROGRESS,
-  OP_OUTPUT_ID_SYNC,
-  OP_OUTPUT_ID_DTYPE,
-  OP_OUTPUT_ID_END
-};
-
-/** How many options op_output_accepted may append (the size of the room it needs). */
-#define OP_OUTPUT_OPTION_COUNT 7
-
-/** Sets `flags` to no option given (f32 data). */
-void op_output_flags_init(op_output_flags *flags);
-
-/**
- * Appends to `accepted` the shared options a command on files takes (all of them) or an `infer`
- * command takes (--json and --dtype), and returns how many it appended (at most
- * OP_OUTPUT_OPTION_COUNT).
- */
-size_t op_output_accepted(int for_infer, cli_option *accepted);
-
-/**
- * Stores the shared option `id` (an OP_OUTPUT_ID_*, labelled `label` in messages). `scope` names
- * the command in "given twice" messages; `output_noun` names what -o gives ("output prefix",
- * "output file name") in "is empty". Returns 0, or prints a usage error and returns
- * CLI_EXIT_USAGE.
- */
-int op_output_take(op_output_flags *flags, int id, const char *value, const char *label,
-                   const char *scope, const char *output_noun);
-
-/** An operator command of the CLI. */
-typedef struct op_command {
-  const char *name; /* "split", "variadic-split", ... */
-  cleave_op_kind kind;
-  const char *operator_name; /* "OpenVINO Split-1", ... for messages */
-} op_command;
-
-/** Returns the operator command called `name`, or NULL. */
-const op_command *op_command_find(const char *name);
-
-/** Parsed options. Pointers refer to argv or to memory owned by the struct. */
+/** Parsed options. */
 typedef struct op_options {
-  const op_command *command;
-  int for_infer; /* 1 for `cleave infer OP` */
-  int help;      /* --help was given: nothing else is checked */
+  const struct op_command *command;
+  int for_infer;     /* `cleave infer OP` */
+  const char *scope; /* for messages: "split", "infer split" */
 
-  int has_axis;
-  int axis_unknown; /* infer: "-a ?" */
-  int64_t axis;
-  int has_num;
-  int64_t num;
-  int has_lengths;
-  int lengths_unknown; /* infer: "-l ?,?": lengths is NULL, length_count is set */
-  int64_t *lengths;    /* malloc'd */
-  int64_t length_count;
-  int has_size;
-  int size_unknown; /* infer: "-s ?" */
-  int64_t size;
-  int has_keepdims;
-  int64_t keepdims;
-  int has_opset;
-  int64_t opset;
+  op_int axis;     /* -a */
+  op_int num;      /* -n */
+  op_list lengths; /* -l */
+  op_int size;     /* -s */
+  op_int keepdims; /* -k: 0 or 1 (default 1) */
+  op_int opset;    /* --opset */
+  op_int new_axis; /* --new-axis: 0 or 1 (default 0) */
 
-  op_output_flags flags; /* -o (the output prefix), -f, --json, -q, ..., --dtype */
-
-  const char *input;
-  const char *shape_text;
+  op_output_flags flags;
+  op_strings inputs; /* the input files, in order (a split has one) */
 } op_options;
 
 /**
- * Parses argv[first..argc) for `command` (as an operator command on a file, or for `infer` when
- * `for_infer` is set) and checks the command line as a whole: required options, exclusive options,
- * allowed sets (-k 0|1, --opset not below the operator's first version, type names known to the
- * library, S<n> and U<n>). Returns 0 or
- * prints a usage error and returns CLI_EXIT_USAGE. When --help is seen, returns 0 with `help` set.
- * Release with op_options_free.
+ * The option parsers the tables of op_commands.c name (cli_opt_call): an integer, or "?" when
+ * the entry's `number` is OP_MAY_BE_UNKNOWN and the target's unknown_ok is set (op_int); 0 or 1
+ * (op_int); a list (op_list); one more string (op_strings); a type name (op_output_flags.dtype).
+ * Each prints a usage error naming the option and returns CLI_EXIT_USAGE, or returns 0.
  */
-int op_options_parse(op_options *o, const op_command *command, int for_infer, int argc, char **argv,
-                     int first);
+int op_take_int(void *target, const char *value, const cli_opt *opt, const char *cmd);
+int op_take_bit(void *target, const char *value, const cli_opt *opt, const char *cmd);
+int op_take_list(void *target, const char *value, const cli_opt *opt, const char *cmd);
+int op_take_string(void *target, const char *value, const cli_opt *opt, const char *cmd);
+
+/** `number` of an op_take_int option whose value may be "?" under infer (-a, -s). */
+#define OP_MAY_BE_UNKNOWN 1
+
+/** The output options of every operator command on files, a group included at the offset of
+ * op_options.flags: -o, -f, --json, -q, --no-progress, --sync, --dtype, --shape. */
+extern const cli_opt op_output_options[];
+
+/** The options of every `cleave infer OP`, a group included at op_options.flags: --shape,
+ * --dtype, --json. */
+extern const cli_opt op_infer_options[];
 
 /**
  * Parses a --dtype value (a cleave type name, S<n> or U<n>) into `*type`. Returns 0, or prints a
@@ -119,16 +104,29 @@ int op_options_parse(op_options *o, const op_command *command, int for_infer, in
  */
 int op_parse_dtype(const char *text, cleave_type *type);
 
+/**
+ * Parses argv[first..argc) for `command`, on files or for `infer` when `for_infer` is set,
+ * through its table (cli_parse), and checks the command line as a whole: required options,
+ * exclusive options, allowed sets (--opset not below the operator's first version), the
+ * arguments (one input file for a split, one or more for a join, none under infer), --shape
+ * exactly when --dtype is packed (one per input for a join). Returns 0; CLI_HELP_SHOWN when
+ * --help printed the help; or prints a usage error and returns CLI_EXIT_USAGE (CLI_EXIT_SOFTWARE
+ * when out of memory). Release with op_options_free in every case.
+ */
+int op_options_parse(op_options *o, const struct op_command *command, int for_infer, int argc,
+                     char **argv, int first);
+
 /** Releases what op_options_parse allocated. */
 void op_options_free(op_options *o);
 
-/** Returns the cleave_unknown flags of the values given as "?" (infer only). */
+/** A split's cleave_op (values given as "?" are placeholders: see op_options_unknown). It points
+ * into `o`, which must outlive it. */
+cleave_op op_options_split(const op_options *o);
+
+/** A join's cleave_concat_op (an axis given as "?" is a placeholder). It points into `o`. */
+cleave_concat_op op_options_join(const op_options *o);
+
+/** The cleave_unknown flags of the values given as "?" (infer only). */
 unsigned op_options_unknown(const op_options *o);
 
-/**
- * Returns the cleave_op the options describe (values given as "?" are placeholders: see
- * op_options_unknown). It points into `o`, which must outlive it.
- */
-cleave_op op_options_build(const op_options *o);
-
-#endif /* CLEAVE_CLI_OP_OPTIONS_H */
+#endif /* CLEAVE_OPS_OP_OPTIONS_H */

@@ -50,6 +50,8 @@ typedef struct ckpt_preset_args {
   const char *name;
   int replicate_kv;
   int qkv_layout;
+  /** --override-preset: a named preset's rules though config.json names another family. */
+  int override;
 } ckpt_preset_args;
 
 /** A rank rule as the command line (or a ranks' record) gave it, for the record the outputs carry:

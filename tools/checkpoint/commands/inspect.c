@@ -1,9 +1,12 @@
 /* ls and check: a model's headers alone, whatever its format. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ckpt_commands.h"
 #include "ckpt_glob.h"
+#include "ckpt_record.h"
 #include "cli_util.h"
 #include "json_out.h"
 
@@ -85,7 +88,36 @@ int ckpt_run_inspect(ckpt_command *c) {
   ckpt_load_options load = {.strict = c->args.strict, .any_part = 1};
   ckpt_model *m = NULL;
   tool_error err;
-  rc = c->driver->read.load(path, &load, &m, &err);
+  /* A folder of ranks (rank0 and on, as shard writes them) is read as its ranks; `check` also
+   * checks their records: every rank of one run there (ckpt_record.h). */
+  char *rank0 = NULL;
+  struct stat st;
+  int ranks = stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+              asprintf(&rank0, "%s/rank0%s", path, c->driver->suffix) >= 0 && stat(rank0, &st) == 0;
+  free(rank0);
+  char *paths[] = {(char *)path, NULL};
+  rc = ranks ? c->driver->read.load_ranks(paths, 1, &m, &err)
+             : c->driver->read.load(path, &load, &m, &err);
+  if (rc == 0 && ranks && c->verb == CKPT_CHECK) {
+    ckpt_record *records = NULL;
+    size_t *order = calloc(m->file_count + 1, sizeof *order);
+    int ordered = 0;
+    rc = order == NULL
+             ? tool_oom(&err, "checking the ranks")
+             : ckpt_records_take(m, c->driver->text_kind, c->driver->read.forget, &records, &err);
+    if (rc == 0) {
+      rc = ckpt_records_order(m, records, order, &ordered, &err);
+    }
+    for (size_t r = 0; rc == 0 && ordered && r < m->file_count; r++) {
+      if (order[r] != r) {
+        rc = tool_fail(&err, CLI_EXIT_DATA,
+                       "'%s' records rank %zu, not %zu as its name says: the folder mixes ranks",
+                       m->files[order[r]].path, r, order[r]);
+      }
+    }
+    ckpt_records_free(records, m->file_count);
+    free(order);
+  }
   if (rc != 0) {
     /* Errors are never JSON (docs/cli.md): the message on stderr, nothing on stdout. As a
      * warning of the reader names its file first, so does its error (--strict). */
@@ -139,7 +171,9 @@ static const cli_opt check_options[] = {
 
 const cli_spec ckpt_inspect_specs[2] = {
     {.usage = "cleave {cmd} MODEL [--glob PAT] [--json] [-q]",
-     .about = "Lists every tensor from the headers alone, sorted by name, one per line:\n"
+     .about = "Lists every tensor from the headers alone (of every rank, for a folder of ranks), "
+              "sorted\n"
+              "by name, one per line:\n"
               "NAME<TAB>DTYPE<TAB>[SHAPE]<TAB>BYTES<TAB>FILE (control characters of a name are "
               "shown as\n"
               "\\xNN, a backslash as two). The model is fully checked first.\n",
@@ -147,9 +181,10 @@ const cli_spec ckpt_inspect_specs[2] = {
     {.usage = "cleave {cmd} MODEL [--json] [-q]",
      .about = "Checks every format rule of every file of MODEL, and that its files agree with "
               "each other\n"
-              "(an index with its shards, a split set's parts). Exit 0 (valid) or 65 with the "
-              "file, the\n"
-              "byte offset and the tensor or field; 66 when MODEL cannot be opened. Reads "
-              "headers only.\n",
+              "(an index with its shards, a split set's parts; a folder of ranks: every rank of "
+              "one run,\n"
+              "as their records say). Exit 0 (valid) or 65 with the file, the byte offset and the "
+              "tensor\n"
+              "or field; 66 when MODEL cannot be opened. Reads headers only.\n",
      .options = check_options},
 };

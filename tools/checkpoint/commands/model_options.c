@@ -37,6 +37,11 @@ static int split_preset(void *target, const char *value, const cli_opt *opt, con
   "the rows of a fused QKV (phi3): [q; k; v] (default), or Megatron's per KV group: its q heads, " \
   "its k, its v"
 
+/* --override-preset, of split and the rank commands. */
+#define OVERRIDE_HELP                                                                              \
+  "take the named preset's rules though config.json's model_type (or architectures) names "        \
+  "another family: refused otherwise, since they would cut some of its tensors and leave others"
+
 const cli_opt ckpt_preset_options[] = {
     {.kind = CLI_OPT_GROUP, .help = "Hugging Face models (safetensors)", .tag = CKPT_FORMAT_ST},
     {.kind = CLI_OPT_CALL,
@@ -64,6 +69,12 @@ const cli_opt ckpt_preset_options[] = {
      .help = QKV_LAYOUT_HELP "; each rank takes [its q; its k; its v], or its whole groups",
      .offset = offsetof(ckpt_args, preset.qkv_layout),
      .tag = CKPT_FORMAT_ST},
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "override-preset",
+     .help = OVERRIDE_HELP,
+     .offset = offsetof(ckpt_args, preset.override),
+     .number = 1,
+     .tag = CKPT_FORMAT_ST},
     CLI_END,
 };
 
@@ -85,6 +96,12 @@ const cli_opt ckpt_split_preset_options[] = {
      .help = QKV_LAYOUT_HELP,
      .offset = offsetof(ckpt_args, preset.qkv_layout),
      .tag = CKPT_FORMAT_ST},
+    {.kind = CLI_OPT_FLAG,
+     .long_name = "override-preset",
+     .help = OVERRIDE_HELP,
+     .offset = offsetof(ckpt_args, preset.override),
+     .number = 1,
+     .tag = CKPT_FORMAT_ST},
     CLI_END,
 };
 
@@ -93,6 +110,9 @@ int ckpt_preset_args_check(const ckpt_command *c, int split) {
   if (!split && p->name == NULL && p->replicate_kv) {
     return cli_error(CLI_EXIT_USAGE,
                      "%s: --replicate-kv needs --preset, whose rules know the KV heads", c->name);
+  }
+  if (p->override && p->name == NULL) {
+    return cli_error(CLI_EXIT_USAGE, "%s: --override-preset needs --preset NAME", c->name);
   }
   if (p->qkv_layout >= 0 && p->name == NULL) {
     return cli_error(CLI_EXIT_USAGE,
@@ -151,7 +171,7 @@ int ckpt_preset_split_rules(const ckpt_command *c, const char *model, ckpt_prese
   char *path = NULL;
   int rc = preset_config(model, p->name, &config, &path, &err);
   if (rc == 0) {
-    rc = ckpt_preset_make_split(p->name, &config, path, layout_of(p), ps, &err);
+    rc = ckpt_preset_make_split(p->name, &config, path, layout_of(p), p->override, ps, &err);
   }
   free(path);
   if (rc != 0) {
@@ -180,7 +200,8 @@ int ckpt_preset_rank_rules(ckpt_command *c, const char *model, ckpt_preset *pres
   ckpt_config config;
   int rc = preset_config(model, p->name, &config, &path, &err);
   if (rc == 0) {
-    rc = ckpt_preset_make(p->name, &config, path, p->replicate_kv, layout_of(p), preset, &err);
+    rc = ckpt_preset_make(p->name, &config, path, p->replicate_kv, layout_of(p), p->override,
+                          preset, &err);
   }
   if (rc == 0 && p->qkv_layout >= 0 && !ckpt_preset_splits(preset->name)) {
     rc = tool_fail(&err, CLI_EXIT_DATA,
@@ -211,6 +232,16 @@ int ckpt_preset_rank_rules(ckpt_command *c, const char *model, ckpt_preset *pres
          preset->replicate_count * sizeof *r->replicate);
   r->spec.replicate_count += preset->replicate_count;
   r->spec.replicate_preset_count = preset->replicate_count;
+  /* Under a preset every tensor is claimed by a rule, the preset's or the command line's: one it
+   * does not know is an error naming it, never a silent copy, unless --unmatched says so. */
+  int unmatched_given = 0;
+  for (size_t i = 0; i < c->args.given_rule_count; i++) {
+    unmatched_given |= c->args.given_rules[i].kind == CKPT_RANK_UNMATCHED;
+  }
+  if (!unmatched_given) {
+    r->spec.unmatched_error = 1;
+    r->spec.unmatched_preset = preset->name;
+  }
   r->spec.axes = r->axes;
   r->spec.replicate = r->replicate;
   return 0;

@@ -355,6 +355,9 @@ static char *rules_text(const ckpt_command *c, const ckpt_preset *preset) {
   if (!failed && a->preset.replicate_kv) {
     failed = append(&out, &len, len > 0 ? " --replicate-kv" : "--replicate-kv") != 0;
   }
+  if (!failed && a->preset.override) {
+    failed = append(&out, &len, len > 0 ? " --override-preset" : "--override-preset") != 0;
+  }
   if (!failed && a->preset.qkv_layout >= 0) {
     snprintf(extra, sizeof extra, "%s--qkv-layout %s", len > 0 ? " " : "",
              a->preset.qkv_layout == CKPT_QKV_INTERLEAVED ? "interleaved" : "concat");
@@ -494,7 +497,7 @@ int ckpt_run_ranks(ckpt_command *c) {
   ckpt_model *m = NULL;
   tool_error err;
   int given = has_rules(c) || c->args.given_rule_count > 0 || c->args.preset.replicate_kv ||
-              c->args.preset.qkv_layout >= 0;
+              c->args.preset.qkv_layout >= 0 || c->args.preset.override;
   if (rc == 0) {
     if (c->verb == CKPT_SHARD) {
       rc = c->driver->read.load(inputs[0], NULL, &m, &err);
@@ -530,6 +533,10 @@ int ckpt_run_ranks(ckpt_command *c) {
   size_t command_axes = c->args.ranks.spec.axis_count;
   if (rc == 0) {
     rc = ckpt_preset_rank_rules(c, inputs[0], &preset, &command_axes);
+  }
+  if (rc == 0 && preset.name != NULL && ckpt_rules_preset_fits(&c->args.ranks.spec, m, &err) != 0) {
+    tool_prefix(&err, "%s", c->name);
+    rc = ckpt_command_report(&err);
   }
   if (rc == 0 && (c->verb != CKPT_MERGE || ordered)) {
     c->lineage.rules = rules_text(c, &preset);

@@ -170,6 +170,18 @@ int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_conf
   };
   rc = rc != 0 ? rc
                : get_text(root, "model_type", path, "", c->model_type, sizeof c->model_type, err);
+  json_t *architectures = json_object_get(root, "architectures");
+  if (rc == 0 && architectures != NULL && !json_is_null(architectures)) {
+    if (!json_is_array(architectures)) {
+      rc = tool_fail(err, CLI_EXIT_DATA, "%s: architectures is not a list of names", path);
+    } else if (json_array_size(architectures) > 0) {
+      json_t *first = json_pack("{sO}", "architectures[0]", json_array_get(architectures, 0));
+      rc = first == NULL ? tool_oom(err, "reading config.json")
+                         : get_text(first, "architectures[0]", path, "", c->architecture,
+                                    sizeof c->architecture, err);
+      json_decref(first);
+    }
+  }
   for (size_t i = 0; i < sizeof counts / sizeof counts[0] && rc == 0; i++) {
     rc = get_count(root, counts[i].key, path, "", counts[i].out, err);
   }

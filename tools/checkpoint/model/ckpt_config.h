@@ -18,8 +18,10 @@
 /** The fields of a config.json. A count or size the file does not give is 0 (null counts as not
  * given); one it gives is from 1 to 2^24; a string it does not give is "". */
 typedef struct ckpt_config {
-  /** "model_type" ("llama", "qwen2", ...). */
+  /** "model_type" ("llama", "qwen2", ...), and the first of "architectures" ("LlamaForCausalLM"),
+   * or "". */
   char model_type[64];
+  char architecture[128];
   /** "num_attention_heads". */
   int64_t heads;
   /** "num_key_value_heads", or `heads` when not given; it divides `heads`. */

@@ -115,6 +115,9 @@ typedef struct ckpt_shard_spec {
    * tensor. */
   size_t replicate_preset_count;
   int unmatched_error;
+  /** The preset that made a tensor no rule takes an error (its name; the command line said
+   * nothing of --unmatched), or NULL: such a tensor is named as one the preset does not know. */
+  const char *unmatched_preset;
 } ckpt_shard_spec;
 
 /**
@@ -144,6 +147,11 @@ int ckpt_rules_for_scale(const ckpt_shard_spec *spec, const ckpt_tensor *w, cons
 
 /** The number of rules of `spec`: the size of the `hits` array of ckpt_rules_for. */
 size_t ckpt_rules_count(const ckpt_shard_spec *spec);
+
+/** CLI_EXIT_DATA when `spec` has a preset's --axis rules and none matches a tensor of `m` (the
+ * preset's names are not the model's: ckpt_rules_unmatched's message), else 0; before planning,
+ * so that such a model is not refused tensor by tensor. */
+int ckpt_rules_preset_fits(const ckpt_shard_spec *spec, const ckpt_model *m, tool_error *err);
 
 /** CLI_EXIT_DATA naming the first rule of the command line that matched no tensor ("--axis: no
  * tensor matches 'x'"), or when the spec has a preset's --axis rules and none of them matched

@@ -92,15 +92,18 @@ typedef struct rule_group {
 } rule_group;
 
 typedef struct preset_def {
+  /** The preset's name, config.json's model_type of its family; and the class of its models in
+   * config.json's architectures. */
   const char *name;
+  const char *architecture;
   rule_group groups[4];
   const char *const *replicate;
   size_t replicate_count;
 } preset_def;
 
-#define LLAMA_LAYOUT(name)                                                                         \
+#define LLAMA_LAYOUT(name, architecture)                                                           \
   {                                                                                                \
-    name,                                                                                          \
+    name, architecture,                                                                            \
         {{attention, COUNT(attention)},                                                            \
          {dense_mlp, COUNT(dense_mlp)},                                                            \
          {vocabulary, COUNT(vocabulary)}},                                                         \
@@ -108,9 +111,9 @@ typedef struct preset_def {
   }
 
 /* Qwen MoE models may keep dense MLPs in some layers (mlp_only_layers): both kinds of rules. */
-#define QWEN_MOE_LAYOUT(name)                                                                      \
+#define QWEN_MOE_LAYOUT(name, architecture)                                                        \
   {                                                                                                \
-    name,                                                                                          \
+    name, architecture,                                                                            \
         {{attention, COUNT(attention)},                                                            \
          {dense_mlp, COUNT(dense_mlp)},                                                            \
          {qwen_experts, COUNT(qwen_experts)},                                                      \
@@ -119,19 +122,21 @@ typedef struct preset_def {
   }
 
 static const preset_def presets[] = {
-    LLAMA_LAYOUT("llama"),
-    LLAMA_LAYOUT("mistral"),
-    LLAMA_LAYOUT("qwen2"),
-    LLAMA_LAYOUT("qwen3"),
+    LLAMA_LAYOUT("llama", "LlamaForCausalLM"),
+    LLAMA_LAYOUT("mistral", "MistralForCausalLM"),
+    LLAMA_LAYOUT("qwen2", "Qwen2ForCausalLM"),
+    LLAMA_LAYOUT("qwen3", "Qwen3ForCausalLM"),
     {"mixtral",
+     "MixtralForCausalLM",
      {{attention, COUNT(attention)},
       {mixtral_experts, COUNT(mixtral_experts)},
       {vocabulary, COUNT(vocabulary)}},
      moe_replicated,
      COUNT(moe_replicated)},
-    QWEN_MOE_LAYOUT("qwen2_moe"),
-    QWEN_MOE_LAYOUT("qwen3_moe"),
+    QWEN_MOE_LAYOUT("qwen2_moe", "Qwen2MoeForCausalLM"),
+    QWEN_MOE_LAYOUT("qwen3_moe", "Qwen3MoeForCausalLM"),
     {"phi3",
+     "Phi3ForCausalLM",
      {{phi3_fused, COUNT(phi3_fused)}, {vocabulary, COUNT(vocabulary)}},
      llama_replicated,
      COUNT(llama_replicated)},
@@ -167,15 +172,29 @@ static int needs_heads(const ckpt_config *c, const char *path, const char *name,
                    missing, name);
 }
 
-/* The preset `name` names, or config.json's model_type for "auto". */
+/* The preset `name` names, or config.json's model_type for "auto". A named preset must be the
+ * model's (its model_type, or else its architectures): unless `override`, a preset of another
+ * family is refused, whose rules would cut some of the model's tensors and copy others. */
 static int choose(const char *name, const ckpt_config *config, const char *config_path,
-                  const preset_def **chosen, tool_error *err) {
+                  int override, const preset_def **chosen, tool_error *err) {
   const preset_def *def = NULL;
   if (strcmp(name, "auto") != 0) {
     def = find(name);
     if (def == NULL) {
       return tool_fail(err, CLI_EXIT_USAGE, "--preset '%.100s' is not one of auto, %s", name,
                        ckpt_preset_names());
+    }
+    const char *what = config->model_type[0] != '\0'     ? "model_type"
+                       : config->architecture[0] != '\0' ? "architectures"
+                                                         : NULL;
+    const char *is = config->model_type[0] != '\0' ? config->model_type : config->architecture;
+    const char *want = config->model_type[0] != '\0' ? def->name : def->architecture;
+    if (what != NULL && strcmp(is, want) != 0 && !override) {
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%s: the model's %s is '%.100s', not %s's '%s': --preset %s would cut it "
+                       "by another family's rules (--preset auto takes the model's; "
+                       "--override-preset takes %s's anyway)",
+                       config_path, what, is, def->name, want, def->name, def->name);
     }
   } else if (config->model_type[0] == '\0') {
     return tool_fail(err, CLI_EXIT_DATA,
@@ -211,10 +230,11 @@ static void fused_qkv(const ckpt_config *c, ckpt_qkv_layout layout, ckpt_shard_r
 }
 
 int ckpt_preset_make(const char *name, const ckpt_config *config, const char *config_path,
-                     int replicate_kv, ckpt_qkv_layout layout, ckpt_preset *p, tool_error *err) {
+                     int replicate_kv, ckpt_qkv_layout layout, int override, ckpt_preset *p,
+                     tool_error *err) {
   memset(p, 0, sizeof *p);
   const preset_def *def = NULL;
-  int rc = choose(name, config, config_path, &def, err);
+  int rc = choose(name, config, config_path, override, &def, err);
   if (rc != 0) {
     return rc;
   }
@@ -284,10 +304,11 @@ static char *qkv_names[] = {q_name, k_name, v_name};
 static char *gate_up_names[] = {gate_name, up_name};
 
 int ckpt_preset_make_split(const char *name, const ckpt_config *config, const char *config_path,
-                           ckpt_qkv_layout layout, ckpt_preset_split *p, tool_error *err) {
+                           ckpt_qkv_layout layout, int override, ckpt_preset_split *p,
+                           tool_error *err) {
   memset(p, 0, sizeof *p);
   const preset_def *def = NULL;
-  int rc = choose(name, config, config_path, &def, err);
+  int rc = choose(name, config, config_path, override, &def, err);
   if (rc != 0) {
     return rc;
   }

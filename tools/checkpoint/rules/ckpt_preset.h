@@ -52,12 +52,15 @@ int ckpt_preset_known(const char *name);
  * config.json at `config_path` (named in messages) gave `config`, a fused QKV's rows in
  * `layout`; with `replicate_kv` the KV heads (not fused ones) are replicated when the ranks
  * outnumber them (CKPT_HEADS_REPLICATED), else such a cut is refused with a hint
- * (CKPT_HEADS_REPLICABLE). Returns 0, CLI_EXIT_USAGE (`name` unknown), CLI_EXIT_DATA (auto without
- * a model_type or with one no preset has, naming it and the presets; a count the preset needs
- * missing from config.json), CLI_EXIT_SOFTWARE. Free `p` with ckpt_preset_free in either case.
+ * (CKPT_HEADS_REPLICABLE). A named preset must be the model's: config.json's model_type (or else
+ * the first of its architectures) names its family, unless `override`. Returns 0, CLI_EXIT_USAGE
+ * (`name` unknown), CLI_EXIT_DATA (auto without a model_type or with one no preset has, naming it
+ * and the presets; a preset of another family; a count the preset needs missing from
+ * config.json), CLI_EXIT_SOFTWARE. Free `p` with ckpt_preset_free in either case.
  */
 int ckpt_preset_make(const char *name, const ckpt_config *config, const char *config_path,
-                     int replicate_kv, ckpt_qkv_layout layout, ckpt_preset *p, tool_error *err);
+                     int replicate_kv, ckpt_qkv_layout layout, int override, ckpt_preset *p,
+                     tool_error *err);
 
 /** 1 when preset `name` (not "auto") has fused tensors to split (phi3), else 0. */
 int ckpt_preset_splits(const char *name);
@@ -65,11 +68,13 @@ int ckpt_preset_splits(const char *name);
 /**
  * The split rules of preset `name` ("auto" as for ckpt_preset_make) for the model of `config`:
  * phi3's qkv_proj into q_proj, k_proj and v_proj (its rows in `layout`), gate_up_proj into
- * gate_proj and up_proj. Returns 0, CLI_EXIT_USAGE (`name` unknown), CLI_EXIT_DATA (auto without
- * a known model_type; a preset without fused tensors; a count missing from config.json).
+ * gate_proj and up_proj; a named preset the model's unless `override`, as for ckpt_preset_make.
+ * Returns 0, CLI_EXIT_USAGE (`name` unknown), CLI_EXIT_DATA (auto without a known model_type; a
+ * preset of another family; a preset without fused tensors; a count missing from config.json).
  */
 int ckpt_preset_make_split(const char *name, const ckpt_config *config, const char *config_path,
-                           ckpt_qkv_layout layout, ckpt_preset_split *p, tool_error *err);
+                           ckpt_qkv_layout layout, int override, ckpt_preset_split *p,
+                           tool_error *err);
 
 /** Releases the rules of `p` and zeroes it. */
 void ckpt_preset_free(ckpt_preset *p);

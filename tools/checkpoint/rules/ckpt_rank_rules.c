@@ -55,6 +55,13 @@ int ckpt_rules_for(const ckpt_shard_spec *spec, const char *name, size_t *hits,
   if (*axis != NULL || replicated(spec, name, 1, replicate_hits)) {
     return 0;
   }
+  if (spec->unmatched_error && spec->unmatched_preset != NULL) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "tensor '%.200s' matches no --axis or --replicate rule, of preset '%s' or "
+                     "of the command line: a tensor the preset does not know is not copied "
+                     "silently (give it a rule, or --unmatched replicate)",
+                     name, spec->unmatched_preset);
+  }
   if (spec->unmatched_error) {
     return tool_fail(err, CLI_EXIT_DATA,
                      "tensor '%.200s' matches no --axis or --replicate rule (--unmatched error)",
@@ -150,6 +157,22 @@ static int preset_unmatched(const ckpt_shard_spec *spec, const size_t *hits, too
     }
   }
   return 0;
+}
+
+int ckpt_rules_preset_fits(const ckpt_shard_spec *spec, const ckpt_model *m, tool_error *err) {
+  size_t *hits = calloc(spec->axis_count + 1, sizeof *hits);
+  if (hits == NULL) {
+    return tool_oom(err, "matching the preset's rules");
+  }
+  for (size_t i = 0; i < spec->axis_count; i++) {
+    for (size_t k = 0; spec->axes[i].preset && hits[i] == 0 && k < m->tensor_count; k++) {
+      ckpt_match match;
+      hits[i] += ckpt_glob_match(spec->axes[i].glob, m->by_name[k]->name, &match) != 0;
+    }
+  }
+  int rc = preset_unmatched(spec, hits, err);
+  free(hits);
+  return rc;
 }
 
 int ckpt_rules_unmatched(const ckpt_shard_spec *spec, const size_t *hits, tool_error *err) {

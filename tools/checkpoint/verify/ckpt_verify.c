@@ -611,19 +611,14 @@ static const ckpt_mf_tensor *tensor_at(const ckpt_mf_file *f, uint64_t at) {
   return NULL;
 }
 
-/* A file of another size than the manifest says. */
+/* A file of another size than the manifest says. Shorter inside a tensor's bytes, the file was
+   cut short there; otherwise (a sidecar edited, a header's padding) only the sizes differ. */
 static void wrong_size(const ckpt_mf_file *f, uint64_t size, ckpt_differences *d) {
-  if (size > f->bytes) {
-    ckpt_diff_add(d, f->name, NULL, (int64_t)f->bytes, -1,
-                  "has %llu bytes, %llu more than the manifest says", (unsigned long long)size,
-                  (unsigned long long)(size - f->bytes));
-    return;
-  }
-  const ckpt_mf_tensor *t = tensor_at(f, size);
+  const ckpt_mf_tensor *t = size < f->bytes ? tensor_at(f, size) : NULL;
   if (t == NULL) {
-    ckpt_diff_add(d, f->name, NULL, (int64_t)size, -1,
-                  "is cut short: %llu bytes, the manifest says %llu", (unsigned long long)size,
-                  (unsigned long long)f->bytes);
+    ckpt_diff_add(d, f->name, NULL, (int64_t)(size < f->bytes ? size : f->bytes), -1,
+                  "differs from the manifest (%llu bytes, the manifest says %llu)",
+                  (unsigned long long)size, (unsigned long long)f->bytes);
     return;
   }
   uint64_t at = size > t->offset ? size : t->offset;

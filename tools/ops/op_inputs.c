@@ -1,5 +1,5 @@
-/* The input files of the joining commands: opening, checking, naming them in messages. */
-#include "concat_inputs.h"
+/* The input files of the operator commands: opening, checking, naming them in messages. */
+#include "op_inputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ static char native_order(void) {
 }
 
 /* The byte order of a byte-sized input's data, 0 when its units are single bytes. */
-static char data_order(const concat_input *c) {
+static char data_order(const op_input *c) {
   char kind = c->h.descr[1];
   if (c->dt.item_size <= 1 || kind == 'S' || kind == 'V' || kind == 'b') {
     return 0;
@@ -50,8 +50,8 @@ static int layout_matters(const int64_t *shape, size_t rank) {
   return above_one >= 2;
 }
 
-size_t concat_input_swap(const concat_inputs *in, size_t i) {
-  const concat_input *c = &in->items[i];
+size_t op_input_swap(const op_inputs *in, size_t i) {
+  const op_input *c = &in->items[i];
   char first = in->items[0].order;
   if (c->order == 0 || first == 0 || c->order == first) {
     return 0;
@@ -77,7 +77,7 @@ static void note_numpy_name(const char *name, const char *descr, tool_error *err
 }
 
 /* The header, type and data size of one opened input. */
-static int check_input(concat_input *c, const concat_options *o, int packed, tool_error *err) {
+static int check_input(op_input *c, const op_options *o, int packed, tool_error *err) {
   int rc = npy_read_header(c->fd, c->file_size, c->path, &c->h, err);
   if (rc == 0 && !packed) {
     rc = npy_descr_to_dtype(c->h.descr, o->flags.has_dtype ? &o->flags.dtype : NULL, c->path,
@@ -104,9 +104,9 @@ static int check_input(concat_input *c, const concat_options *o, int packed, too
   return rc;
 }
 
-int concat_inputs_open(concat_inputs *in, const concat_options *o) {
+int op_inputs_open(op_inputs *in, const op_options *o) {
   memset(in, 0, sizeof *in);
-  in->count = o->input_count;
+  in->count = o->inputs.count;
   in->packed = packed_dtype(o->flags.dtype.dtype);
   in->items = calloc(in->count + 1, sizeof *in->items);
   in->tensors = calloc(in->count + 1, sizeof *in->tensors);
@@ -114,13 +114,13 @@ int concat_inputs_open(concat_inputs *in, const concat_options *o) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   for (size_t i = 0; i < in->count; i++) {
-    in->items[i].path = o->inputs[i];
+    in->items[i].path = o->inputs.items[i];
     in->items[i].fd = -1;
   }
   /* A malformed --shape is a command-line error: it comes before opening any input. */
   for (size_t i = 0; i < in->count && in->packed; i++) {
-    int rc =
-        packed_parse_shape(o->shapes[i], o->flags.dtype, o->flags.dtype_text, &in->items[i].packed);
+    int rc = packed_parse_shape(o->flags.shapes.items[i], o->flags.dtype, o->flags.dtype_text,
+                                &in->items[i].packed);
     if (rc != 0) {
       return rc;
     }
@@ -128,13 +128,13 @@ int concat_inputs_open(concat_inputs *in, const concat_options *o) {
   raise_file_limit(in->count + 64);
   tool_error err;
   for (size_t i = 0; i < in->count; i++) {
-    concat_input *c = &in->items[i];
+    op_input *c = &in->items[i];
     if (io_open_regular(c->path, "input", &c->fd, &c->file_size, &err) != 0) {
       return tool_report(&err);
     }
   }
   for (size_t i = 0; i < in->count; i++) {
-    concat_input *c = &in->items[i];
+    op_input *c = &in->items[i];
     if (check_input(c, o, in->packed, &err) != 0) {
       return tool_report(&err);
     }
@@ -146,7 +146,7 @@ int concat_inputs_open(concat_inputs *in, const concat_options *o) {
   return 0;
 }
 
-void concat_inputs_close(concat_inputs *in) {
+void op_inputs_close(op_inputs *in) {
   for (size_t i = 0; in->items != NULL && i < in->count; i++) {
     if (in->items[i].fd >= 0) {
       close(in->items[i].fd);
@@ -190,7 +190,7 @@ static int read_reference(const char *at, size_t *first, size_t *last) {
   return 1;
 }
 
-int concat_inputs_error(const concat_inputs *in, const cleave_error *err) {
+int op_inputs_error(const op_inputs *in, const cleave_error *err) {
   /* At most a few names: a message mentions two or three inputs. */
   enum { MAX_NAMED = 8 };
   size_t named[MAX_NAMED];
