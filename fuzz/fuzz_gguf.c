@@ -1,11 +1,12 @@
 /* Fuzz target: the GGUF reader of `cleave gguf` (tools/gguf: gguf_source.c, gguf_read_meta.c,
- * gguf_read.c) and its writer's layout (gguf_write.c), through the checkpoint layer's model and
- * plan.
+ * gguf_read.c), the split keys of a set's file (gguf_model.c) and the writer's layout
+ * (gguf_write.c), through the checkpoint layer's model and plan.
  *
  * The input is a whole file, read from a memory file descriptor. A failure must be
  * CLI_EXIT_DATA (or CLI_EXIT_SOFTWARE for an allocation failure) with a message naming the file;
- * an accepted file's tensors must lie inside it, in order; and the file the writer lays out from
- * its metadata and tensors must read back to the same tensors and metadata. */
+ * an accepted file's tensors must lie inside it, in order; its split keys are read (or refused
+ * naming the file) and set aside as a set's are; and the file the writer lays out from its
+ * metadata and tensors must read back to the same tensors and metadata. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "ckpt_plan.h"
+#include "gguf_model.h"
 #include "gguf_read.h"
 #include "gguf_write.h"
 
@@ -100,6 +102,30 @@ static void round_trip(ckpt_file *f, gguf_info *info) {
   ckpt_plan_free(&plan);
 }
 
+/* The split keys of an accepted file: all three or none, of their types, or an error naming the
+ * file; when there, set aside (the metadata's order kept for the round trip). */
+static void split_keys(ckpt_file *f, gguf_info *info) {
+  gguf_split s;
+  tool_error err;
+  int rc = gguf_split_keys(f, info, &s, &err);
+  if (rc != 0 && (rc != CLI_EXIT_DATA || strstr(err.message, PATH) == NULL)) {
+    abort();
+  }
+  if (rc == 0 && s.keyed) {
+    size_t before = f->meta_count;
+    gguf_strip_split_keys(f, info);
+    if (f->meta_count != before - 3 ||
+        gguf_meta_lookup(f->meta, f->meta_count, GGUF_SPLIT_COUNT) != NULL) {
+      abort();
+    }
+    for (size_t k = 0; k < f->meta_count; k++) {
+      if (info->order[k] >= f->meta_count || info->pos[info->order[k]] != k) {
+        abort();
+      }
+    }
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int fd = memfd_create("in", 0);
   if (fd < 0 || write_all(fd, data, size) != 0) {
@@ -122,6 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
       end = t->offset + t->bytes;
     }
+    f.path = strdup(PATH);
+    if (f.path == NULL) {
+      abort();
+    }
+    split_keys(&f, &info);
     round_trip(&f, &info);
   }
   ckpt_file_free(&f);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes the seed corpus of fuzz_gguf (fuzz/corpus/gguf): small valid files with every metadata
-type, arrays, several quantized types, an alignment of 64, zero tensors, version 2; plus broken
+type, arrays, several quantized types, an alignment of 64, zero tensors, version 2, files
+of split sets (a later part, gguf-split --merge's split.count 0); plus broken
 ones (a hole, a bad bool, a truncation). Run from the repository root; the seeds are committed.
 Uses the tests' independent writer (tests/gguf/gguf_util.py)."""
 import os
@@ -34,6 +35,14 @@ def main():
         "v2": u.gguf_bytes(every[:1], [("t", "F16", (4,), bytes(8))], version=2),
         "set": u.gguf_bytes([("split.no", "u16", 0), ("split.count", "u16", 1),
                              ("split.tensors.count", "i32", 1)], [("t", "I32", (1,), bytes(4))]),
+        # gguf-split's order, and its --merge's output (split.count 0: a whole model).
+        "set_part": u.gguf_bytes([("general.alignment", "u32", 64), ("split.no", "u16", 1),
+                                  ("split.tensors.count", "i32", 3), ("split.count", "u16", 2)],
+                                 [("t", "I32", (1,), bytes(4))]),
+        "merged": u.gguf_bytes(every[:1] + [("split.no", "u16", 0),
+                                            ("split.tensors.count", "i32", 1),
+                                            ("split.count", "u16", 0)],
+                               [("t", "I32", (1,), bytes(4))]),
     }
     good = seeds["types"]
     seeds["truncated"] = good[:len(good) - 40]

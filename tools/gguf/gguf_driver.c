@@ -35,7 +35,7 @@ static gguf_model *new_model(ckpt_model **out, tool_error *err) {
 }
 
 static int load(const char *path, ckpt_load_options *o, ckpt_model **out, tool_error *err) {
-  (void)o; /* the reader has no lenient mode: what it accepts is canonical */
+  /* The reader has no lenient mode (what it accepts is canonical): only any_part applies. */
   gguf_model *m = new_model(out, err);
   static const char *const none[] = {NULL};
   if (m != NULL && ckpt_folder_holds(path, none) >= 0) {
@@ -44,7 +44,7 @@ static int load(const char *path, ckpt_load_options *o, ckpt_model **out, tool_e
                      "split set",
                      path);
   }
-  return m == NULL ? err->status : gguf_model_load(path, m, err);
+  return m == NULL ? err->status : gguf_model_load(path, o != NULL && o->any_part, m, err);
 }
 
 static int load_parts(char *const *paths, size_t count, ckpt_model **out, tool_error *err) {
@@ -63,11 +63,19 @@ static int read_rank(void *ctx, size_t r, const char *path, ckpt_file *out, tool
   m->info = grown;
   memset(&m->info[r], 0, sizeof m->info[r]);
   int rc = gguf_read_file(path, out, &m->info[r], err);
-  if (rc == 0 && gguf_meta_lookup(out->meta, out->meta_count, GGUF_SPLIT_COUNT) != NULL) {
+  gguf_split s;
+  if (rc == 0) {
+    rc = gguf_split_keys(out, &m->info[r], &s, err);
+  }
+  if (rc == 0 && s.count > 0) {
     rc = tool_fail(err, CLI_EXIT_DATA,
-                   "rank %zu, '%s', is a file of a split set (it has %s): merge the set into one "
-                   "file first (gguf merge PART... -o FILE)",
-                   r, path, GGUF_SPLIT_COUNT);
+                   "rank %zu, '%s', is a file of a split set (file %llu of %llu): merge the set "
+                   "into one file first (gguf merge PART... -o FILE)",
+                   r, path, (unsigned long long)s.no + 1, (unsigned long long)s.count);
+  }
+  /* A rank whose split.count is 0 is a whole model (gguf-split --merge's output). */
+  if (rc == 0 && s.keyed) {
+    gguf_strip_split_keys(out, &m->info[r]);
   }
   return rc;
 }
@@ -164,7 +172,7 @@ static int finish(const ckpt_model *m, ckpt_plan *plan, const ckpt_finish_option
   if (outputs == NULL) {
     return tool_oom(err, "finishing the plan");
   }
-  gguf_output_options out = {o->max_shard_bytes, o->set_base, o->mirror_set};
+  gguf_output_options out = {o->max_shard_bytes, o->max_tensors, o->set_base, o->mirror_set};
   return gguf_finish_plan((const gguf_model *)m, plan, &out, outputs, err);
 }
 
@@ -189,8 +197,11 @@ static const ckpt_driver_help help = {
         "Tensor surgery on GGUF files (llama.cpp's format, versions 2 and 3) without "
         "re-quantizing.\n"
         "MODEL is a .gguf file or the first file of a split set (NAME-00001-of-0000N.gguf, as\n"
-        "gguf-split writes them; the others are found by name). Every header is read and "
-        "checked\n"
+        "gguf-split writes them; the others are found by name; ls and check take any file of "
+        "a set).\n"
+        "A file whose split.count is 0 (gguf-split --merge's output) is a whole model. Every "
+        "header is\n"
+        "read and checked\n"
         "first (no data is read by ls, check or --dry-run); outputs are written in one pass "
         "each, in\n"
         "memory that does not grow with the model, to temporary files renamed into place only "
@@ -211,16 +222,30 @@ static const ckpt_driver_help help = {
     .ls.usage = "       cleave {cmd} MODEL --metadata [--glob PAT] [--json] [-q]",
     .ls.notes =
         "Shapes are in NumPy order (the reverse of ne[]); each tensor's data offset is in the\n"
-        "JSON listing. --metadata lists the metadata first, in header order.\n",
-    .check.notes = "For a split set: each file is where its split.no says, split.count and\n"
-                   "split.tensors.count agree, and no tensor is in two files.\n",
+        "JSON listing. --metadata lists the metadata first, in header order. MODEL may be "
+        "any file\n"
+        "of a split set, as for check.\n",
+    .check.notes =
+        "For a split set: each file is where its split.no says, split.count and\n"
+        "split.tensors.count agree, and no tensor is in two files. MODEL may be any file of "
+        "the set:\n"
+        "the whole set is read from its first file, found by gguf-split's name on the same "
+        "prefix;\n"
+        "when that file cannot be opened, or the name is not gguf-split's, the file is checked "
+        "alone\n"
+        "after a warning saying why.\n",
+    .split.usage = "       cleave {cmd} MODEL -o OUTDIR --max-tensors N [--max-shard-size SIZE] "
+                   "[RULE...]",
     .split.notes =
         "Axes are in NumPy order (-1 is ne[0]); a --view keeps the innermost dimension "
         "whole\n"
         "blocks; a part's name is at most 63 bytes. A split set stays a set (its\n"
         "split.tensors.count updated). When the *_exps tensors all hold another number of "
         "experts\n"
-        "on axis 0, ARCH.expert_count is updated.\n"
+        "on axis 0, ARCH.expert_count is updated. --max-shard-size and --max-tensors cut as\n"
+        "gguf-split's --split-max-size and --split-max-tensors, and the files are gguf-split's "
+        "bytes\n"
+        "for a version 3 model of the default alignment (32) without trailing ne of 1.\n"
         "\n"
         "Example (unfuse llama.cpp's fused gate/up experts, [E, 2*FF, D] into two [E, FF, "
         "D]):\n"
@@ -239,7 +264,9 @@ static const ckpt_driver_help help = {
         "    --axis 'blk.*.attn_k.weight=0' --axis 'blk.*.attn_v.weight=0' \\\n"
         "    --axis 'blk.*.attn_output.weight=1' --axis 'blk.*.ffn_up.weight=0' \\\n"
         "    --axis 'blk.*.ffn_gate.weight=0' --axis 'blk.*.ffn_down.weight=1'\n",
-    .merge.usage = "       cleave {cmd} PART... -o OUT.gguf [--max-shard-size SIZE] [OPTIONS]\n"
+    .merge.usage = "       cleave {cmd} PART... -o OUT.gguf [--max-shard-size SIZE] [--max-tensors "
+                   "N]\n"
+                   "           [OPTIONS]\n"
                    "       cleave {cmd} RANK... -o OUT.gguf --axis GLOB=AXIS... [--view "
                    "GLOB=SHAPE]\n"
                    "           [--replicate GLOB] [--unmatched replicate|error]\n"
@@ -255,9 +282,10 @@ static const ckpt_driver_help help = {
         "found by\n"
         "name). The set is checked first: each file's split.no, the same split.count and\n"
         "split.tensors.count in all, every part present, no tensor twice. With "
-        "--max-shard-size the\n"
-        "result is a set of that size instead, OUT-00001-of-0000N.gguf .... OUT.gguf may not "
-        "be one\n"
+        "--max-shard-size or\n"
+        "--max-tensors the result is a set of that size instead, OUT-00001-of-0000N.gguf .... "
+        "OUT.gguf\n"
+        "may not be one\n"
         "of the parts unless -f is given (then it replaces that part by a rename once "
         "complete,\n"
         "never by writing into it). With --axis rules, an expert count the rules changed "

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "gguf_value.h"
 
 void gguf_model_free(gguf_model *m) {
@@ -35,20 +36,17 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The split keys of file `f`: all three with their types (u16, u16, i32), or none. `*count` 0:
- * not part of a set. */
-static int split_keys(const ckpt_file *f, const gguf_info *info, uint64_t *no, uint64_t *count,
-                      uint64_t *tensors, tool_error *err) {
+int gguf_split_keys(const ckpt_file *f, const gguf_info *info, gguf_split *out, tool_error *err) {
   static const struct {
     const char *key;
     int type;
   } keys[] = {
       {GGUF_SPLIT_NO, GGUF_U16}, {GGUF_SPLIT_COUNT, GGUF_U16}, {GGUF_SPLIT_TENSORS, GGUF_I32}};
-  uint64_t *out[] = {no, count, tensors};
+  uint64_t *values[] = {&out->no, &out->count, &out->tensors};
+  memset(out, 0, sizeof *out);
   int found = 0;
   for (int k = 0; k < 3; k++) {
     const ckpt_meta *e = gguf_meta_lookup(f->meta, f->meta_count, keys[k].key);
-    *out[k] = 0;
     if (e == NULL) {
       continue;
     }
@@ -64,24 +62,27 @@ static int split_keys(const ckpt_file *f, const gguf_info *info, uint64_t *no, u
       return tool_fail(err, CLI_EXIT_DATA, "%s: byte %llu: %s is %d, negative", f->path,
                        (unsigned long long)at, keys[k].key, (int)(int32_t)(uint32_t)v);
     }
-    *out[k] = v;
+    *values[k] = v;
   }
   if (found != 0 && found != 3) {
     return tool_fail(err, CLI_EXIT_DATA,
                      "%s: a split set's file has all of %s, %s and %s, not %d of them", f->path,
                      GGUF_SPLIT_NO, GGUF_SPLIT_COUNT, GGUF_SPLIT_TENSORS, found);
   }
-  if (found == 3 && (*count == 0 || *no >= *count)) {
+  out->keyed = found == 3;
+  /* split.count 0 is llama.cpp's "not a set" (gguf-split --merge writes it, keeping the first
+   * part's split.no and split.tensors.count, which the loader then never reads). */
+  if (out->count != 0 && out->no >= out->count) {
     return tool_fail(err, CLI_EXIT_DATA, "%s: %s is %llu and %s %llu: not a part of the set",
-                     f->path, GGUF_SPLIT_NO, (unsigned long long)*no, GGUF_SPLIT_COUNT,
-                     (unsigned long long)*count);
+                     f->path, GGUF_SPLIT_NO, (unsigned long long)out->no, GGUF_SPLIT_COUNT,
+                     (unsigned long long)out->count);
   }
   return 0;
 }
 
-void gguf_forget_meta(gguf_model *m, size_t file, size_t i) {
-  ckpt_file *f = &m->ckpt.files[file];
-  gguf_info *info = &m->info[file];
+/* Removes entry i of file `f`'s metadata (freeing it), the place of every other entry in the
+ * header kept. */
+static void forget_entry(ckpt_file *f, gguf_info *info, size_t i) {
   size_t n = f->meta_count;
   free(f->meta[i].key);
   free(f->meta[i].value);
@@ -102,14 +103,16 @@ void gguf_forget_meta(gguf_model *m, size_t file, size_t i) {
   f->meta_count = n;
 }
 
-/* Removes the split keys from file i's metadata (the writer adds them back to a set's files). */
-static void strip_split_keys(gguf_model *m, size_t file) {
-  ckpt_file *f = &m->ckpt.files[file];
+void gguf_forget_meta(gguf_model *m, size_t file, size_t i) {
+  forget_entry(&m->ckpt.files[file], &m->info[file], i);
+}
+
+void gguf_strip_split_keys(ckpt_file *f, gguf_info *info) {
   for (size_t i = f->meta_count; i-- > 0;) {
     const char *key = f->meta[i].key;
     if (strcmp(key, GGUF_SPLIT_NO) == 0 || strcmp(key, GGUF_SPLIT_COUNT) == 0 ||
         strcmp(key, GGUF_SPLIT_TENSORS) == 0) {
-      gguf_forget_meta(m, file, i);
+      forget_entry(f, info, i);
     }
   }
 }
@@ -130,8 +133,15 @@ static int set_names(gguf_model *m, const char *path, size_t suffix, tool_error 
   return m->ckpt.dir == NULL || m->base == NULL ? tool_oom(err, "loading the model") : 0;
 }
 
+/* The message of a file that is not a part of a set, by what its split keys say. */
+static const char *not_a_part(const gguf_split *s) {
+  return s->keyed ? "its " GGUF_SPLIT_COUNT " is 0: a whole model" : "it has no " GGUF_SPLIT_COUNT;
+}
+
 /* Checks the set's files (in the order of their split.no) against each other, strips their split
- * keys, numbers their tensors and sorts them by name; no name twice in the set. */
+ * keys, numbers their tensors and sorts them by name; no name twice in the set. A part read
+ * alone is checked against its own keys only. A whole model's split keys (split.count 0) are
+ * stripped too. */
 static int finish_set(gguf_model *m, tool_error *err) {
   ckpt_model *c = &m->ckpt;
   uint64_t total = 0;
@@ -139,30 +149,38 @@ static int finish_set(gguf_model *m, tool_error *err) {
     total += c->files[i].tensor_count;
   }
   for (size_t i = 0; i < c->file_count && m->is_set; i++) {
-    uint64_t no, count, tensors;
-    int rc = split_keys(&c->files[i], &m->info[i], &no, &count, &tensors, err);
+    gguf_split s;
+    int rc = gguf_split_keys(&c->files[i], &m->info[i], &s, err);
     if (rc != 0) {
       return rc;
     }
-    if (count == 0) {
-      return tool_fail(err, CLI_EXIT_DATA, "%s: not part of a split set (no %s)", c->files[i].path,
-                       GGUF_SPLIT_COUNT);
+    if (s.count == 0) {
+      return tool_fail(err, CLI_EXIT_DATA, "%s: not part of a split set (%s)", c->files[i].path,
+                       not_a_part(&s));
     }
-    if (no != i || count != c->file_count) {
+    if (m->alone) {
+      if (total > s.tensors) {
+        return tool_fail(err, CLI_EXIT_DATA, "%s: %s is %llu but this part alone holds %llu %s",
+                         c->files[i].path, GGUF_SPLIT_TENSORS, (unsigned long long)s.tensors,
+                         (unsigned long long)total, tool_plural(total, "tensor", "tensors"));
+      }
+      continue;
+    }
+    if (s.no != i || s.count != c->file_count) {
       return tool_fail(err, CLI_EXIT_DATA,
                        "%s: %s %llu of %s %llu, but it is file %zu of a set of %zu",
-                       c->files[i].path, GGUF_SPLIT_NO, (unsigned long long)no, GGUF_SPLIT_COUNT,
-                       (unsigned long long)count, i, c->file_count);
+                       c->files[i].path, GGUF_SPLIT_NO, (unsigned long long)s.no, GGUF_SPLIT_COUNT,
+                       (unsigned long long)s.count, i, c->file_count);
     }
-    if (tensors != total) {
+    if (s.tensors != total) {
       return tool_fail(err, CLI_EXIT_DATA, "%s: %s is %llu but the set's files hold %llu %s",
-                       c->files[i].path, GGUF_SPLIT_TENSORS, (unsigned long long)tensors,
+                       c->files[i].path, GGUF_SPLIT_TENSORS, (unsigned long long)s.tensors,
                        (unsigned long long)total, tool_plural(total, "tensor", "tensors"));
     }
   }
   for (size_t i = 0; i < c->file_count; i++) {
-    if (m->is_set) {
-      strip_split_keys(m, i);
+    if (m->is_set || m->merged) {
+      gguf_strip_split_keys(&c->files[i], &m->info[i]);
     }
     for (size_t k = 0; k < c->files[i].tensor_count; k++) {
       c->files[i].tensors[k].file = i;
@@ -179,29 +197,82 @@ static int finish_set(gguf_model *m, tool_error *err) {
   return rc;
 }
 
-int gguf_model_load(const char *path, gguf_model *m, tool_error *err) {
+/* gguf-split's name of part `no` (from 0) of a set of `count` files: "-00002-of-00003.gguf". */
+static void part_suffix(uint64_t no, uint64_t count, char *buf, size_t size) {
+  snprintf(buf, size, "-%05llu-of-%05llu.gguf", (unsigned long long)no + 1,
+           (unsigned long long)count);
+}
+
+/* `path`, file `s->no` of its set, given where any part may be (ls, check): the whole set from
+ * its first file when that file opens (0, or the set's error), else 1 after a warning that
+ * `path` is read alone. */
+static int load_from_first(const char *path, const gguf_split *s, gguf_model *m, tool_error *err) {
+  char own[64], first[4096];
+  part_suffix(s->no, s->count, own, sizeof own);
+  if (!ends_with(path, own)) {
+    cli_warning("%s is file %llu of a split set of %llu, but its name does not end with '%s' "
+                "(gguf-split's name of that part), so the other files cannot be found: reading "
+                "it alone",
+                path, (unsigned long long)s->no + 1, (unsigned long long)s->count, own);
+    return 1;
+  }
+  size_t prefix = strlen(path) - strlen(own);
+  int n = snprintf(first, sizeof first, "%.*s-00001-of-%05llu.gguf", (int)prefix, path,
+                   (unsigned long long)s->count);
+  if (n < 0 || (size_t)n >= sizeof first) {
+    return tool_fail(err, CLI_EXIT_NOINPUT, "%s: path too long", path);
+  }
+  int rc = gguf_model_load(first, 0, m, err);
+  if (rc == 0 && (!m->is_set || m->ckpt.file_count != s->count)) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s is file %llu of a split set of %llu, but %s, the first file by its name, "
+                     "is %s",
+                     path, (unsigned long long)s->no + 1, (unsigned long long)s->count, first,
+                     m->is_set ? "the first of another set" : "a whole model");
+  }
+  if (rc != CLI_EXIT_NOINPUT) {
+    return rc;
+  }
+  /* Only the first file's failure to open is NOINPUT: a missing later part is DATA. */
+  gguf_model_free(m);
+  cli_warning("%s is file %llu of a split set of %llu, whose first file cannot be opened (%s): "
+              "reading it alone",
+              path, (unsigned long long)s->no + 1, (unsigned long long)s->count, err->message);
+  return 1;
+}
+
+int gguf_model_load(const char *path, int any_part, gguf_model *m, tool_error *err) {
   memset(m, 0, sizeof *m);
   ckpt_file first;
   gguf_info info;
   int rc = gguf_read_file(path, &first, &info, err);
-  uint64_t no = 0, count = 0, tensors = 0;
+  gguf_split s = {0, 0, 0, 0};
   if (rc == 0) {
-    rc = split_keys(&first, &info, &no, &count, &tensors, err);
-  }
-  if (rc == 0 && no != 0) {
-    rc = tool_fail(err, CLI_EXIT_DATA,
-                   "%s is file %llu of a split set of %llu: give the first file of the set", path,
-                   (unsigned long long)no + 1, (unsigned long long)count);
+    rc = gguf_split_keys(&first, &info, &s, err);
   }
   char suffix[64];
-  snprintf(suffix, sizeof suffix, "-00001-of-%05llu.gguf", (unsigned long long)count);
-  if (rc == 0 && count > 1 && !ends_with(path, suffix)) {
+  part_suffix(0, s.count, suffix, sizeof suffix);
+  int alone = 0;
+  if (rc == 0 && any_part && s.count > 1 && (s.no != 0 || !ends_with(path, suffix))) {
+    alone = load_from_first(path, &s, m, err);
+    if (alone != 1) {
+      ckpt_file_free(&first);
+      gguf_info_free(&info);
+      return alone;
+    }
+  }
+  if (rc == 0 && s.count > 0 && s.no != 0 && !alone) {
+    rc = tool_fail(err, CLI_EXIT_DATA,
+                   "%s is file %llu of a split set of %llu: give the first file of the set", path,
+                   (unsigned long long)s.no + 1, (unsigned long long)s.count);
+  }
+  if (rc == 0 && s.count > 1 && !alone && !ends_with(path, suffix)) {
     rc = tool_fail(err, CLI_EXIT_DATA,
                    "%s is the first of a split set of %llu files but its name does not end with "
                    "'%s', so the others cannot be found: name them all (gguf merge PART...)",
-                   path, (unsigned long long)count, suffix);
+                   path, (unsigned long long)s.count, suffix);
   }
-  size_t files = count > 1 ? (size_t)count : 1;
+  size_t files = s.count > 1 && !alone ? (size_t)s.count : 1;
   if (rc == 0) {
     rc = grow_files(m, files, err);
   }
@@ -210,12 +281,16 @@ int gguf_model_load(const char *path, gguf_model *m, tool_error *err) {
     gguf_info_free(&info);
     return rc;
   }
-  m->is_set = count > 0;
+  m->is_set = s.count > 0;
+  m->merged = s.keyed && s.count == 0;
+  m->alone = alone;
+  m->part = s;
   m->ckpt.files[0] = first;
   m->info[0] = info;
   m->ckpt.file_count = 1;
-  rc = set_names(m, path, count > 1 ? strlen(suffix) : ends_with(path, ".gguf") ? 5 : 0, err);
-  size_t prefix_len = strlen(path) - (count > 1 ? strlen(suffix) : 0);
+  int named = files > 1;
+  rc = set_names(m, path, named ? strlen(suffix) : ends_with(path, ".gguf") ? 5 : 0, err);
+  size_t prefix_len = strlen(path) - (named ? strlen(suffix) : 0);
   for (size_t i = 1; i < files && rc == 0; i++) {
     char name[4096];
     int n = snprintf(name, sizeof name, "%.*s-%05zu-of-%05zu.gguf", (int)prefix_len, path, i + 1,
@@ -239,10 +314,10 @@ static int by_split_no(const void *a, const void *b) {
 
 int gguf_model_load_parts(char *const *paths, size_t count, gguf_model *m, tool_error *err) {
   if (count == 1) {
-    int rc = gguf_model_load(paths[0], m, err);
+    int rc = gguf_model_load(paths[0], 0, m, err);
     if (rc == 0 && !m->is_set) {
-      rc = tool_fail(err, CLI_EXIT_DATA, "%s is not part of a split set (it has no %s)", paths[0],
-                     GGUF_SPLIT_COUNT);
+      rc = tool_fail(err, CLI_EXIT_DATA, "%s is not part of a split set (%s)", paths[0],
+                     not_a_part(&m->part));
     }
     return rc;
   }
@@ -256,13 +331,14 @@ int gguf_model_load_parts(char *const *paths, size_t count, gguf_model *m, tool_
   for (size_t i = 0; i < count && rc == 0; i++) {
     m->ckpt.file_count = i + 1;
     rc = gguf_read_file(paths[i], &m->ckpt.files[i], &m->info[i], err);
-    uint64_t no = 0, n = 0, tensors = 0;
+    gguf_split s = {0, 0, 0, 0};
     if (rc == 0) {
-      rc = split_keys(&m->ckpt.files[i], &m->info[i], &no, &n, &tensors, err);
+      rc = gguf_split_keys(&m->ckpt.files[i], &m->info[i], &s, err);
     }
-    if (rc == 0 && n == 0) {
-      rc = tool_fail(err, CLI_EXIT_DATA, "%s is not part of a split set (it has no %s)", paths[i],
-                     GGUF_SPLIT_COUNT);
+    uint64_t no = s.no;
+    if (rc == 0 && s.count == 0) {
+      rc = tool_fail(err, CLI_EXIT_DATA, "%s is not part of a split set (%s)", paths[i],
+                     not_a_part(&s));
     }
     for (size_t k = 0; k < i && rc == 0; k++) {
       if (keyed[k][0] == no) {

@@ -4,6 +4,9 @@
  * split.no, split.count and split.tensors.count; the model's metadata in the first). Loading
  * reads every header (never the data), checks the set, and removes the split.* keys from the
  * files' metadata: the writer (gguf_outputs.h) puts them back where the outputs form a set.
+ * A file whose split.count is 0 is a whole model, as llama.cpp's loader reads it (gguf-split
+ * --merge writes its output so, the first part's split.no and split.tensors.count kept): its
+ * split keys are set aside as a set's are.
  */
 #ifndef CLEAVE_GGUF_MODEL_H
 #define CLEAVE_GGUF_MODEL_H
@@ -19,6 +22,15 @@
 #define GGUF_SPLIT_COUNT "split.count"
 #define GGUF_SPLIT_TENSORS "split.tensors.count"
 
+/** A file's place in a split set, as its split keys say. */
+typedef struct gguf_split {
+  /** 1 when the file has the split keys (a file has all three or none). */
+  int keyed;
+  /** split.no, split.count, split.tensors.count (all 0 when not keyed). A split.count of 0 makes
+   * the file a whole model, whatever the other two say. */
+  uint64_t no, count, tensors;
+} gguf_split;
+
 /** A GGUF model. */
 typedef struct gguf_model {
   ckpt_model ckpt;
@@ -26,6 +38,13 @@ typedef struct gguf_model {
   gguf_info *info;
   /** 1 when the model was loaded from a split set (of one file or more). */
   int is_set;
+  /** 1 when the model is one part of a set read alone (gguf_model_load's `any_part`); `part` is
+   * its place in the set. */
+  int alone;
+  gguf_split part;
+  /** 1 when the model is one file whose split.count is 0 (a whole model, its split keys set
+   * aside). */
+  int merged;
   /** The name outputs derive theirs from: "model" for model.gguf and for
    * model-00001-of-00003.gguf (malloc'd). */
   char *base;
@@ -33,12 +52,14 @@ typedef struct gguf_model {
 
 /**
  * Loads MODEL `path`: a .gguf file, or the first file of a split set (the others are found by
- * their names). Returns 0, or an exit status with the message in `err`: CLI_EXIT_NOINPUT (the
- * file cannot be opened), CLI_EXIT_DATA (a file breaks a rule, a part of the set is missing or
- * does not match), CLI_EXIT_IOERR, CLI_EXIT_SOFTWARE. Free `m` with gguf_model_free in either
- * case.
+ * their names). With `any_part` (ls, check), `path` may be any file of a set: the whole set is
+ * loaded from its first file when that can be opened (its name is gguf-split's, on the same
+ * prefix as this file's), else this file alone (m->alone) after a warning on stderr saying why.
+ * Returns 0, or an exit status with the message in `err`: CLI_EXIT_NOINPUT (the file cannot be
+ * opened), CLI_EXIT_DATA (a file breaks a rule, a part of the set is missing or does not match),
+ * CLI_EXIT_IOERR, CLI_EXIT_SOFTWARE. Free `m` with gguf_model_free in either case.
  */
-int gguf_model_load(const char *path, gguf_model *m, tool_error *err);
+int gguf_model_load(const char *path, int any_part, gguf_model *m, tool_error *err);
 
 /**
  * Loads the split set whose files are `paths[0..count)` (in any order; each must carry the split
@@ -46,6 +67,18 @@ int gguf_model_load(const char *path, gguf_model *m, tool_error *err);
  * be a split set. Returns as gguf_model_load.
  */
 int gguf_model_load_parts(char *const *paths, size_t count, gguf_model *m, tool_error *err);
+
+/**
+ * The split keys of file `f` (read by gguf_read_fd with `info`) into `out`: split.no (u16),
+ * split.count (u16) and split.tensors.count (i32, not negative), all three or none, and when
+ * split.count is not 0, split.no below it. Returns 0, or CLI_EXIT_DATA with the message (the
+ * file, the byte offset of the key) in `err`.
+ */
+int gguf_split_keys(const ckpt_file *f, const gguf_info *info, gguf_split *out, tool_error *err);
+
+/** Removes the split keys from file `f`'s metadata and `info`'s order of it (the writer puts
+ * them back into the files of an output set). */
+void gguf_strip_split_keys(ckpt_file *f, gguf_info *info);
 
 /** Releases the model and zeroes it (safe on a zeroed or partly loaded one). */
 void gguf_model_free(gguf_model *m);

@@ -63,11 +63,14 @@ static uint64_t alignment_bytes(const ckpt_out_file *f) {
                                                     : GGUF_DEFAULT_ALIGNMENT;
 }
 
-/* gguf-split's rule: a file takes tensors in order until the next one would take its data past
- * `max` bytes (each tensor padded to the alignment); a file holds one tensor at least. Returns
- * whether tensor of `padded` bytes starts a new file, and counts it in. */
-static int starts_file(uint64_t padded, uint64_t max, uint64_t *used, size_t *in_file) {
-  int fresh = *in_file == 0 || *used + padded > max;
+/* gguf-split's rules: a file takes tensors in order until the next one would take its data past
+ * `o->max_shard_bytes` (each tensor padded to the alignment), or until it holds
+ * `o->max_tensors`; a file holds one tensor at least. Returns whether tensor of `padded` bytes
+ * starts a new file, and counts it in. */
+static int starts_file(uint64_t padded, const gguf_output_options *o, uint64_t *used,
+                       size_t *in_file) {
+  int fresh = *in_file == 0 || (o->max_shard_bytes > 0 && *used + padded > o->max_shard_bytes) ||
+              (o->max_tensors > 0 && *in_file >= o->max_tensors);
   if (fresh) {
     *used = 0;
     *in_file = 0;
@@ -77,8 +80,9 @@ static int starts_file(uint64_t padded, uint64_t max, uint64_t *used, size_t *in
   return fresh;
 }
 
-/* Moves the tensors of every file, in order, into the files of a set of at most `max` bytes of
- * data each, named BASE-0000k-of-0000N.gguf. */
+/* Moves the tensors of every file, in order, into the files of a set of at most
+ * `o->max_shard_bytes` bytes of data and `o->max_tensors` tensors each, named
+ * BASE-0000k-of-0000N.gguf. */
 static int regroup(ckpt_plan *plan, const gguf_output_options *o, tool_error *err) {
   uint64_t align = alignment_bytes(&plan->files[0]);
   size_t files = 0, in_file = 0;
@@ -86,14 +90,23 @@ static int regroup(ckpt_plan *plan, const gguf_output_options *o, tool_error *er
   for (size_t i = 0; i < plan->file_count; i++) {
     for (size_t k = 0; k < plan->files[i].tensor_count; k++) {
       uint64_t padded = (plan->files[i].tensors[k].bytes + align - 1) / align * align;
-      files += (size_t)starts_file(padded, o->max_shard_bytes, &used, &in_file);
+      files += (size_t)starts_file(padded, o, &used, &in_file);
     }
   }
   files = files == 0 ? 1 : files;
   if (files > MAX_SET_FILES) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "--max-shard-size %llu would make %zu files, more than the %u of a split set",
-                     (unsigned long long)o->max_shard_bytes, files, MAX_SET_FILES);
+    char limits[96] = "";
+    if (o->max_shard_bytes > 0) {
+      snprintf(limits, sizeof limits, "--max-shard-size %llu",
+               (unsigned long long)o->max_shard_bytes);
+    }
+    if (o->max_tensors > 0) {
+      size_t k = strlen(limits);
+      snprintf(limits + k, sizeof limits - k, "%s--max-tensors %llu", k > 0 ? " and " : "",
+               (unsigned long long)o->max_tensors);
+    }
+    return tool_fail(err, CLI_EXIT_DATA, "%s would make %zu files, more than the %u of a split set",
+                     limits, files, MAX_SET_FILES);
   }
   ckpt_plan fresh;
   memset(&fresh, 0, sizeof fresh);
@@ -114,7 +127,7 @@ static int regroup(ckpt_plan *plan, const gguf_output_options *o, tool_error *er
     for (size_t k = 0; k < old->tensor_count && rc == 0; k++) {
       const ckpt_out_tensor *t = &old->tensors[k];
       uint64_t padded = (t->bytes + align - 1) / align * align;
-      if (starts_file(padded, o->max_shard_bytes, &used, &in_file) && placed++ > 0) {
+      if (starts_file(padded, o, &used, &in_file) && placed++ > 0) {
         at++;
       }
       if (ckpt_out_file_add(&fresh.files[at], t, ckpt_out_spans(old, t), t->span_count) != 0) {
@@ -123,12 +136,15 @@ static int regroup(ckpt_plan *plan, const gguf_output_options *o, tool_error *er
     }
   }
   if (rc == 0) {
-    /* The first file keeps the model's metadata; the others take general.alignment from it. */
+    /* The first file keeps the model's metadata; the others take general.alignment from it
+     * unless it is the default, which gguf-split's files rely on. */
     fresh.files[0].meta = plan->files[0].meta;
     fresh.files[0].meta_count = plan->files[0].meta_count;
     fresh.files[0].has_meta = 1;
     const ckpt_meta *a =
-        gguf_meta_lookup(plan->files[0].meta, plan->files[0].meta_count, "general.alignment");
+        alignment_bytes(&plan->files[0]) != GGUF_DEFAULT_ALIGNMENT
+            ? gguf_meta_lookup(plan->files[0].meta, plan->files[0].meta_count, "general.alignment")
+            : NULL;
     for (size_t f = 1; f < files; f++) {
       fresh.files[f].meta = a;
       fresh.files[f].meta_count = a != NULL;
@@ -245,9 +261,10 @@ static int build_metadata(ckpt_plan *plan, int is_set, gguf_outputs *store, tool
     ckpt_out_file *file = &plan->files[f];
     ckpt_meta *a = store->arrays[f];
     size_t count = file->meta_count;
+    /* gguf-split's order: it appends split.count again once it knows the number of files. */
     if (is_set && (scalar(store, GGUF_SPLIT_NO, GGUF_U16, f, &a[count]) != 0 ||
-                   scalar(store, GGUF_SPLIT_COUNT, GGUF_U16, n, &a[count + 1]) != 0 ||
-                   scalar(store, GGUF_SPLIT_TENSORS, GGUF_I32, total, &a[count + 2]) != 0)) {
+                   scalar(store, GGUF_SPLIT_TENSORS, GGUF_I32, total, &a[count + 1]) != 0 ||
+                   scalar(store, GGUF_SPLIT_COUNT, GGUF_U16, n, &a[count + 2]) != 0)) {
       return tool_oom(err, "updating metadata");
     }
     file->meta = a;
@@ -261,7 +278,7 @@ int gguf_finish_plan(const gguf_model *m, ckpt_plan *plan, const gguf_output_opt
                      gguf_outputs *store, tool_error *err) {
   int rc = 0;
   int is_set = o->mirror_set;
-  if (o->max_shard_bytes > 0) {
+  if (o->max_shard_bytes > 0 || o->max_tensors > 0) {
     rc = regroup(plan, o, err);
     is_set = 1;
   }

@@ -1,14 +1,17 @@
 /*
  * Finishing the plan of a gguf command: what the checkpoint layer's planners leave to the
  * format. The outputs may become a split set as gguf-split writes it (--max-shard-size: the
- * tensors in order, a new file when the next tensor would take a file's data past SIZE); the
- * files of a set get split.no, split.count and split.tensors.count; an expert count the rules
- * changed is updated; then every file is laid out (gguf_write.h).
+ * tensors in order, a new file when the next tensor would take a file's data past SIZE;
+ * --max-tensors: a new file at every N-th tensor); the files of a set get split.no, split.count
+ * and split.tensors.count; an expert count the rules changed is updated; then every file is laid
+ * out (gguf_write.h).
  *
  * Metadata keys written or updated:
- * - split.no (u16), split.count (u16), split.tensors.count (i32): in every file of an output set
- *   (the tensors of all its files), appended after the metadata; the first file holds the model's
- *   metadata, the others general.alignment (when the model has one) and the split keys;
+ * - split.no (u16), split.tensors.count (i32), split.count (u16), in that order (gguf-split's:
+ *   it sets split.count last, once it knows it): in every file of an output set (the tensors of
+ *   all its files), appended after the metadata; the first file holds the model's metadata, the
+ *   others the split keys, after general.alignment when the model's is not gguf's default of 32
+ *   (gguf-split writes none there, so a file of that alignment is byte for byte gguf-split's);
  * - ARCH.expert_count (ARCH: general.architecture), in its own type: when the tensors named
  *   *_exps* whose axis 0 held the experts (expert_count of them) all hold N of them in an output
  *   model, its expert_count becomes N (a shard rank is a model; a set is one model).
@@ -27,7 +30,10 @@ typedef struct gguf_output_options {
   /** Split the outputs into a set whose files hold at most this many bytes of tensor data
    * (padding included; one larger tensor gets a file of its own). 0: no. */
   uint64_t max_shard_bytes;
-  /** The name of the set's files: BASE-00001-of-0000N.gguf (with max_shard_bytes). */
+  /** At most this many tensors in a file of the set. 0: no limit. */
+  uint64_t max_tensors;
+  /** The name of the set's files: BASE-00001-of-0000N.gguf (with max_shard_bytes or
+   * max_tensors). */
   const char *set_base;
   /** The plan's files are a set already (a split of a set mirrors its files). */
   int mirror_set;

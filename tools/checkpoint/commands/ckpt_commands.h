@@ -67,8 +67,8 @@ typedef struct ckpt_args {
   /** -o, -f, --sync, --dry-run, --json, -q, --no-progress, --no-sidecar (the writing verbs);
    * --json and -q (ls, check, verify). */
   ckpt_run_options run;
-  /** --max-shard-size in bytes (0: not given). */
-  uint64_t max_shard_size;
+  /** --max-shard-size in bytes, --max-tensors (0: not given). */
+  uint64_t max_shard_size, max_tensors;
   /** shard, merge, reshard: -n, --axis, --view, --replicate, --unmatched. */
   ckpt_rank_rules ranks;
   /** The rank rules given (--axis, --view, --replicate, --unmatched), in order; growable. */
@@ -127,8 +127,8 @@ typedef struct ckpt_command {
 typedef int (*ckpt_verb_run)(ckpt_command *c);
 
 /** The option groups of the writing verbs (their targets are ckpt_args fields: include them with
- * CLI_INCLUDE_SAME): -o OUTDIR (merge has its own), the other output options, --max-shard-size,
- * --quant-block. */
+ * CLI_INCLUDE_SAME): -o OUTDIR (merge has its own), the other output options, --max-shard-size
+ * (and GGUF's --max-tensors), --quant-block. */
 extern const cli_opt ckpt_outdir_option[];
 extern const cli_opt ckpt_write_options[];
 extern const cli_opt ckpt_size_option[];

@@ -343,6 +343,24 @@ const cli_opt ckpt_write_options[] = {
     CLI_END,
 };
 
+/* --max-tensors N: a count from 1, given once. */
+static int max_tensors(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+  uint64_t *n = target;
+  int64_t v = 0;
+  if (*n != 0) {
+    return cli_error(CLI_EXIT_USAGE, "%s: option --%s is given twice", cmd, opt->long_name);
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s: --%s", cmd, opt->long_name);
+  int rc = cli_parse_int64(value, what, &v);
+  if (rc == 0 && v < 1) {
+    rc = cli_error(CLI_EXIT_USAGE, "%s: --%s is %lld: a file holds 1 tensor at least", cmd,
+                   opt->long_name, (long long)v);
+  }
+  *n = rc == 0 ? (uint64_t)v : 0;
+  return rc;
+}
+
 const cli_opt ckpt_size_option[] = {
     CLI_SIZE(0, "max-shard-size", "SIZE", ckpt_args, max_shard_size,
              "write the outputs as one model in files of at most SIZE bytes of tensors each (a "
@@ -355,6 +373,15 @@ const cli_opt ckpt_size_option[] = {
                                 "it") ". SIZE: 5GB, 1.5G, 500MiB (K/KB, M/MB, G/GB, T/TB: "
                                       "powers of 1000; KiB, MiB, "
                                       "GiB, TiB: of 1024; no unit: bytes)"),
+    {.kind = CLI_OPT_CALL,
+     .long_name = "max-tensors",
+     .arg = "N",
+     .help = "write the outputs as a split set of at most N tensors per file, as gguf-split's "
+             "--split-max-tensors cuts it (a new file at every N-th tensor); with "
+             "--max-shard-size a file also ends where the next tensor would pass SIZE",
+     .offset = offsetof(ckpt_args, max_tensors),
+     .call = max_tensors,
+     .tag = CKPT_FORMAT_GGUF},
     CLI_END,
 };
 

@@ -85,7 +85,7 @@ int ckpt_run_inspect(ckpt_command *c) {
   if (rc != 0) {
     return rc;
   }
-  ckpt_load_options load = {c->args.strict, 0};
+  ckpt_load_options load = {.strict = c->args.strict, .any_part = 1};
   ckpt_model *m = NULL;
   tool_error err;
   /* A folder of ranks (rank0 and on, as shard writes them) is read as its ranks; `check` also

@@ -562,9 +562,10 @@ int ckpt_run_ranks(ckpt_command *c) {
     }
   }
   if (rc == 0) {
-    ckpt_finish_options finish = {0, NULL, 0};
+    ckpt_finish_options finish = {0, NULL, 0, 0};
     if (c->verb == CKPT_MERGE && !(c->driver->traits & CKPT_SIZED_BY_PLANNER)) {
       finish.max_shard_bytes = c->args.max_shard_size;
+      finish.max_tensors = c->args.max_tensors;
       finish.set_base = base;
     }
     rc = ckpt_command_write(c, m, &plan, &finish);

@@ -21,11 +21,12 @@ static int check_command_line(const ckpt_command *c) {
   if (a->run.outdir == NULL) {
     return cli_error(CLI_EXIT_USAGE, "%s: -o OUTDIR is missing", c->name);
   }
-  if (a->rules.count == 0 && a->preset.name == NULL && a->max_shard_size == 0) {
+  if (a->rules.count == 0 && a->preset.name == NULL && a->max_shard_size == 0 &&
+      a->max_tensors == 0) {
     return cli_error(CLI_EXIT_USAGE,
                      "%s: no rule (--tensor GLOB ... or --rules FILE), no --preset and no "
-                     "--max-shard-size",
-                     c->name);
+                     "--max-shard-size%s",
+                     c->name, (ckpt_command_tags(c) & CKPT_FORMAT_GGUF) ? " or --max-tensors" : "");
   }
   int rc = ckpt_preset_args_check(c, 1);
   for (size_t i = 0; i < a->rules.count && rc == 0; i++) {
@@ -84,8 +85,10 @@ int ckpt_run_split(ckpt_command *c) {
   }
   if (rc == 0) {
     ckpt_finish_options finish = {
-        (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? 0 : c->args.max_shard_size,
-        c->driver->write.base_name(m), c->driver->write.is_set(m)};
+        .max_shard_bytes = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? 0 : c->args.max_shard_size,
+        .set_base = c->driver->write.base_name(m),
+        .mirror_set = c->driver->write.is_set(m),
+        .max_tensors = c->args.max_tensors};
     rc = ckpt_command_write(c, m, &plan, &finish);
   }
   ckpt_plan_free(&plan);

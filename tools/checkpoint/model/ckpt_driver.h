@@ -34,6 +34,10 @@ typedef struct ckpt_load_options {
   int strict;
   /** Out: how many departures were accepted with a warning. */
   size_t accepted;
+  /** MODEL may be any file of a model of several files (ls, check): the format loads the whole
+   * model when it finds it from that file, else that file alone with a warning saying why. A
+   * format that has no such files ignores it. */
+  int any_part;
 } ckpt_load_options;
 
 /** What a writing command asks of the files it writes, beyond the planners' layout. */
@@ -44,6 +48,8 @@ typedef struct ckpt_finish_options {
   const char *set_base;
   /** The plan's files mirror the input's and the input was a set: they stay one. */
   int mirror_set;
+  /** --max-tensors: at most this many tensors in a file of the set (0: not given). */
+  uint64_t max_tensors;
 } ckpt_finish_options;
 
 /** What a format adds to the help of one command: usage lines after the command's own (each
