@@ -39,6 +39,11 @@ int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size,
   return 0;
 }
 
+unsigned io_permissions(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? (unsigned)(st.st_mode & 0777) : 0;
+}
+
 int io_pread_all(int fd, void *buf, size_t size, uint64_t offset, size_t *got) {
   size_t done = 0;
   int e = 0;

@@ -19,6 +19,10 @@
  */
 int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size, tool_error *err);
 
+/** The permission bits of the open file `fd` (its st_mode & 0777; 0 when fstat fails): the
+ * outputs made from it are no more readable (out_set_limit_mode). */
+unsigned io_permissions(int fd);
+
 /**
  * Reads exactly `size` bytes at `offset` of `fd` (named `path` in messages) into `buf`.
  * Returns 0; CLI_EXIT_IOERR when a read fails ("cannot read 'PATH' at offset N: strerror");

@@ -7,6 +7,7 @@
 #include "concat_inputs.h"
 #include "concat_options.h"
 #include "help.h"
+#include "io.h"
 #include "npy.h"
 #include "ops_commands.h"
 #include "outputs.h"
@@ -176,6 +177,11 @@ static int run_packed(const concat_inputs *in, const join_plan *p, const cleave_
 /* Joins the inputs into the output, reports it and commits it, or leaves nothing behind. */
 static int write_output(const concat_options *o, const concat_inputs *in,
                         const cleave_concat_info *info, const join_plan *p, out_set *set) {
+  unsigned widest = 0;
+  for (size_t i = 0; i < in->count; i++) {
+    widest |= io_permissions(in->items[i].fd);
+  }
+  out_set_limit_mode(set, widest);
   int rc = out_set_create(set);
   if (rc != 0) {
     return rc;

@@ -171,6 +171,7 @@ static int stream_packed(const split_input *in, const split_result *res, stream_
 /* Splits the data into the outputs, reports them and commits them, or leaves nothing behind. */
 static int write_outputs(const op_options *o, split_input *in, const split_result *res,
                          out_set *set) {
+  out_set_limit_mode(set, io_permissions(in->fd));
   int rc = out_set_create(set);
   if (rc != 0) {
     return rc;
