@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "io.h"
 #include "outputs_stale.h"
 
 /* The size of the buffers paths are composed in. A prefix set's paths always fit (out_set_init
@@ -393,10 +394,13 @@ int out_set_create(out_set *set) {
       char buf[PATH_BUF];
       const char *final = out_set_final(set, i, buf, sizeof buf);
       out_set_abort(set);
-      return cli_error(
-          CLI_EXIT_CANTCREAT, "cannot create output '%s' (as '%s'): %s%s", final, path, strerror(e),
-          e == ENOENT && (!set->folder || set->file) ? " (the output directory is not created)"
-                                                     : "");
+      char reason[256];
+      return cli_error(io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_CANTCREAT,
+                       "cannot create output '%s' (as '%s'): %s%s", final, path,
+                       io_open_reason(e, reason, sizeof reason),
+                       e == ENOENT && (!set->folder || set->file)
+                           ? " (the output directory is not created)"
+                           : "");
     }
     close(fd);
   }
@@ -412,8 +416,12 @@ static int open_temp(size_t i, int flags, const char *what, int *fd) {
     *fd = open(path, flags | O_CLOEXEC);
   }
   if (*fd < 0) {
-    return cli_error(CLI_EXIT_IOERR, "cannot %s the temporary output '%s': %s", what, path,
-                     strerror(errno));
+    /* Too many files open at once is a resource limit (70), named with its value. */
+    int e = errno;
+    char reason[256];
+    return cli_error(io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_IOERR,
+                     "cannot %s the temporary output '%s': %s", what, path,
+                     io_open_reason(e, reason, sizeof reason));
   }
   return 0;
 }

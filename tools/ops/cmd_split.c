@@ -172,6 +172,8 @@ static int stream_packed(const split_input *in, const split_result *res, stream_
 static int write_outputs(const op_options *o, split_input *in, const split_result *res,
                          out_set *set) {
   out_set_limit_mode(set, io_permissions(in->fd));
+  /* Up to STREAM_GROUP_SIZE outputs are written at once. */
+  io_raise_open_limit((set->count < STREAM_GROUP_SIZE ? set->count : STREAM_GROUP_SIZE) + 64);
   int rc = out_set_create(set);
   if (rc != 0) {
     return rc;

@@ -77,6 +77,14 @@ static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_
   if (s->copies == NULL || s->modes == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
+  if (o->sidecars && m->sidecar_errno != 0 && !same_dir(m->dir, o->outdir)) {
+    char reason[256];
+    return cli_error(
+        io_open_status(m->sidecar_errno),
+        "cannot list the folder '%s' for the model's other files (config.json, "
+        "tokenizer files...) to copy: %s; --no-sidecar writes the outputs without them",
+        m->dir[0] != '\0' ? m->dir : "./", io_open_reason(m->sidecar_errno, reason, sizeof reason));
+  }
   for (size_t i = 0; o->sidecars && i < m->sidecar_count; i++) {
     if (!ckpt_write_sidecar(plan, m, o->outdir, i)) {
       continue;
