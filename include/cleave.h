@@ -871,8 +871,8 @@ CLEAVE_API cleave_status cleave_plan_run_exec(const cleave_plan *plan, const voi
  * than the plan's `tiny_bytes` from each of several rows (the tiny-output kernels) start on a
  * 64-byte boundary; all outputs live in one block from the system allocator
  * (`cleave_allocator_system`). Release them with `cleave_outputs_free`. On failure every entry of
- * `outputs` is set to NULL and nothing stays allocated. `outputs` may be NULL when the plan has no
- * outputs. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty
+ * `outputs` is set to NULL and nothing stays allocated; only a NULL plan, whose number of outputs
+ * is not known, leaves the array as it is. `outputs` may be NULL when the plan has no outputs. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan, outputs or non-empty
  * input), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t/int64) or
  * CLEAVE_ERROR_OUT_OF_MEMORY. Thread-safe.
  */
@@ -1236,7 +1236,8 @@ CLEAVE_API cleave_status cleave_concat_plan_run(const cleave_concat_plan *plan,
  * one `alloc` call, and the output starts on a 64-byte boundary (4096 for outputs of 1 MiB or
  * more). On success `*output` points at it; release it with `cleave_outputs_free(output, 1)`,
  * which gives the block back to its allocator (an empty output too gets a block, so success
- * always gives a pointer). On failure `*output` is NULL and nothing stays allocated. Fresh
+ * always gives a pointer). On any failure (a NULL plan too) `*output` is NULL, unless `output`
+ * itself is NULL, and nothing stays allocated. Fresh
  * memory is populated first, as for `cleave_plan_run_alloc_with`. Returns CLEAVE_OK,
  * CLEAVE_ERROR_INVALID_ARGUMENT (NULL plan or `output`, an input NULL but not empty, an allocator
  * without both functions), CLEAVE_ERROR_OVERFLOW (the block's size does not fit in size_t) or

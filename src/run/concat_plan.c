@@ -151,11 +151,14 @@ cleave_status cleave_concat_plan_run_alloc(const cleave_concat_plan *plan,
                                            const void *const *inputs, const cleave_exec *exec,
                                            const cleave_allocator *allocator, void **output,
                                            cleave_error *err) {
-  if (plan == NULL || output == NULL) {
-    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the %s is NULL",
-                       plan == NULL ? "plan" : "output result");
+  if (output == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the output result is NULL");
   }
+  /* Before any check: the header promises NULL on every failure, a NULL plan's included. */
   *output = NULL;
+  if (plan == NULL) {
+    return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT, "the plan is NULL");
+  }
   cleave_allocator system;
   cleave_status st = cleave_allocator_pick(&allocator, &system, err);
   cleave_parts parts = cleave_parts_of_pointers(inputs);

@@ -3,15 +3,21 @@ status 0 are refused, naming what is wrong, with nothing written and the inputs 
 
 Outputs never land among the inputs: an output folder that is the model's folder, holds one of its
 files, or lies in a folder of ranks being read is 64, with or without -f; a merge into one file
-writes its manifest beside the file, named after it, never over another run's."""
+writes its manifest beside the file, named after it, never over another run's.
+
+Copied files keep their permission bits (never wider than the source, nor than the umask
+allows), and outputs made from the inputs' data are never more readable than the most readable
+input."""
 import json
 import os
 import shutil
+import stat
 
 import numpy as np
 
 import clitest
 import gguf_util as g
+import hostile
 import st_util as u
 from clitest import check
 
@@ -382,3 +388,267 @@ def test_dry_run_shows_each_cut(work):
           f"rank 1's qkv_proj: {qkv}")
     check(clitest.run(args, work).returncode == 0, "phi3 shard")
     check_cuts(work, plan, fused, "fused")
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def umask(value):
+    return lambda: os.umask(value)
+
+
+def test_permissions(work):
+    """A sidecar is copied with its own bits less the umask (a 0600 token file stays 0600, a 0755
+    script 0755, setuid dropped); the files made from the model's data (ranks, parts, index,
+    manifest) have 0666 less the umask less the group's and others' bits no model file has."""
+    make_models(work)
+    side = {"config.json": 0o644, "token.json": 0o600, "tokenizer.model": 0o640,
+            "run.sh": 0o4755, "readonly.txt": 0o444}
+    for name, bits in side.items():
+        with open(os.path.join(work, "st", name), "w") as f:
+            f.write(name + "\n")
+        os.chmod(os.path.join(work, "st", name), bits)
+    copied = {"config.json": 0o644, "token.json": 0o600, "tokenizer.model": 0o640,
+              "run.sh": 0o755, "readonly.txt": 0o444}
+    model = os.path.join(work, "st", "model.safetensors")
+    for data_bits, want in ((0o644, 0o644), (0o600, 0o600), (0o640, 0o640), (0o604, 0o604)):
+        os.chmod(model, data_bits)
+        out = f"tp{data_bits:o}"
+        r = clitest.run(["st", "shard", "st", "-o", out, "-n", "2", "-q"] + ST_RULES, work,
+                        preexec_fn=umask(0o022))
+        check(r.returncode == 0, f"shard of a {data_bits:o} model: {r.stderr}")
+        for name, bits in copied.items():
+            got = mode(os.path.join(work, out, name))
+            check(got == bits, f"{data_bits:o}: sidecar {name} is {got:o}, expected {bits:o}")
+        for name in ("rank0.safetensors", "rank1.safetensors", "cleave-manifest.json"):
+            got = mode(os.path.join(work, out, name))
+            check(got == want, f"{data_bits:o} model: {name} is {got:o}, expected {want:o}")
+    # A sharded output (its index too), and merge from private ranks.
+    os.chmod(model, 0o600)
+    r = clitest.run(["st", "split", "st", "-o", "sized", "--max-shard-size", "200", "-q"], work,
+                    preexec_fn=umask(0o022))
+    check(r.returncode == 0, f"split --max-shard-size: {r.stderr}")
+    for name in os.listdir(os.path.join(work, "sized")):
+        got = mode(os.path.join(work, "sized", name))
+        want = copied.get(name, 0o600)
+        check(got == want, f"split of a 0600 model: {name} is {got:o}, expected {want:o}")
+    r = clitest.run(["st", "merge", "tp600", "-o", "merged", "-q"] + ST_RULES, work,
+                    preexec_fn=umask(0o022))
+    check(r.returncode == 0 and mode(os.path.join(work, "merged", "model.safetensors")) == 0o600,
+          f"merge of 0600 ranks: {r.stderr}")
+    check(mode(os.path.join(work, "merged", "token.json")) == 0o600, "merge: the token's copy")
+    # The umask still applies: never wider than it allows, to copies and data alike.
+    os.chmod(model, 0o644)
+    r = clitest.run(["st", "shard", "st", "-o", "private", "-n", "2", "-q"] + ST_RULES, work,
+                    preexec_fn=umask(0o077))
+    check(r.returncode == 0, f"shard under umask 077: {r.stderr}")
+    for name in os.listdir(os.path.join(work, "private")):
+        got = mode(os.path.join(work, "private", name))
+        want = {"run.sh": 0o700, "readonly.txt": 0o400}.get(name, 0o600)
+        check(got == want, f"umask 077: {name} is {got:o}, expected {want:o}")
+    # -f over an earlier run's copies gives the source's bits, not the old file's.
+    os.chmod(os.path.join(work, "st", "token.json"), 0o640)
+    r = clitest.run(["st", "shard", "st", "-o", "tp644", "-n", "2", "-q", "-f"] + ST_RULES, work,
+                    preexec_fn=umask(0o022))
+    check(r.returncode == 0 and mode(os.path.join(work, "tp644", "token.json")) == 0o640,
+          f"-f: the token's copy is {mode(os.path.join(work, 'tp644', 'token.json')):o}")
+    # GGUF: a private model gives private ranks.
+    os.chmod(os.path.join(work, "model.gguf"), 0o600)
+    r = clitest.run(["gguf", "shard", "model.gguf", "-o", "gg", "-n", "2", "-q"] + GGUF_RULES,
+                    work, preexec_fn=umask(0o022))
+    check(r.returncode == 0, f"gguf shard: {r.stderr}")
+    for name in os.listdir(os.path.join(work, "gg")):
+        got = mode(os.path.join(work, "gg", name))
+        check(got == 0o600, f"gguf shard of a 0600 model: {name} is {got:o}")
+    # .npy: split parts and a join, no more readable than their inputs.
+    np.save(os.path.join(work, "x.npy"), np.arange(12, dtype=np.int32).reshape(4, 3))
+    os.chmod(os.path.join(work, "x.npy"), 0o600)
+    r = clitest.run(["split", "-a", "0", "-n", "2", "x.npy"], work, preexec_fn=umask(0o022))
+    check(r.returncode == 0 and mode(os.path.join(work, "x_0.npy")) == 0o600 and
+          mode(os.path.join(work, "x_1.npy")) == 0o600, f"npy split of a 0600 file: {r.stderr}")
+    os.chmod(os.path.join(work, "x_1.npy"), 0o640)
+    r = clitest.run(["concat", "-a", "0", "-o", "y.npy", "x_0.npy", "x_1.npy"], work,
+                    preexec_fn=umask(0o022))
+    check(r.returncode == 0 and mode(os.path.join(work, "y.npy")) == 0o640,
+          f"concat of 0600 and 0640: {r.stderr}")
+    # Run by a user who may not write a read-only copy: it is still made, with its bits.
+    if hostile.setpriv_works(work):
+        os.makedirs(os.path.join(work, "nobody"))
+        os.chown(os.path.join(work, "nobody"), 65534, 65534)
+        os.chmod(model, 0o644)
+        for name in side:
+            os.chmod(os.path.join(work, "st", name), 0o444)
+        r = hostile.run(["st", "shard", "st", "-o", "nobody/tp", "-n", "2", "-q"] + ST_RULES,
+                        work, wrap=hostile.NOBODY, preexec_fn=umask(0o022))
+        check(r.returncode == 0, f"shard as nobody: {r.stderr}")
+        for name in side:
+            got = mode(os.path.join(work, "nobody", "tp", name))
+            check(got == 0o444, f"as nobody: {name} is {got:o}, expected 444")
+    else:
+        hostile.skip("setpriv cannot run cleave as nobody here")
+
+
+def test_unreadable(work):
+    """A file cleave must read and cannot open is 66, whatever its role (a model file, an index,
+    a shard it lists, a part of a split set, a rank, a folder of ranks, a sidecar, a rules file,
+    config.json, a manifest, an output verify reads back, an input of --against), with its path
+    in the message, nothing written and the inputs unchanged; missing files the model names (a
+    shard, a part) too. Unreadable cases run cleave as nobody (root reads everything)."""
+    make_models(work)
+    rng = np.random.default_rng(5)
+    g.write_gguf(os.path.join(work, "two.gguf"), [("general.architecture", "str", "toy")],
+                 [("blk.0.w", "F32", [4, 8], g.rand_bytes(rng, 128)),
+                  ("blk.1.w", "F32", [4, 8], g.rand_bytes(rng, 128))])
+    np.save(os.path.join(work, "x.npy"), np.arange(8, dtype=np.int32))
+    steps = [["st", "split", "st", "-o", "sharded", "--max-shard-size", "200"],
+             ["st", "shard", "st", "-o", "tp", "-n", "2"] + ST_RULES,
+             ["gguf", "shard", "model.gguf", "-o", "gtp", "-n", "2"] + GGUF_RULES,
+             ["gguf", "split", "two.gguf", "-o", "gset", "--max-shard-size", "200"]]
+    for args in steps:
+        r = clitest.run(args + ["-q"], work)
+        check(r.returncode == 0, f"{args}: {r.stderr}")
+    os.makedirs(os.path.join(work, "fp8"))
+    u.write_st(os.path.join(work, "fp8", "model.safetensors"),
+               {"w": ("F8_E4M3", (4, 8), bytes(32)), "w_scale_inv": ("F32", (1, 1), bytes(4))})
+    with open(os.path.join(work, "fp8", "config.json"), "w") as f:
+        json.dump({"quantization_config": {"quant_method": "fp8",
+                                           "weight_block_size": [128, 128]}}, f)
+    with open(os.path.join(work, "rules.txt"), "w") as f:
+        f.write("--tensor a.qkv -a 0 -n 2 --into x,y\n")
+    part2 = "gset/two-00002-of-00002.gguf"
+    check(os.path.isfile(os.path.join(work, part2)), f"no {part2}: {os.listdir(work)}")
+
+    # Missing files the model names: 66, the role and the path in the message.
+    moved = os.path.join(work, "moved")
+    for path, args, fragments in (
+            ("sharded/model-00002-of-00002.safetensors", ["st", "ls", "sharded"],
+             ["a shard the index lists", "model-00002-of-00002.safetensors"]),
+            (part2, ["gguf", "ls", "gset/two-00001-of-00002.gguf"],
+             ["file 2 of its split set of 2", "two-00002-of-00002.gguf"])):
+        os.rename(os.path.join(work, path), moved)
+        hostile.expect_failure(f"missing {path}", args, work, 66,
+                               fragments + ["No such file or directory"])
+        os.rename(moved, os.path.join(work, path))
+
+    if not hostile.setpriv_works(work):
+        hostile.skip("setpriv cannot run cleave as nobody here (root and a path nobody can reach)")
+        return
+    os.makedirs(os.path.join(work, "out"))
+    os.chown(os.path.join(work, "out"), 65534, 65534)
+    folder_of_config = ["st", "shard", "st", "-o", "out/x", "-n", "2", "--preset", "auto"]
+    cases = [
+        ("a model file", "st/model.safetensors", ["st", "ls", "st/model.safetensors"]),
+        ("a model file, format found", "st/model.safetensors", ["ls", "st/model.safetensors"]),
+        ("a model folder", "st", ["ls", "st"]),
+        ("a model folder (st)", "st", ["st", "shard", "st", "-o", "out/x", "-n", "2"] + ST_RULES),
+        ("an index", "sharded/model.safetensors.index.json",
+         ["st", "ls", "sharded/model.safetensors.index.json"]),
+        ("a shard", "sharded/model-00001-of-00002.safetensors",
+         ["st", "split", "sharded", "-o", "out/x", "--max-shard-size", "1G"]),
+        ("a rank", "tp/rank1.safetensors", ["merge", "tp", "-o", "out/x"] + ST_RULES),
+        ("a folder of ranks", "tp", ["st", "merge", "tp", "-o", "out/x"] + ST_RULES),
+        ("a sidecar", "st/config.json",
+         ["st", "shard", "st", "-o", "out/x", "-n", "2"] + ST_RULES),
+        ("config.json of --preset auto", "st/config.json", folder_of_config),
+        ("config.json of the scales", "fp8/config.json",
+         ["st", "shard", "fp8", "-o", "out/x", "-n", "2", "--axis", "w=0", "--no-sidecar"]),
+        ("a rules file", "rules.txt", ["st", "split", "st", "-o", "out/x", "--rules", "rules.txt"]),
+        ("a GGUF model", "model.gguf", ["gguf", "ls", "model.gguf"]),
+        ("a GGUF model, format found", "model.gguf", ["shard", "model.gguf", "-o", "out/x", "-n",
+                                                      "2"] + GGUF_RULES),
+        ("a part of a split set", part2, ["gguf", "merge", "gset/two-00001-of-00002.gguf", "-o",
+                                          "out/x.gguf"]),
+        ("a GGUF rank", "gtp/rank0.gguf", ["gguf", "merge", "gtp", "-o", "out/x.gguf"] +
+         GGUF_RULES),
+        ("a manifest", "tp/cleave-manifest.json", ["verify", "tp"]),
+        ("an output verify reads", "tp/rank0.safetensors", ["st", "verify", "tp"]),
+        ("a GGUF output verify reads", "gtp/rank1.gguf", ["verify", "gtp"]),
+        ("an input of --against", "st/model.safetensors", ["verify", "tp", "--against", "st"]),
+        ("a folder of --against", "st/", ["verify", "tp", "--against", "st"]),
+        ("a .npy input", "x.npy", ["split", "-a", "0", "-n", "2", "-o", "out/x", "x.npy"]),
+        ("a .npy input of concat", "x.npy", ["concat", "-a", "0", "-o", "out/y.npy", "x.npy",
+                                             "x.npy"]),
+    ]
+    for label, path, args in cases:
+        full = os.path.join(work, path)
+        before = os.stat(full).st_mode
+        # A file nobody may read; a folder nobody may list (but may pass through), or, written
+        # with its '/', nobody may enter (--against finds its files by name).
+        os.chmod(full, (0o700 if path.endswith("/") else 0o711) if os.path.isdir(full) else 0o600)
+        shown = path.rstrip("/")
+        hostile.expect_failure(label, args, work, 66, [f"'{shown}", "Permission denied"],
+                               wrap=hostile.NOBODY)
+        os.chmod(full, before)
+    # A model given by its index in a folder nobody may list: its sidecars cannot be found, so
+    # a command that copies them refuses (66); --no-sidecar writes without them.
+    os.chmod(os.path.join(work, "sharded"), 0o711)
+    index = "sharded/model.safetensors.index.json"
+    hostile.expect_failure("sidecars of a folder that cannot be listed",
+                           ["st", "split", index, "-o", "out/x", "--max-shard-size", "1G"], work,
+                           66, ["cannot list the folder 'sharded/'", "--no-sidecar"],
+                           wrap=hostile.NOBODY)
+    r = hostile.run(["st", "split", index, "-o", "out/y", "--max-shard-size", "1G",
+                     "--no-sidecar", "-q"], work, wrap=hostile.NOBODY)
+    check(r.returncode == 0, f"--no-sidecar from a folder that cannot be listed: {r.stderr}")
+    os.chmod(os.path.join(work, "sharded"), 0o755)
+    # config.json that does not exist is still "not known" for the scales (65: give the block
+    # size), not a file that cannot be read.
+    os.remove(os.path.join(work, "fp8", "config.json"))
+    hostile.expect_failure("scales without config.json", ["st", "shard", "fp8", "-o", "noconf",
+                                                          "-n", "2", "--axis", "w=1"],
+                           work, 65, ["whose size is not known", "--quant-block"])
+
+
+def test_open_file_limits(work):
+    """Commands that hold many files open raise their soft limit of open files to the hard one
+    (merge of many ranks, verify --against many inputs, a split into many parts, concat of many
+    inputs); when the hard limit is too low, the failure is a resource limit, 70, naming it and its
+    value, not a file that cannot be opened (66), with nothing written."""
+    import resource
+    w = np.arange(4 * 300, dtype=np.float32).reshape(4, 300)
+    u.write_st(os.path.join(work, "wide.safetensors"), {"w": u.array_tensor(w)})
+    r = clitest.run(["st", "shard", "wide.safetensors", "-o", "tp", "-n", "300", "--axis", "w=1",
+                     "-q"], work)
+    check(r.returncode == 0, f"shard -n 300: {r.stderr}")
+    g.write_gguf(os.path.join(work, "wide.gguf"), [("general.architecture", "str", "toy")],
+                 [("blk.0.w", "F32", [4, 300], w.tobytes())])
+    r = clitest.run(["gguf", "shard", "wide.gguf", "-o", "gtp", "-n", "300", "--axis",
+                     "blk.0.w=1", "-q"], work)
+    check(r.returncode == 0, f"gguf shard -n 300: {r.stderr}")
+    np.save(os.path.join(work, "x.npy"), np.arange(300, dtype=np.int16))
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 1024:
+        pytest_skip = f"the hard limit of open files is {hard}"
+        hostile.skip(pytest_skip)
+        return
+
+    def limit(soft, hard):
+        return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    runs = [("st merge", ["st", "merge", "tp", "-o", "merged", "--axis", "w=1", "-q"]),
+            ("gguf merge", ["gguf", "merge", "gtp", "-o", "merged.gguf", "--axis", "blk.0.w=1",
+                            "-q"]),
+            ("verify --against", ["verify", "merged", "--against", "tp", "-q"]),
+            ("npy split", ["split", "-a", "0", "-n", "300", "-o", "parts/x", "x.npy"]),
+            ("concat", ["concat", "-a", "0", "-o", "joined.npy"] +
+             [f"parts/x_{i}.npy" for i in range(300)])]
+    os.makedirs(os.path.join(work, "parts"))
+    for label, args in runs:
+        r = clitest.run(args, work, preexec_fn=limit(64, 1024))
+        check(r.returncode == 0, f"{label} under a soft limit of 64: {r.returncode} {r.stderr}")
+    check(np.array_equal(np.load(os.path.join(work, "joined.npy")), np.arange(300)),
+          "concat of the 300 parts")
+    # A hard limit too low: 70, the limit and its value named, nothing written.
+    for label, args in [("st merge", ["st", "merge", "tp", "-o", "merged2", "--axis", "w=1"]),
+                        ("gguf merge", ["gguf", "merge", "gtp", "-o", "merged2.gguf", "--axis",
+                                        "blk.0.w=1"]),
+                        ("st shard", ["st", "shard", "wide.safetensors", "-o", "tp2", "-n", "300",
+                                      "--axis", "w=1"]),
+                        ("verify --against", ["verify", "merged", "--against", "tp"]),
+                        ("concat", ["concat", "-a", "0", "-o", "joined2.npy"] +
+                         [f"parts/x_{i}.npy" for i in range(300)])]:
+        hostile.expect_failure(f"{label} under a hard limit of 64", args, work, 70,
+                               ["Too many open files", "a resource limit",
+                                "may have 64 files open, its hard limit is 64"],
+                               preexec_fn=limit(64, 64))

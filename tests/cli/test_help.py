@@ -116,3 +116,30 @@ def test_help():
     # Neither takes an argument: an extra word is a usage error, with nothing on stdout.
     for args in (["--version", "extra"], ["-V", "extra"], ["--help", "extra"], ["-h", "x.npy"]):
         clitest.expect_failure(" ".join(args), args, work, 64, [args[0], f"'{args[1]}'"])
+
+
+def test_exit_statuses():
+    """The overview's exit statuses are every status cleave gives (1 included: verify's
+    differences, ir-check's layers not OK, onnx-test's failed tests), and docs/cli.md's table and
+    the man page's EXIT STATUS list the same ones."""
+    work = clitest.workdir("help-statuses")
+    overview = clitest.run(["--help"], work).stdout
+    paragraph = overview[overview.index("Exit status:"):].split("\n\n")[0]
+    in_help = [int(s) for s in re.findall(r"(?:^|[:;] )(\d+) ", paragraph.replace("\n", " "))]
+    expected = [0, 1, 64, 65, 66, 70, 73, 74]
+    check(in_help == expected, f"--help lists the statuses {in_help}, expected {expected}")
+    source = os.environ.get("CLEAVE_SOURCE_DIR", "")
+    with open(os.path.join(source, "docs", "cli.md")) as f:
+        page = f.read()
+    table = page[page.index("## Exit statuses"):].split("\n\n")[1]
+    in_page = [int(s) for s in re.findall(r"^\| (\d+) \|", table, re.M)]
+    check(in_page == expected, f"docs/cli.md's table lists {in_page}, expected {expected}")
+    with open(os.path.join(source, "docs", "cleave.1")) as f:
+        man = f.read()
+    section = man[man.index(".Sh EXIT STATUS"):].split("\n.El")[0]
+    in_man = [int(s) for s in re.findall(r"^\.It (\d+)$", section, re.M)]
+    check(in_man == expected, f"cleave.1's EXIT STATUS lists {in_man}, expected {expected}")
+    # Status 1 is explained in each, with its three commands.
+    for where, text in (("--help", paragraph), ("cleave.1", section)):
+        for command in ("verify", "ir-check", "onnx-test"):
+            check(command in text, f"{where}: status 1 does not name {command}")

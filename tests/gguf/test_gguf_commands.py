@@ -290,8 +290,8 @@ def split_sets(work):
     for n in names[:2]:
         shutil.copy(os.path.join(work, "set", n), os.path.join(work, "broken", n))
     u.expect_failure("a missing part", ["gguf", "merge", "broken/model-00001-of-00003.gguf", "-o",
-                                        "x.gguf"], work, 65,
-                     ["file 3 of its split set of 3 is missing"])
+                                        "x.gguf"], work, 66,
+                     ["file 3 of its split set of 3 is missing", "No such file"])
     u.expect_failure("a part given twice", ["gguf", "merge", "broken/model-00001-of-00003.gguf",
                                             "set/model-00001-of-00003.gguf", "-o", "x.gguf"],
                      work, 65, ["both file 1"])

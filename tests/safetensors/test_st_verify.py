@@ -240,7 +240,8 @@ def test_errors(work):
                                                        "tp/cleave-manifest.json"])
     case("an input missing", lambda: None, 66,
          ["the input 'model.safetensors' of the manifest is not among"], ["--against", "tp"])
-    case("a missing MODEL", lambda: None, 66, ["cannot open 'nope'"], ["--against", "nope"])
+    case("a missing MODEL", lambda: None, 66, ["cannot open --against 'nope'"],
+         ["--against", "nope"])
     case("no OUTDIR", lambda: None, 64, ["st verify: unknown option"], ["--bad"])
     open(mpath, "w").write(good)
     u.expect_failure("two folders", ["st", "verify", "tp", "tp"], work, 64,

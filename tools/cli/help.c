@@ -20,10 +20,12 @@ static const char overview_tail[] =
     "  -h, --help         print help; after a command, that command's help\n"
     "  -V, --version      print the version of cleave and its library\n"
     "\n"
-    "Exit status: 0 success; 64 malformed command line; 65 a rule of the operator is broken or\n"
-    "the input is not a valid .npy file; 66 the input cannot be opened; 70 internal error;\n"
-    "73 an output cannot be created or exists; 74 a read or write failed. On any failure no\n"
-    "output is left behind and no existing file is changed.\n"
+    "Exit status: 0 success; 1 a check failed (verify: the outputs differ; ir-check: a layer is\n"
+    "not OK; onnx-test: a test failed); 64 malformed command line; 65 a rule of the operator is\n"
+    "broken, or an input is not a valid file of its format; 66 a file to read cannot be opened;\n"
+    "70 internal error, or a resource limit (memory, open files) reached; 73 an output cannot\n"
+    "be created or exists; 74 a read or write failed. On any failure no output is left behind\n"
+    "and no existing file is changed.\n"
     "\n"
     "Run 'cleave COMMAND --help' for a command's options, 'man cleave' for the details.\n";
 

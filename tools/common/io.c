@@ -4,10 +4,71 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+void io_raise_open_limit(size_t needed) {
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+      lim.rlim_cur >= needed || lim.rlim_cur >= lim.rlim_max) {
+    return;
+  }
+  /* The hard limit, or, when it is unlimited (which Linux refuses as a soft limit above its
+   * nr_open), what is needed. */
+  rlim_t want = lim.rlim_max == RLIM_INFINITY ? (rlim_t)needed : lim.rlim_max;
+  lim.rlim_cur = want;
+  if (setrlimit(RLIMIT_NOFILE, &lim) != 0 && want > (rlim_t)needed) {
+    lim.rlim_cur = (rlim_t)needed;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+int io_resource_limit(int e) {
+  return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
+int io_open_status(int e) {
+  return io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_NOINPUT;
+}
+
+static void limit_text(rlim_t v, char *buf, size_t size) {
+  if (v == RLIM_INFINITY) {
+    snprintf(buf, size, "unlimited");
+  } else {
+    snprintf(buf, size, "%llu", (unsigned long long)v);
+  }
+}
+
+const char *io_open_reason(int e, char *buf, size_t size) {
+  struct rlimit lim;
+  char soft[32], hard[32];
+  if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    limit_text(lim.rlim_cur, soft, sizeof soft);
+    limit_text(lim.rlim_max, hard, sizeof hard);
+    snprintf(buf, size,
+             "%s (a resource limit: this process may have %s files open, its hard limit is %s; "
+             "'ulimit -n' sets it)",
+             strerror(e), soft, hard);
+  } else if (e == ENFILE) {
+    snprintf(buf, size, "%s (a resource limit: the system's table of open files is full)",
+             strerror(e));
+  } else if (e == ENOMEM) {
+    snprintf(buf, size, "%s (a resource limit: out of memory)", strerror(e));
+  } else {
+    snprintf(buf, size, "%s", strerror(e));
+  }
+  return buf;
+}
+
+int io_open_fail(tool_error *err, int e, const char *what, const char *path) {
+  char reason[256];
+  return tool_fail(err, io_open_status(e), "cannot open %s%s'%s': %s", what != NULL ? what : "",
+                   what != NULL ? " " : "", path, io_open_reason(e, reason, sizeof reason));
+}
 
 int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size, tool_error *err) {
   const char *name = what != NULL ? what : "";
@@ -16,15 +77,13 @@ int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size,
   *size = 0;
   int f = open(path, O_RDONLY | O_CLOEXEC);
   if (f < 0) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open %s%s'%s': %s", name, space, path,
-                     strerror(errno));
+    return io_open_fail(err, errno, what, path);
   }
   struct stat st;
   if (fstat(f, &st) != 0) {
     int e = errno;
     close(f);
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open %s%s'%s': %s", name, space, path,
-                     strerror(e));
+    return io_open_fail(err, e, what, path);
   }
   if (!S_ISREG(st.st_mode)) {
     close(f);
@@ -37,6 +96,11 @@ int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size,
   *fd = f;
   *size = (uint64_t)st.st_size;
   return 0;
+}
+
+unsigned io_permissions(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? (unsigned)(st.st_mode & 0777) : 0;
 }
 
 int io_pread_all(int fd, void *buf, size_t size, uint64_t offset, size_t *got) {

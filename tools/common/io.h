@@ -12,12 +12,45 @@
 #include "error.h"
 
 /**
+ * Raises the soft limit of open files (RLIMIT_NOFILE) to the hard one when it is below `needed`:
+ * for the commands that hold many files open at once (the inputs of a join, the outputs of a
+ * split, a checkpoint's files and outputs). Nothing is reported: a hard limit still too low
+ * shows when an open fails, and io_open_reason then names it.
+ */
+void io_raise_open_limit(size_t needed);
+
+/** Whether an open that failed with errno `e` met a resource limit (EMFILE, ENFILE, ENOMEM)
+ * rather than a fault of the file: CLI_EXIT_SOFTWARE then, as for any resource. */
+int io_resource_limit(int e);
+
+/** The exit status of an input that cannot be opened (errno `e`): CLI_EXIT_SOFTWARE for a
+ * resource limit (io_resource_limit), CLI_EXIT_NOINPUT for anything else, whatever the file's
+ * role. */
+int io_open_status(int e);
+
+/**
+ * Why an open failed with errno `e`, for messages: strerror(e), followed for a resource limit by
+ * what it is and its value ("Too many open files (a resource limit: this process may have 300
+ * files open, its hard limit is 300)"). Writes into `buf` (of `size` bytes) and returns it.
+ */
+const char *io_open_reason(int e, char *buf, size_t size);
+
+/** Records that `path` cannot be opened (errno `e`): status io_open_status(e), message "cannot
+ * open WHAT 'PATH': REASON" (`what` as for io_open_regular). Returns the status. */
+int io_open_fail(tool_error *err, int e, const char *what, const char *path);
+
+/**
  * Opens `path` read-only as a regular file and stores its descriptor in `*fd` (the caller closes
  * it) and its size in `*size`. `what` names the file in messages ("input", "the weights"; NULL
  * for nothing): "cannot open WHAT 'PATH': strerror", "...: it is a directory", "...: it is not a
- * regular file (...)". Returns 0, or CLI_EXIT_NOINPUT with `*fd` -1 and nothing left open.
+ * regular file (...)". Returns 0, or CLI_EXIT_NOINPUT (CLI_EXIT_SOFTWARE for a resource limit,
+ * io_open_status) with `*fd` -1 and nothing left open.
  */
 int io_open_regular(const char *path, const char *what, int *fd, uint64_t *size, tool_error *err);
+
+/** The permission bits of the open file `fd` (its st_mode & 0777; 0 when fstat fails): the
+ * outputs made from it are no more readable (out_set_limit_mode). */
+unsigned io_permissions(int fd);
 
 /**
  * Reads exactly `size` bytes at `offset` of `fd` (named `path` in messages) into `buf`.

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "io.h"
 #include "outputs_stale.h"
 
 /* The size of the buffers paths are composed in. A prefix set's paths always fit (out_set_init
@@ -273,6 +274,50 @@ int out_set_init_file(out_set *set, const char *path, const char *const *inputs,
   return check_existing(path, inputs, input_count, force);
 }
 
+void out_set_limit_mode(out_set *set, unsigned widest) {
+  set->limit = OUT_MODE_SET | (widest & 0066);
+}
+
+int out_set_copy_mode(out_set *set, size_t i, unsigned mode) {
+  if (set->modes == NULL && (set->modes = calloc(set->count + 1, sizeof *set->modes)) == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  set->modes[i] = OUT_MODE_SET | (mode & 0777);
+  return 0;
+}
+
+/* The bits output i is created with (open applies the umask). A copy of a file that denies its
+ * owner reading or writing is created with them, so that the run can write it, and given its
+ * own bits when closed. */
+static mode_t create_mode(const out_set *set, size_t i) {
+  if (set->modes != NULL && (set->modes[i] & OUT_MODE_SET) != 0) {
+    return (mode_t)((set->modes[i] & 0777) | S_IRUSR | S_IWUSR);
+  }
+  return 0666;
+}
+
+/* After creating output i (open as fd) with create_mode: the bits its group and others may not
+ * have removed (out_set_limit_mode); a copy that denies its owner reading or writing marked to
+ * be given its own bits by out_set_close. Returns 0 or the errno of a failed call. */
+static int settle_mode(out_set *set, size_t i, int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    return errno;
+  }
+  mode_t made = st.st_mode & 0777;
+  if (set->modes != NULL && (set->modes[i] & OUT_MODE_SET) != 0) {
+    mode_t want = made & (mode_t)((set->modes[i] & 0777) | ~(unsigned)(S_IRUSR | S_IWUSR));
+    if (want != made) {
+      set->modes[i] = OUT_MODE_SET | OUT_MODE_FIX | want;
+    }
+    return 0;
+  }
+  if (set->limit != 0 && (made & ~(mode_t)(set->limit | 0700)) != 0) {
+    return fchmod(fd, made & (mode_t)(set->limit | 0700)) != 0 ? errno : 0;
+  }
+  return 0;
+}
+
 void out_set_watch_stale(out_set *set, const char *const *suffixes) {
   set->stale_suffixes = suffixes;
 }
@@ -338,17 +383,24 @@ int out_set_create(out_set *set) {
     int fd = -1;
     int e = ENAMETOOLONG;
     if (temp_path(i, path, sizeof path) == 0) {
-      fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, create_mode(set, i));
       e = errno;
+      if (fd >= 0 && (e = settle_mode(set, i, fd)) != 0) {
+        close(fd);
+        fd = -1;
+      }
     }
     if (fd < 0) {
       char buf[PATH_BUF];
       const char *final = out_set_final(set, i, buf, sizeof buf);
       out_set_abort(set);
-      return cli_error(
-          CLI_EXIT_CANTCREAT, "cannot create output '%s' (as '%s'): %s%s", final, path, strerror(e),
-          e == ENOENT && (!set->folder || set->file) ? " (the output directory is not created)"
-                                                     : "");
+      char reason[256];
+      return cli_error(io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_CANTCREAT,
+                       "cannot create output '%s' (as '%s'): %s%s", final, path,
+                       io_open_reason(e, reason, sizeof reason),
+                       e == ENOENT && (!set->folder || set->file)
+                           ? " (the output directory is not created)"
+                           : "");
     }
     close(fd);
   }
@@ -364,8 +416,12 @@ static int open_temp(size_t i, int flags, const char *what, int *fd) {
     *fd = open(path, flags | O_CLOEXEC);
   }
   if (*fd < 0) {
-    return cli_error(CLI_EXIT_IOERR, "cannot %s the temporary output '%s': %s", what, path,
-                     strerror(errno));
+    /* Too many files open at once is a resource limit (70), named with its value. */
+    int e = errno;
+    char reason[256];
+    return cli_error(io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_IOERR,
+                     "cannot %s the temporary output '%s': %s", what, path,
+                     io_open_reason(e, reason, sizeof reason));
   }
   return 0;
 }
@@ -381,7 +437,9 @@ int out_set_open_read(const out_set *set, size_t i, int *fd) {
 }
 
 int out_set_close(const out_set *set, size_t i, int fd) {
-  int failed = set->sync && fsync(fd) != 0;
+  int failed = set->modes != NULL && (set->modes[i] & OUT_MODE_FIX) != 0 &&
+               fchmod(fd, (mode_t)(set->modes[i] & 0777)) != 0;
+  failed = failed || (set->sync && fsync(fd) != 0);
   int e = errno;
   if (close(fd) != 0 && !failed) {
     failed = 1;
@@ -505,5 +563,6 @@ void out_set_free(out_set *set) {
   free(set->temp_head);
   free(set->temp_tail);
   free(set->dir);
+  free(set->modes);
   memset(set, 0, sizeof *set);
 }

@@ -48,7 +48,14 @@ typedef struct out_set {
   int active;       /* temporaries may exist */
   int replace_last; /* the last output may replace a file without force (folder sets) */
   const char *const *stale_suffixes; /* out_set_watch_stale */
+  unsigned limit;  /* out_set_limit_mode: the bits group and others may have (0: 0066) */
+  unsigned *modes; /* out_set_copy_mode, per output: OUT_MODE_SET | the bits; then OUT_MODE_FIX
+                      when out_set_close must set them (they lack the owner's read or write) */
 } out_set;
+
+/** Flags of out_set.modes (private to outputs.c). */
+#define OUT_MODE_SET 0x10000u
+#define OUT_MODE_FIX 0x20000u
 
 /**
  * Prepares `count` outputs named from `prefix`. `force` allows replacing existing outputs;
@@ -105,6 +112,24 @@ char *out_default_prefix(const char *input, const char *suffix);
  */
 void out_set_watch_stale(out_set *set, const char *const *suffixes);
 
+/**
+ * The permission bits of outputs made from input data: created with 0666 less the umask, as
+ * always, and then with no bit for the group or others that `widest` (the union of the inputs'
+ * permission bits) lacks, so that a private input never gives a readable output. The owner's
+ * read and write stay. Call before out_set_create; without it the outputs are 0666 less the
+ * umask.
+ */
+void out_set_limit_mode(out_set *set, unsigned widest);
+
+/**
+ * Output i is a copy of a file whose permission bits are `mode` (st_mode): it is created with
+ * those bits (setuid, setgid and sticky dropped) less the umask, as `cp` does, so never wider
+ * than its source. Bits that deny the owner reading or writing are set when out_set_close
+ * closes it (until then the run must write it). Call before out_set_create. Returns 0, or prints
+ * an error and returns CLI_EXIT_SOFTWARE (out of memory).
+ */
+int out_set_copy_mode(out_set *set, size_t i, unsigned mode);
+
 /** Writes the final path of output i (e.g. "PREFIX_i.npy") to buf. */
 void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size);
 
@@ -132,7 +157,8 @@ int out_set_open(const out_set *set, size_t i, int *fd);
 int out_set_open_read(const out_set *set, size_t i, int *fd);
 
 /**
- * Closes a descriptor from out_set_open, after an fsync when the set was made with `sync`.
+ * Closes a descriptor from out_set_open, after an fsync when the set was made with `sync` (and
+ * after setting the bits of a copy that denies its owner reading or writing, out_set_copy_mode).
  * Returns 0 or prints an error naming output i and returns CLI_EXIT_IOERR.
  */
 int out_set_close(const out_set *set, size_t i, int fd);

@@ -1,9 +1,11 @@
 /* Loading a GGUF model: one file, or the files of a split set checked against each other. */
 #include "gguf_model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_util.h"
 #include "gguf_value.h"
@@ -299,9 +301,11 @@ int gguf_model_load(const char *path, int any_part, gguf_model *m, tool_error *e
     rc = n < 0 || (size_t)n >= sizeof name
              ? tool_fail(err, CLI_EXIT_NOINPUT, "path too long")
              : gguf_read_file(name, &m->ckpt.files[i], &m->info[i], err);
+    struct stat st;
     if (rc == CLI_EXIT_NOINPUT) {
-      tool_prefix(err, "%s: file %zu of its split set of %zu is missing", path, i + 1, files);
-      rc = err->status = CLI_EXIT_DATA;
+      /* Missing or unreadable, a part that cannot be opened is 66, as any file. */
+      tool_prefix(err, "%s: file %zu of its split set of %zu%s", path, i + 1, files,
+                  stat(name, &st) != 0 && errno == ENOENT ? " is missing" : "");
     }
   }
   return rc == 0 ? finish_set(m, err) : rc;

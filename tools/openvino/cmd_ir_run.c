@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -187,6 +188,17 @@ static int write_results(const run_args *a, const char *prefix, const ir_run *ru
   if (rc != 0) {
     return rc;
   }
+  /* The Results come from the inputs and the weights: no more readable than the most readable
+   * of them and the model. */
+  struct stat st;
+  unsigned widest = stat(a->model, &st) == 0 ? (unsigned)st.st_mode : 0;
+  for (size_t i = 0; i < a->in.count; i++) {
+    widest |= io_permissions(a->in.items[i].fd);
+  }
+  if (run->bin != NULL && run->bin->fd >= 0) {
+    widest |= io_permissions(run->bin->fd);
+  }
+  out_set_limit_mode(&set, widest);
   rc = out_set_create(&set);
   for (size_t i = 0; i < run->num_results && rc == 0; i++) {
     rc = write_output(&set, i, run->results[i]);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "io.h"
 #include "npy.h"
 #include "op_commands.h"
 #include "op_run.h"
@@ -68,6 +69,15 @@ static int report_outputs(const op_options *o, const header_ctx *ctx) {
 
 /* Streams the data into the outputs, reports them and commits them, or leaves nothing behind. */
 static int write_outputs(const op_options *o, const header_ctx *ctx, out_set *set) {
+  /* The outputs hold the inputs' data: none is readable by more than some input is. */
+  unsigned widest = 0;
+  for (size_t i = 0; i < ctx->in->count; i++) {
+    widest |= io_permissions(ctx->in->items[i].fd);
+  }
+  out_set_limit_mode(set, widest);
+  /* Up to STREAM_GROUP_SIZE outputs are open at once, beside the inputs. */
+  io_raise_open_limit(ctx->in->count +
+                      (set->count < STREAM_GROUP_SIZE ? set->count : STREAM_GROUP_SIZE) + 64);
   int rc = out_set_create(set);
   if (rc != 0) {
     return rc;

@@ -4,23 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli_util.h"
 #include "dtype_note.h"
 #include "io.h"
-
-/* Many inputs are open at once: let the process have as many files as its hard limit allows. */
-static void raise_file_limit(size_t needed) {
-  struct rlimit lim;
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-      lim.rlim_cur >= needed) {
-    return;
-  }
-  lim.rlim_cur = lim.rlim_max == RLIM_INFINITY || lim.rlim_max > needed ? needed : lim.rlim_max;
-  setrlimit(RLIMIT_NOFILE, &lim);
-}
 
 static char native_order(void) {
   const uint16_t probe = 1;
@@ -125,7 +113,7 @@ int op_inputs_open(op_inputs *in, const op_options *o) {
       return rc;
     }
   }
-  raise_file_limit(in->count + 64);
+  io_raise_open_limit(in->count + 64);
   tool_error err;
   for (size_t i = 0; i < in->count; i++) {
     op_input *c = &in->items[i];

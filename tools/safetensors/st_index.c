@@ -38,7 +38,7 @@ static int load_json(const char *path, st_index *ix, char **text, size_t *size, 
   *text = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+    return io_open_fail(err, errno, NULL, path);
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io.h"
 #include "st_index.h"
 #include "st_read.h"
 
@@ -55,12 +56,13 @@ static int read_files(ckpt_model *m, const char *const *names, size_t count, con
       return tool_oom(err, "loading the model");
     }
     int rc = st_read_file_with(path, lenient, &m->files[i], err);
+    struct stat st;
+    int missing = rc == CLI_EXIT_NOINPUT && stat(path, &st) != 0 && errno == ENOENT;
     free(path);
     if (rc == CLI_EXIT_NOINPUT && index != NULL) {
-      /* A shard the index lists but the folder lacks makes the model invalid. */
-      tool_prefix(err, "%s: a shard the index lists is missing", index);
-      err->status = CLI_EXIT_DATA;
-      return CLI_EXIT_DATA;
+      /* A shard the index lists that cannot be opened (missing, or unreadable): 66, as any
+       * file that cannot be, with its role. */
+      return tool_prefix(err, "%s: a shard the index lists%s", index, missing ? " is missing" : "");
     }
     if (rc != 0) {
       return rc;
@@ -72,8 +74,8 @@ static int read_files(ckpt_model *m, const char *const *names, size_t count, con
   return ckpt_model_sort(m, err);
 }
 
-/* The sidecars of a model folder; a folder that cannot be listed has none (its files could be
- * read by name). */
+/* The sidecars of a model folder. A folder that cannot be listed (its files can be read by name)
+ * is remembered (sidecar_errno): a command that copies the sidecars then refuses. */
 static int list_sidecars(ckpt_model *m, tool_error *err) {
   static const char *const skip[] = {file_suffix, index_suffix};
   int rc = ckpt_model_list_sidecars(m, skip, 2, err);
@@ -179,8 +181,7 @@ static int scan_folder(const char *path, char **index, char **file, int *indexes
                        tool_error *err) {
   DIR *d = opendir(path);
   if (d == NULL) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open the folder '%s': %s", path,
-                     strerror(errno));
+    return io_open_fail(err, errno, "the folder", path);
   }
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
@@ -251,7 +252,7 @@ int st_model_load_with(const char *path, st_leniency *lenient, st_model *m, tool
   memset(m, 0, sizeof *m);
   struct stat st;
   if (stat(path, &st) != 0) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+    return io_open_fail(err, errno, NULL, path);
   }
   if (S_ISDIR(st.st_mode)) {
     return load_folder(m, path, lenient, err);

@@ -154,7 +154,7 @@ int st_read_file_with(const char *path, st_leniency *lenient, ckpt_file *out, to
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+    return io_open_fail(err, errno, NULL, path);
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -1,16 +1,19 @@
 /* What the checkpoint verbs share: the drivers, finding the format, the option groups of the
  * writing verbs, and running a plan (ckpt_commands.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ckpt_commands.h"
 #include "ckpt_hash.h"
 #include "ckpt_record.h"
 #include "cli_util.h"
 #include "gguf_driver.h"
+#include "io.h"
 #include "st_driver.h"
 
 const ckpt_driver *const ckpt_drivers[] = {&gguf_driver, &st_driver, NULL};
@@ -35,9 +38,21 @@ void ckpt_command_set_name(ckpt_command *c) {
 int ckpt_command_find_format(ckpt_command *c, const char *path) {
   if (c->driver == NULL) {
     struct stat st;
-    if (stat(path, &st) != 0) {
-      return cli_error(CLI_EXIT_NOINPUT, "%s: cannot open '%s': %s", c->name, path,
-                       strerror(errno));
+    /* A model that cannot be read (a file, or a folder that cannot be listed) is 66, not a model
+     * of no format: the probes would find nothing in it. */
+    int found = stat(path, &st) == 0, fd = -1;
+    if (found && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+      fd = open(path, O_RDONLY | O_CLOEXEC | (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+      found = fd >= 0;
+    }
+    if (!found) {
+      tool_error err;
+      io_open_fail(&err, errno, NULL, path);
+      tool_prefix(&err, "%s", c->name);
+      return ckpt_command_report(&err);
+    }
+    if (fd >= 0) {
+      close(fd);
     }
     for (size_t f = 0; ckpt_drivers[f] != NULL; f++) {
       if (ckpt_drivers[f]->read.probe(path) && c->driver != NULL) {

@@ -276,8 +276,8 @@ int ckpt_model_quant(const ckpt_command *c, ckpt_model *m, const char *model) {
   tool_error err;
   int rc = ckpt_config_read_quantization(path, &config, &err);
   free(path);
-  if (rc == CLI_EXIT_NOINPUT) {
-    return 0; /* no config.json: the block size is not known */
+  if (rc == CLI_EXIT_NOINPUT && config.absent) {
+    return 0; /* no config.json: the block size is not known (one that cannot be read is 66) */
   }
   if (rc != 0) {
     tool_prefix(&err, "%s", c->name);

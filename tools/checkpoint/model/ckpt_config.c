@@ -217,7 +217,8 @@ static int read_with(const char *path, ckpt_config *c, tool_error *err,
   memset(c, 0, sizeof *c);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+    c->absent = errno == ENOENT;
+    return io_open_fail(err, errno, NULL, path);
   }
   struct stat st;
   int rc = 0;

@@ -44,6 +44,9 @@ typedef struct ckpt_config {
   /** Its "weight_block_size" [b0, b1] (both 1 or more) when `has_block`. */
   int has_block;
   int64_t block[2];
+  /** Set by a read that failed because the file does not exist (ENOENT): a caller for which a
+   * missing config.json only means "not known" tells it from one that cannot be read (66). */
+  int absent;
 } ckpt_config;
 
 /**

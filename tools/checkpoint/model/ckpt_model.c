@@ -1,5 +1,6 @@
 /* The model's memory, its tensors by name, and the sidecar files of its folder. */
 #include "ckpt_model.h"
+#include "io.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -136,8 +137,8 @@ int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t coun
   m->owns_dir = 1;
   DIR *d = opendir(m->dir[0] != '\0' ? m->dir : ".");
   if (d == NULL) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot read the folder '%s': %s", m->dir,
-                     strerror(errno));
+    m->sidecar_errno = errno;
+    return io_open_fail(err, errno, "the folder", m->dir[0] != '\0' ? m->dir : ".");
   }
   size_t cap = 0;
   int rc = 0;

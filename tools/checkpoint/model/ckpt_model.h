@@ -88,6 +88,9 @@ typedef struct ckpt_model {
    * when the model was given as a folder or an index; none for a file given by its path. */
   size_t sidecar_count;
   char **sidecars;
+  /** The errno of a folder that could not be listed for its sidecars (0: listed): a command that
+   * copies them refuses to go on without them (66). */
+  int sidecar_errno;
   /** The model was given as its folder (a folder or an index whose folder's other files are its
    * sidecars), or as a folder of ranks (`ranks_dir`): no output may go into that folder, nor,
    * for a folder of ranks, into a folder inside it. */
@@ -120,8 +123,8 @@ uint64_t ckpt_model_bytes(const ckpt_model *m);
  * Lists the sidecar files of m->dir into m->sidecars: the regular files (links followed) that are
  * not hidden, not the model's files or index, and whose names end with none of the `count`
  * suffixes `skip` (the format's other files); the model then owns its folder (`owns_dir`).
- * Returns 0, or CLI_EXIT_NOINPUT (the folder cannot be read) or CLI_EXIT_SOFTWARE with the
- * message in `err`.
+ * Returns 0, or CLI_EXIT_NOINPUT (the folder cannot be read: m->sidecar_errno says why) or
+ * CLI_EXIT_SOFTWARE with the message in `err`.
  */
 int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t count, tool_error *err);
 

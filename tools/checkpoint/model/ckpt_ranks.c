@@ -1,5 +1,6 @@
 /* The ranks of a tensor-parallel checkpoint loaded as one model (see ckpt_ranks.h). */
 #include "ckpt_ranks.h"
+#include "io.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,8 +39,7 @@ static int scan(const char *dir, const char *suffix, unsigned char *found, size_
                 size_t *beyond, tool_error *err) {
   DIR *d = opendir(dir);
   if (d == NULL) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open the folder '%s': %s", dir,
-                     strerror(errno));
+    return io_open_fail(err, errno, "the folder", dir);
   }
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {

@@ -9,6 +9,7 @@
 #include "args.h"
 #include "ckpt_glob.h"
 #include "cli_util.h"
+#include "io.h"
 #include "words.h"
 
 static char *keep(ckpt_rule_set *s, char *text) {
@@ -352,8 +353,9 @@ static int read_line(ckpt_rule_set *s, char **argv, int count, const char *where
 int ckpt_rules_read(ckpt_rule_set *s, const char *path) {
   FILE *f = fopen(path, "r");
   if (f == NULL) {
-    return cli_error(CLI_EXIT_NOINPUT, "cannot open the rules file '%s': %s", path,
-                     strerror(errno));
+    tool_error err;
+    io_open_fail(&err, errno, "the rules file", path);
+    return tool_report(&err);
   }
   char line[8192];
   int rc = 0;

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ckpt_hash.h"
 #include "ckpt_manifest.h"
 #include "cli_util.h"
+#include "io.h"
 
 /* Where a value is, for messages: "files[2].tensors[0]". */
 typedef struct place {
@@ -262,22 +264,41 @@ static int read_top(place *p, json_t *root, ckpt_manifest *mf, tool_error *err) 
   return rc;
 }
 
+/* The manifest's bytes, read whole (malloc'd into `*text`). A manifest that cannot be opened or
+ * read is 66 (70 for a resource limit), as any file verify reads. */
+static int read_text(const char *path, char **text, size_t *size, tool_error *err) {
+  int fd;
+  uint64_t bytes;
+  *text = NULL;
+  if (io_open_regular(path, "the manifest", &fd, &bytes, err) != 0) {
+    return err->status;
+  }
+  int rc = 0;
+  if (bytes > CKPT_MANIFEST_MAX_BYTES) {
+    rc = tool_fail(err, CLI_EXIT_DATA, "%s: %llu bytes, more than a manifest may have (1 GiB)",
+                   path, (unsigned long long)bytes);
+  } else if ((*text = malloc((size_t)bytes + 1)) == NULL) {
+    rc = tool_oom(err, "reading the manifest");
+  } else if (io_read_full(fd, path, *text, (size_t)bytes, 0, CLI_EXIT_IOERR, err) != 0) {
+    rc = err->status;
+  }
+  close(fd);
+  *size = (size_t)bytes;
+  return rc;
+}
+
 int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err) {
   memset(mf, 0, sizeof *mf);
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "cannot open the manifest '%s': %s", path,
-                     strerror(errno));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return tool_fail(err, CLI_EXIT_NOINPUT, "the manifest '%s' is not a regular file", path);
-  }
-  if ((uint64_t)st.st_size > CKPT_MANIFEST_MAX_BYTES) {
-    return tool_fail(err, CLI_EXIT_DATA, "%s: %llu bytes, more than a manifest may have (1 GiB)",
-                     path, (unsigned long long)st.st_size);
+  char *text = NULL;
+  size_t size = 0;
+  int rc = read_text(path, &text, &size, err);
+  if (rc != 0) {
+    free(text);
+    return rc;
   }
   json_error_t jerr;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+  json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+  free(text);
   if (root == NULL) {
     return tool_fail(err, CLI_EXIT_DATA, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
                      jerr.text);

@@ -248,8 +248,11 @@ static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int
     const char *p = o->against[k];
     struct stat st;
     if (stat(p, &st) != 0) {
-      return cli_error(CLI_EXIT_NOINPUT, "%s: cannot open '%s' (--against): %s", o->cmd, p,
-                       strerror(errno));
+      tool_error err;
+      io_open_fail(&err, errno, "--against", p);
+      tool_prefix(&err, "%s", o->cmd);
+      tool_scrub(&err);
+      return tool_report(&err);
     }
     char *candidate = NULL;
     if (S_ISDIR(st.st_mode)) {
@@ -258,8 +261,16 @@ static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int
         return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
       }
       if (stat(candidate, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR) {
+          free(candidate);
+          continue;
+        }
+        tool_error err;
+        io_open_fail(&err, e, "input", candidate);
         free(candidate);
-        continue;
+        tool_scrub(&err);
+        return tool_report(&err);
       }
     } else if (strcmp(base_name(p), in->name) != 0) {
       continue;
@@ -530,6 +541,7 @@ static int ckpt_against_start(const ckpt_verify_options *o, const ckpt_manifest 
   for (size_t i = 0; run->g.in_fds != NULL && i <= mf->input_count; i++) {
     run->g.in_fds[i] = -1;
   }
+  io_raise_open_limit(mf->input_count + 64);
   for (size_t i = 0; rc == 0 && i < mf->input_count; i++) {
     uint64_t size = 0;
     rc = open_input(o, &mf->inputs[i], &run->g.in_fds[i], &size);
@@ -580,7 +592,10 @@ static int ends_with(const char *s, const char *suffix) {
 static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differences *d) {
   DIR *dir = opendir(outdir);
   if (dir == NULL) {
-    return cli_error(CLI_EXIT_NOINPUT, "cannot read the folder '%s': %s", outdir, strerror(errno));
+    tool_error err;
+    io_open_fail(&err, errno, "the folder", outdir);
+    tool_scrub(&err);
+    return tool_report(&err);
   }
   struct dirent *e;
   while ((e = readdir(dir)) != NULL) {
@@ -677,7 +692,11 @@ static int verify_file(const ckpt_verify_options *o, const ckpt_mf_file *f, ckpt
   if (fd < 0 && errno == ENOENT) {
     ckpt_diff_add(d, f->name, NULL, -1, -1, "is missing (the manifest lists it)");
   } else if (fd < 0 || fstat(fd, &st) != 0) {
-    rc = cli_error(CLI_EXIT_IOERR, "cannot open '%s': %s", path, strerror(errno));
+    /* An output that cannot be read is a file verify cannot open: 66 (a resource limit 70). */
+    tool_error err;
+    io_open_fail(&err, errno, NULL, path);
+    tool_scrub(&err);
+    rc = tool_report(&err);
   } else if (!S_ISREG(st.st_mode)) {
     ckpt_diff_add(d, f->name, NULL, -1, -1, "is not a regular file");
   } else {

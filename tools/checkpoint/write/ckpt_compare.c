@@ -22,7 +22,10 @@ static int input_fd(inputs *in, size_t file, int *fd) {
     const char *path = in->model->files[file].path;
     in->fds[file] = open(path, O_RDONLY | O_CLOEXEC);
     if (in->fds[file] < 0) {
-      return cli_error(CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+      tool_error err;
+      io_open_fail(&err, errno, NULL, path);
+      tool_scrub(&err);
+      return tool_report(&err);
     }
   }
   *fd = in->fds[file];
@@ -107,6 +110,8 @@ int ckpt_compare_copies(const ckpt_plan *plan, const ckpt_model *model) {
   for (size_t i = 0; in.fds != NULL && i < model->file_count; i++) {
     in.fds[i] = -1;
   }
+  /* The ranks' files stay open once opened (a merge of many ranks). */
+  io_raise_open_limit(model->file_count + 64);
   const ckpt_check *held = NULL;
   for (size_t i = 0; i < plan->check_count && rc == 0; i++) {
     rc = compare(plan, &in, &plan->checks[i], a, b, chunk, &held);

@@ -903,7 +903,10 @@ static int open_inputs(ckpt_copier *c, size_t *opened) {
     const char *path = c->model->files[i].path;
     c->in_fds[i] = open(path, O_RDONLY | O_CLOEXEC);
     if (c->in_fds[i] < 0) {
-      return cli_error(CLI_EXIT_NOINPUT, "cannot open '%s': %s", path, strerror(errno));
+      tool_error err;
+      io_open_fail(&err, errno, NULL, path);
+      tool_scrub(&err);
+      return tool_report(&err);
     }
     (*opened)++;
     posix_fadvise(c->in_fds[i], 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -934,6 +937,12 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory preparing the copy");
   }
   if (rc == 0) {
+    /* Every input file and a group of outputs are open at once (a merge of many ranks). */
+    size_t group =
+        plan->lockstep && plan->file_count > 1
+            ? (plan->file_count < STREAM_GROUP_SIZE ? plan->file_count : STREAM_GROUP_SIZE)
+            : 1;
+    io_raise_open_limit(model->file_count + group + 64);
     rc = open_inputs(&c, &opened);
   }
   if (rc == 0) {

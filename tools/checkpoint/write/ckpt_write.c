@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ckpt_compare.h"
 #include "ckpt_copy.h"
 #include "ckpt_hash.h"
 #include "ckpt_sums.h"
-#include "ckpt_compare.h"
 #include "cli_util.h"
 #include "io.h"
 #include "outputs.h"
@@ -52,10 +52,12 @@ int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const cha
   return plan->index_name == NULL || strcmp(plan->index_name, name) != 0;
 }
 
-/* The sidecars copied, their source paths, and their checksums once copied. */
+/* The sidecars copied, their source paths and permission bits, and their checksums once
+ * copied. */
 typedef struct sidecars {
   size_t count;
   ckpt_manifest_copy *copies;
+  unsigned *modes;
 } sidecars;
 
 static void sidecars_free(sidecars *s) {
@@ -63,6 +65,7 @@ static void sidecars_free(sidecars *s) {
     free((char *)s->copies[i].source);
   }
   free(s->copies);
+  free(s->modes);
   memset(s, 0, sizeof *s);
 }
 
@@ -70,8 +73,17 @@ static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_
                          sidecars *s) {
   memset(s, 0, sizeof *s);
   s->copies = calloc(m->sidecar_count + 1, sizeof *s->copies);
-  if (s->copies == NULL) {
+  s->modes = calloc(m->sidecar_count + 1, sizeof *s->modes);
+  if (s->copies == NULL || s->modes == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  if (o->sidecars && m->sidecar_errno != 0 && !same_dir(m->dir, o->outdir)) {
+    char reason[256];
+    return cli_error(
+        io_open_status(m->sidecar_errno),
+        "cannot list the folder '%s' for the model's other files (config.json, "
+        "tokenizer files...) to copy: %s; --no-sidecar writes the outputs without them",
+        m->dir[0] != '\0' ? m->dir : "./", io_open_reason(m->sidecar_errno, reason, sizeof reason));
   }
   for (size_t i = 0; o->sidecars && i < m->sidecar_count; i++) {
     if (!ckpt_write_sidecar(plan, m, o->outdir, i)) {
@@ -84,6 +96,9 @@ static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_
     }
     c->name = m->sidecars[i];
     c->source = source;
+    /* A source that cannot be read now fails its copy (66); meanwhile the most private bits. */
+    struct stat st;
+    s->modes[s->count] = stat(source, &st) == 0 ? (unsigned)st.st_mode : 0600u;
     s->count++;
   }
   return 0;
@@ -127,6 +142,19 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   int rc = out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync,
                                o->manifest != NULL);
   out_set_watch_stale(out, o->stale_suffixes);
+  /* The files made from the model's data (and its index and manifest) are no more readable than
+   * the most readable of the model's files; a sidecar keeps its own bits. */
+  unsigned widest = 0;
+  for (size_t i = 0; i < m->file_count + (m->index_path != NULL); i++) {
+    struct stat st;
+    if (stat(i < m->file_count ? m->files[i].path : m->index_path, &st) == 0) {
+      widest |= (unsigned)st.st_mode;
+    }
+  }
+  out_set_limit_mode(out, widest);
+  for (size_t i = 0; rc == 0 && i < s->count; i++) {
+    rc = out_set_copy_mode(out, first_sidecar + i, s->modes[i]);
+  }
   free(inputs);
   free(names);
   return rc;
