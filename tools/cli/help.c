@@ -48,15 +48,17 @@ int cli_help_command(const cli_command *table, size_t count, int argc, char **ar
   /* `cleave help COMMAND [SUBCOMMAND]` is `cleave COMMAND [SUBCOMMAND] --help`: each command
    * prints its own help, from its own table of options. */
   if (words > 2) {
-    return cli_error(CLI_EXIT_USAGE, "help: unexpected argument '%s'", argv[first + 2]);
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s'", argv[first + 2]);
   }
   const char *name = argv[first];
   for (size_t i = 0; i < count; i++) {
     if (table[i].summary != NULL && strcmp(table[i].name, name) == 0) {
       char *help_argv[] = {argv[first], words == 2 ? argv[first + 1] : (char *)"--help",
                            (char *)"--help", NULL};
+      /* The command that runs names its own errors, as `cleave COMMAND --help` would. */
+      cli_command_set(table[i].name);
       return table[i].run(words + 1, help_argv, 1);
     }
   }
-  return cli_error(CLI_EXIT_USAGE, "help: unknown command '%s'", name);
+  return cli_error(CLI_EXIT_USAGE, "unknown command '%s'", name);
 }

@@ -54,8 +54,7 @@ static int onnx_missing(int argc, char **argv, int first) {
 static int openvino_missing(int argc, char **argv, int first) {
   (void)argc;
   return cli_error(CLI_EXIT_SOFTWARE,
-                   "%s: this build has no OpenVINO IR support (install libexpat1-dev and rebuild)",
-                   argv[first - 1]);
+                   "this build has no OpenVINO IR support (install libexpat1-dev and rebuild)");
 }
 #define IR_CHECK openvino_missing
 #define IR_RUN openvino_missing
@@ -77,9 +76,8 @@ static int gguf_family(int argc, char **argv, int first) {
 static int checkpoint_missing(int argc, char **argv, int first) {
   (void)argc;
   return cli_error(CLI_EXIT_SOFTWARE,
-                   "%s: this build has no checkpoint support (install libjansson-dev and "
-                   "rebuild)",
-                   argv[first - 1]);
+                   "this build has no checkpoint support (install libjansson-dev and "
+                   "rebuild)");
 }
 #define ST checkpoint_missing
 #define GGUF checkpoint_missing
@@ -131,7 +129,7 @@ static const cli_command commands[] = {
 /* The options --help and --version take no argument. */
 static int refuse_arguments(int argc, char **argv, int first) {
   if (argc > first) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", argv[first - 1], argv[first]);
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s'", argv[first]);
   }
   return 0;
 }
@@ -166,6 +164,9 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < COMMAND_COUNT; i++) {
     if (strcmp(commands[i].name, argv[1]) == 0) {
+      /* From here every error and warning names the command; a family that reads a second word
+       * ("st shard", "infer split") records the two once it knows the second. */
+      cli_command_set(commands[i].name);
       return commands[i].run(argc, argv, 2);
     }
   }

@@ -6,7 +6,10 @@
 
 #include <string.h>
 
+#include "cli_util.h"
+
 int main(int argc, char **argv) {
   int first = argc > 1 && strcmp(argv[1], "onnx-test") == 0 ? 2 : 1;
+  cli_command_set("onnx-test");
   return cmd_onnx_test(argc, argv, first);
 }

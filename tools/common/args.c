@@ -116,8 +116,8 @@ static int unknown(const parser *p, char c, const char *name, size_t len, const 
     }
   }
   if (count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unknown option '%s' (see 'cleave %s --help')",
-                     p->spec->name, typed, p->spec->name);
+    return cli_error_at(p->spec->place, CLI_EXIT_USAGE,
+                        "unknown option '%s' (see 'cleave %s --help')", typed, p->spec->name);
   }
   qsort(owners, count, sizeof owners[0], compare_names);
   char list[1024];
@@ -128,8 +128,9 @@ static int unknown(const parser *p, char c, const char *name, size_t len, const 
     int n = snprintf(list + used, sizeof list - used, "%s'%s'", sep, owners[i]);
     used += n > 0 ? (size_t)n : 0;
   }
-  return cli_error(CLI_EXIT_USAGE, "%s: %s belongs to %s, not to '%s' (see 'cleave %s --help')",
-                   p->spec->name, typed, list, p->spec->name, p->spec->name);
+  return cli_error_at(p->spec->place, CLI_EXIT_USAGE,
+                      "%s belongs to %s, not to '%s' (see 'cleave %s --help')", typed, list,
+                      p->spec->name, p->spec->name);
 }
 
 /* The index of `value` among the '|'-separated words of `choices`, or -1. */
@@ -164,8 +165,8 @@ static int bad_choice(const parser *p, const cli_opt *o, const char *value) {
     used += n > 0 ? (size_t)n : 0;
     w += (size_t)len + (bar != NULL);
   }
-  return cli_error(CLI_EXIT_USAGE, "%s: --%s is %s, not '%s'", p->spec->name, o->long_name, list,
-                   value);
+  return cli_error_at(p->spec->place, CLI_EXIT_USAGE, "--%s is %s, not '%s'", o->long_name, list,
+                      value);
 }
 
 /* Applies entry `e` (given by its short name when `short_form`) with `value` (NULL for a flag). */
@@ -177,7 +178,7 @@ static int apply(parser *p, const flat_opt *e, int short_form, const char *value
   size_t index = (size_t)(e - p->table.entries);
   int once = o->kind == CLI_OPT_CALL ? o->once : o->kind != CLI_OPT_FLAG;
   if (once && p->seen[index]) {
-    return cli_error(CLI_EXIT_USAGE, "%s: option %s is given twice", p->spec->name, label);
+    return cli_error_at(p->spec->place, CLI_EXIT_USAGE, "option %s is given twice", label);
   }
   p->seen[index] = 1;
   cli_args *a = p->args;
@@ -210,10 +211,10 @@ static int apply(parser *p, const flat_opt *e, int short_form, const char *value
     return cli_parse_int64(value, label, (int64_t *)where);
   case CLI_OPT_SIZE:
     if (cli_parse_size(value, (uint64_t *)where) != 0) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: --%s '%s' is not a size like 5GB, 500MiB, 1.5G or 1000000 (a number "
-                       "of at least 1 byte and K/KB, M/MB, G/GB, T/TB, KiB, MiB, GiB or TiB)",
-                       p->spec->name, o->long_name, value);
+      return cli_error_at(p->spec->place, CLI_EXIT_USAGE,
+                          "--%s '%s' is not a size like 5GB, 500MiB, 1.5G or 1000000 (a number "
+                          "of at least 1 byte and K/KB, M/MB, G/GB, T/TB, KiB, MiB, GiB or TiB)",
+                          o->long_name, value);
     }
     return 0;
   case CLI_OPT_CHOICE: {
@@ -225,9 +226,9 @@ static int apply(parser *p, const flat_opt *e, int short_form, const char *value
     return 0;
   }
   case CLI_OPT_CALL:
-    return o->call(where, value, o, p->spec->name);
+    return o->call(where, value, o, p->spec->place);
   default:
-    return cli_error(CLI_EXIT_SOFTWARE, "%s: option %s has no kind", p->spec->name, label);
+    return cli_error_at(p->spec->place, CLI_EXIT_SOFTWARE, "option %s has no kind", label);
   }
 }
 
@@ -240,7 +241,7 @@ static int value_of(parser *p, const flat_opt *e, int short_form, const char *at
   if (*i + 1 >= argc) {
     char label[96];
     cli_opt_label(e->opt, label, sizeof label);
-    return cli_error(CLI_EXIT_USAGE, "%s: option %s needs a value", p->spec->name, label);
+    return cli_error_at(p->spec->place, CLI_EXIT_USAGE, "option %s needs a value", label);
   }
   *i += 1;
   return apply(p, e, short_form, argv[*i]);
@@ -286,8 +287,8 @@ static int long_option(parser *p, int argc, char **argv, int *i) {
   }
   if (!takes_value(e->opt)) {
     if (eq != NULL) {
-      return cli_error(CLI_EXIT_USAGE, "%s: option --%s takes no value (got '%s')", p->spec->name,
-                       e->opt->long_name, eq + 1);
+      return cli_error_at(p->spec->place, CLI_EXIT_USAGE, "option --%s takes no value (got '%s')",
+                          e->opt->long_name, eq + 1);
     }
     return apply(p, e, 0, NULL);
   }

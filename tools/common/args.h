@@ -42,9 +42,10 @@ typedef enum cli_opt_kind {
 typedef struct cli_opt cli_opt;
 
 /** A CLI_OPT_CALL option's parser: `target` is the table's target plus the option's offset,
- * `value` the option's value (NULL for a flag: `arg` NULL), `cmd` the command's name for
- * messages. Returns 0, or an exit status after printing the error. */
-typedef int (*cli_opt_call)(void *target, const char *value, const cli_opt *opt, const char *cmd);
+ * `value` the option's value (NULL for a flag: `arg` NULL), `place` the spec's (where the words
+ * come from when not from the command line, for cli_error_at; NULL on the command line). Returns
+ * 0, or an exit status after printing the error. */
+typedef int (*cli_opt_call)(void *target, const char *value, const cli_opt *opt, const char *place);
 
 /** One entry of a command's option table (a table ends with a zeroed entry). */
 struct cli_opt {
@@ -152,6 +153,10 @@ typedef struct cli_spec {
   unsigned tags;
   /** 1: -h and --help are not options here (a line of a rules file), else they print the help. */
   int no_help;
+  /** Where the words come from when they are not the command line ("rules.txt:3", "the ranks'
+   * cleave.rules"): put after the command's name in the parser's messages (cli_error_at); NULL
+   * for the command line. */
+  const char *place;
 } cli_spec;
 
 /** What cli_parse found beside the targets it filled. Free with cli_args_free. */

@@ -1,7 +1,9 @@
 /*
  * Reporting at once on stderr, for the commands that print a fault where they find it (the exit
- * statuses and the error type that readers fill are in error.h): "cleave: error: ..." and
- * "cleave: warning: ...", a failed library call, and an allocation that reports its failure.
+ * statuses and the error type that readers fill are in error.h): the one line of every error and
+ * warning, "cleave: error: COMMAND: ..." and "cleave: warning: COMMAND: ...", where COMMAND is
+ * the running command as the user typed it, recorded once by the dispatcher; a failed library
+ * call; and an allocation that reports its failure.
  */
 #ifndef CLEAVE_CLI_UTIL_H
 #define CLEAVE_CLI_UTIL_H
@@ -12,13 +14,33 @@
 #include "error.h"
 
 /**
- * Prints "cleave: error: <message>\n" to stderr, formatting the message like printf, and returns
+ * Records the running command as the user typed it ("split", "infer split", "st shard", "shard",
+ * "help"): every error and warning printed from then on names it after "cleave: error: " or
+ * "cleave: warning: ". NULL or "" forgets it (before a command is known the lines have no
+ * COMMAND). The name is copied (cut at 63 bytes). Call it before any helper thread starts.
+ */
+void cli_command_set(const char *name);
+
+/** The running command's name as cli_command_set recorded it, "" when none. */
+const char *cli_command_name(void);
+
+/**
+ * Prints "cleave: error: COMMAND: <message>\n" to stderr (without "COMMAND: " when no command is
+ * recorded), formatting the message like printf, and returns
  * `status` so that callers can write `return cli_error(CLI_EXIT_USAGE, ...)`. Not thread-safe with
  * respect to other writers of stderr.
  */
 int cli_error(int status, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
-/** Prints "cleave: warning: <message>\n" to stderr. */
+/**
+ * cli_error for words that do not come from the command line itself: "cleave: error: COMMAND:
+ * PLACE: <message>\n", where PLACE says where they come from (a rules file's line, "rules.txt:3";
+ * a ranks' record); NULL or "" gives cli_error's line. Returns `status`.
+ */
+int cli_error_at(const char *place, int status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Prints "cleave: warning: COMMAND: <message>\n" to stderr, as cli_error does. */
 void cli_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 /**

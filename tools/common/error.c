@@ -1,6 +1,8 @@
 /* The tools' error type: recording, prefixing and reporting. */
 #include "error.h"
 
+#include "cli_util.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,8 +87,8 @@ int tool_scrub(tool_error *err) {
 }
 
 int tool_report(const tool_error *err) {
-  fprintf(stderr, "cleave: error: %s\n", err->message);
-  return err->status;
+  /* The one reporter's line, the running command's name included. */
+  return cli_error(err->status, "%s", err->message);
 }
 
 const char *tool_plural(uint64_t n, const char *singular, const char *plural) {

@@ -74,7 +74,8 @@ int cli_exit_for_status(cleave_status status);
  * terminal. Returns err->status. */
 int tool_scrub(tool_error *err);
 
-/** Prints "cleave: error: <message>\n" for `err` to stderr and returns err->status. */
+/** Prints "cleave: error: COMMAND: <message>\n" for `err` to stderr, as cli_error does (the
+ * running command's name in front), and returns err->status. */
 int tool_report(const tool_error *err);
 
 /** `singular` when `n` is 1, `plural` otherwise, for messages that count things ("1 output",

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "error.h"
 #include "shape_format.h"
 
@@ -122,9 +123,8 @@ void json_out_static_or_text(json_out *j, const char *key, const char *text) {
 int json_out_finish(json_out *j) {
   fputc('\n', j->out);
   if (fflush(j->out) != 0 || ferror(j->out)) {
-    fprintf(stderr, "cleave: error: writing the report%s failed: %s\n",
-            j->out == stdout ? " to stdout" : "", strerror(errno));
-    return CLI_EXIT_IOERR;
+    return cli_error(CLI_EXIT_IOERR, "writing the report%s failed: %s",
+                     j->out == stdout ? " to stdout" : "", strerror(errno));
   }
   return 0;
 }

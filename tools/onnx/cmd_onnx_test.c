@@ -71,7 +71,7 @@ int cmd_onnx_test(int argc, char **argv, int first) {
   cli_args args;
   int status = cli_parse(&ox_spec, &a, argc, argv, first, &args);
   if (status == 0 && args.positional_count == 0) {
-    status = cli_error(CLI_EXIT_USAGE, "onnx-test: no test directory given");
+    status = cli_error(CLI_EXIT_USAGE, "no test directory given");
     fputs("usage: cleave onnx-test [-q] DIR...\n", stderr);
   }
   if (status != 0) {

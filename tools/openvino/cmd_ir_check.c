@@ -138,12 +138,10 @@ int cmd_ir_check(int argc, char **argv, int first) {
   int rc = cli_parse(&check_spec, &a, argc, argv, first, &args);
   const char *model_path = rc == 0 && args.positional_count > 0 ? args.positional[0] : NULL;
   if (rc == 0 && args.positional_count > 1) {
-    rc = cli_error(CLI_EXIT_USAGE, "ir-check: unexpected argument '%s' (one model only)",
-                   args.positional[1]);
+    rc = cli_error(CLI_EXIT_USAGE, "unexpected argument '%s' (one model only)", args.positional[1]);
   } else if (rc == 0 && model_path == NULL) {
-    rc = cli_error(CLI_EXIT_USAGE,
-                   "ir-check: the model is missing (usage: cleave ir-check MODEL.xml [--bin "
-                   "MODEL.bin] [--json] [-q])");
+    rc = cli_error(CLI_EXIT_USAGE, "the model is missing (usage: cleave ir-check MODEL.xml [--bin "
+                                   "MODEL.bin] [--json] [-q])");
   }
   cli_args_free(&args);
   if (rc != 0) {

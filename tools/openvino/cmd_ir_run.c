@@ -40,13 +40,13 @@ typedef struct run_args {
 } run_args;
 
 /* --input NAME=FILE. */
-static int take_input(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int take_input(void *target, const char *value, const cli_opt *opt, const char *place) {
   (void)opt;
-  (void)cmd;
+  (void)place;
   run_inputs *a = target;
   const char *eq = strchr(value, '=');
   if (eq == NULL || eq == value || eq[1] == '\0') {
-    return cli_error(CLI_EXIT_USAGE, "ir-run: --input '%s' is not NAME=FILE.npy", value);
+    return cli_error(CLI_EXIT_USAGE, "--input '%s' is not NAME=FILE.npy", value);
   }
   char *name = strndup(value, (size_t)(eq - value));
   if (name == NULL) {
@@ -58,7 +58,7 @@ static int take_input(void *target, const char *value, const cli_opt *opt, const
   in->fd = -1;
   for (size_t i = 0; i + 1 < a->count; i++) {
     if (strcmp(a->items[i].name, name) == 0) {
-      return cli_error(CLI_EXIT_USAGE, "ir-run: --input %s is given twice", name);
+      return cli_error(CLI_EXIT_USAGE, "--input %s is given twice", name);
     }
   }
   return 0;
@@ -111,10 +111,9 @@ static int parse_args(run_args *a, int argc, char **argv, int first) {
   cli_args args;
   int rc = cli_parse(&run_spec, a, argc, argv, first, &args);
   if (rc == 0 && args.positional_count > 1) {
-    rc = cli_error(CLI_EXIT_USAGE, "ir-run: unexpected argument '%s' (one model only)",
-                   args.positional[1]);
+    rc = cli_error(CLI_EXIT_USAGE, "unexpected argument '%s' (one model only)", args.positional[1]);
   } else if (rc == 0 && args.positional_count == 0) {
-    rc = cli_error(CLI_EXIT_USAGE, "ir-run: the model is missing (usage: cleave ir-run MODEL.xml "
+    rc = cli_error(CLI_EXIT_USAGE, "the model is missing (usage: cleave ir-run MODEL.xml "
                                    "--input NAME=FILE.npy ... [-o PREFIX])");
   } else if (rc == 0) {
     a->model = args.positional[0];

@@ -70,9 +70,8 @@ static int run_parameter(ir_run *s, size_t li, ir_input *inputs, size_t num_inpu
     }
   }
   if (in == NULL) {
-    return tool_fail(err, CLI_EXIT_USAGE,
-                     "ir-run: Parameter \"%s\" needs an input (--input %s=FILE.npy)", l->name,
-                     l->name);
+    return tool_fail(err, CLI_EXIT_USAGE, "Parameter \"%s\" needs an input (--input %s=FILE.npy)",
+                     l->name, l->name);
   }
   in->used = 1;
   const ir_port *out = ir_layer_output(l, 0);
@@ -409,8 +408,7 @@ int ir_run_graph(ir_run *s, const ir_model *m, const ir_bin *bin, ir_input *inpu
   }
   for (size_t i = 0; i < num_inputs && rc == 0; i++) {
     if (!inputs[i].used) {
-      rc = tool_fail(err, CLI_EXIT_USAGE, "ir-run: the model has no Parameter named '%s'",
-                     inputs[i].name);
+      rc = tool_fail(err, CLI_EXIT_USAGE, "the model has no Parameter named '%s'", inputs[i].name);
     }
   }
   for (size_t k = 0; k < m->num_layers && rc == 0; k++) {

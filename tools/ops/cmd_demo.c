@@ -145,7 +145,7 @@ static int run_case(const demo_case *c) {
            tool_plural(n, "output", "outputs"), res.info.axis,
            ok ? "gives the input back" : "does NOT give the input back");
     if (!ok) {
-      rc = cli_error(CLI_EXIT_SOFTWARE, "demo: the round trip of %s failed", c->title);
+      rc = cli_error(CLI_EXIT_SOFTWARE, "the round trip of %s failed", c->title);
     }
   }
   if (rc == 0) {
@@ -157,7 +157,7 @@ static int run_case(const demo_case *c) {
       printf("  inverse: cleave's %s of the outputs %s\n", name,
              ok ? "gives the input back" : "does NOT give the input back");
       if (!ok) {
-        rc = cli_error(CLI_EXIT_SOFTWARE, "demo: the inverse of %s failed", c->title);
+        rc = cli_error(CLI_EXIT_SOFTWARE, "the inverse of %s failed", c->title);
       }
     }
   }
@@ -189,8 +189,8 @@ int cmd_demo(int argc, char **argv, int first) {
   cli_args args;
   int rc = cli_parse(&demo_spec, NULL, argc, argv, first, &args);
   if (rc == 0 && args.positional_count > 0) {
-    rc = cli_error(CLI_EXIT_USAGE, "demo: unexpected argument '%s' (demo takes none)",
-                   args.positional[0]);
+    rc =
+        cli_error(CLI_EXIT_USAGE, "unexpected argument '%s' (demo takes none)", args.positional[0]);
   }
   cli_args_free(&args);
   if (rc != 0) {

@@ -227,7 +227,7 @@ static int infer(const op_options *o) {
 
 int cmd_infer(int argc, char **argv, int first) {
   if (first >= argc) {
-    return cli_error(CLI_EXIT_USAGE, "infer: the operator is missing (usage: cleave infer OP "
+    return cli_error(CLI_EXIT_USAGE, "the operator is missing (usage: cleave infer OP "
                                      "[OPTIONS] --shape SHAPE... [--dtype TYPE])");
   }
   const char *name = argv[first];
@@ -238,10 +238,12 @@ int cmd_infer(int argc, char **argv, int first) {
   const op_command *command = op_command_find(name);
   if (command == NULL) {
     return cli_error(CLI_EXIT_USAGE,
-                     "infer: unknown operator '%s' (one of split, variadic-split, "
+                     "unknown operator '%s' (one of split, variadic-split, "
                      "split-to-sequence, onnx-split, concat, concat-from-sequence)",
                      name);
   }
+  /* "infer split": the operator is part of the command's name in every message. */
+  cli_command_set(command->infer_spec->name);
   op_options o;
   int rc = op_options_parse(&o, command, 1, argc, argv, first + 1);
   if (rc == 0) {

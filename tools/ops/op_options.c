@@ -22,8 +22,8 @@ static int unknown_refused(const cli_opt *opt) {
                    "%s: '?' (an unknown value) is only meaningful for 'cleave infer'", label);
 }
 
-int op_take_int(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  (void)cmd;
+int op_take_int(void *target, const char *value, const cli_opt *opt, const char *place) {
+  (void)place;
   op_int *v = target;
   v->given = 1;
   if (opt->number == OP_MAY_BE_UNKNOWN && strcmp(value, "?") == 0) {
@@ -38,8 +38,8 @@ int op_take_int(void *target, const char *value, const cli_opt *opt, const char 
   return cli_parse_int64(value, label, &v->value);
 }
 
-int op_take_bit(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  (void)cmd;
+int op_take_bit(void *target, const char *value, const cli_opt *opt, const char *place) {
+  (void)place;
   op_int *v = target;
   v->given = 1;
   if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
@@ -51,8 +51,8 @@ int op_take_bit(void *target, const char *value, const cli_opt *opt, const char 
   return 0;
 }
 
-int op_take_list(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  (void)cmd;
+int op_take_list(void *target, const char *value, const cli_opt *opt, const char *place) {
+  (void)place;
   op_list *v = target;
   v->given = 1;
   char label[64];
@@ -64,9 +64,9 @@ int op_take_list(void *target, const char *value, const cli_opt *opt, const char
   return rc;
 }
 
-int op_take_string(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+int op_take_string(void *target, const char *value, const cli_opt *opt, const char *place) {
   (void)opt;
-  (void)cmd;
+  (void)place;
   op_strings *v = target;
   v->items[v->count++] = value;
   return 0;
@@ -108,9 +108,9 @@ int op_parse_dtype(const char *text, cleave_type *type) {
                    text, numpy ? ": " : "", note);
 }
 
-static int take_dtype(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int take_dtype(void *target, const char *value, const cli_opt *opt, const char *place) {
   (void)opt;
-  (void)cmd;
+  (void)place;
   op_output_flags *f = target;
   f->has_dtype = 1;
   f->dtype_text = value;
@@ -177,13 +177,12 @@ const cli_opt op_infer_options[] = {
 /* ---- the command line as a whole -------------------------------------------------------- */
 
 static int missing(const op_options *o, const char *what, const char *why) {
-  return cli_error(CLI_EXIT_USAGE, "%s: %s is required%s (see 'cleave %s --help')", o->scope, what,
-                   why, o->scope);
+  return cli_error(CLI_EXIT_USAGE, "%s is required%s (see 'cleave %s --help')", what, why,
+                   o->scope);
 }
 
 static int below_first_version(const op_options *o, const char *op, int64_t first) {
-  return cli_error(CLI_EXIT_USAGE,
-                   "%s: --opset %" PRId64 " is below %s first version (%" PRId64 ")", o->scope,
+  return cli_error(CLI_EXIT_USAGE, "--opset %" PRId64 " is below %s first version (%" PRId64 ")",
                    o->opset.value, op, first);
 }
 
@@ -209,9 +208,8 @@ static int check_split(op_options *o) {
   case CLEAVE_OP_SPLIT_TO_SEQUENCE:
     if (o->size.given && o->lengths.given) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: -s/--split-size and -l/--lengths exclude each other (the split "
-                       "input is either a scalar or a list)",
-                       o->scope);
+                       "-s/--split-size and -l/--lengths exclude each other (the split "
+                       "input is either a scalar or a list)");
     }
     if (!o->opset.given) {
       o->opset.value = 24;
@@ -229,9 +227,9 @@ static int check_split(op_options *o) {
     }
     if (o->opset.value < 18 && !o->lengths.given && !o->num.given) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: below opset 18 Split needs -l/--lengths or -n/--num-splits (the "
+                       "below opset 18 Split needs -l/--lengths or -n/--num-splits (the "
                        "node's number of outputs); --opset is %" PRId64,
-                       o->scope, o->opset.value);
+                       o->opset.value);
     }
     return 0;
   }
@@ -279,15 +277,13 @@ static int check_split_file(const op_options *o) {
   }
   if (!packed_dtype(o->flags.dtype.dtype) && shapes > 0) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: --shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
+                     "--shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
                      "int4, uint4, int2, uint2, float4e2m1); the .npy header gives the shape of "
-                     "other data",
-                     o->scope);
+                     "other data");
   }
   if (o->inputs.count == 0) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: the input file is missing (usage: cleave %s [OPTIONS] INPUT.npy)",
-                     o->scope, o->scope);
+                     "the input file is missing (usage: cleave %s [OPTIONS] INPUT.npy)", o->scope);
   }
   return 0;
 }
@@ -303,25 +299,24 @@ static int check_join_files(const op_options *o) {
     }
   } else if (shapes > 0) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: --shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
+                     "--shape is only for a packed --dtype (u1, u2, u4, i4, nf4, f4e2m1, "
                      "int4, uint4, int2, uint2, float4e2m1); the .npy headers give the shapes of "
-                     "other data",
-                     o->scope);
+                     "other data");
   }
   if (o->flags.output == NULL) {
     return missing(o, "-o/--output OUTPUT.npy", "");
   }
   if (inputs == 0) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: the input files are missing (usage: cleave %s [OPTIONS] -o OUTPUT.npy "
+                     "the input files are missing (usage: cleave %s [OPTIONS] -o OUTPUT.npy "
                      "INPUT.npy...)",
-                     o->scope, o->scope);
+                     o->scope);
   }
   if (shapes > 0 && shapes != inputs) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: %zu --shape %s for %zu %s: a packed --dtype takes one --shape per "
+                     "%zu --shape %s for %zu %s: a packed --dtype takes one --shape per "
                      "input, in order",
-                     o->scope, shapes, tool_plural(shapes, "option", "options"), inputs,
+                     shapes, tool_plural(shapes, "option", "options"), inputs,
                      tool_plural(inputs, "input", "inputs"));
   }
   return 0;
@@ -332,14 +327,14 @@ static int check_join_files(const op_options *o) {
 static int check_arguments(const op_options *o) {
   const op_command *c = o->command;
   if (o->for_infer && o->inputs.count > 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s' (infer reads no file: give %s)",
-                     o->scope, o->inputs.items[0], c->join ? "one --shape per input" : "--shape");
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s' (infer reads no file: give %s)",
+                     o->inputs.items[0], c->join ? "one --shape per input" : "--shape");
   }
   if (!c->join && o->inputs.count > 1) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", o->scope, o->inputs.items[1]);
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s'", o->inputs.items[1]);
   }
   if (!c->join && o->flags.shapes.count > 1) {
-    return cli_error(CLI_EXIT_USAGE, "%s: option --shape is given twice", o->scope);
+    return cli_error(CLI_EXIT_USAGE, "option --shape is given twice");
   }
   if (o->flags.output != NULL && o->flags.output[0] == '\0') {
     return cli_error(CLI_EXIT_USAGE, "-o/--output: the %s is empty",

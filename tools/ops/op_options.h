@@ -61,7 +61,7 @@ typedef struct op_output_flags {
 typedef struct op_options {
   const struct op_command *command;
   int for_infer;     /* `cleave infer OP` */
-  const char *scope; /* for messages: "split", "infer split" */
+  const char *scope; /* the command as typed, for the help messages point to: "infer split" */
 
   op_int axis;     /* -a */
   op_int num;      /* -n */
@@ -81,10 +81,10 @@ typedef struct op_options {
  * (op_int); a list (op_list); one more string (op_strings); a type name (op_output_flags.dtype).
  * Each prints a usage error naming the option and returns CLI_EXIT_USAGE, or returns 0.
  */
-int op_take_int(void *target, const char *value, const cli_opt *opt, const char *cmd);
-int op_take_bit(void *target, const char *value, const cli_opt *opt, const char *cmd);
-int op_take_list(void *target, const char *value, const cli_opt *opt, const char *cmd);
-int op_take_string(void *target, const char *value, const cli_opt *opt, const char *cmd);
+int op_take_int(void *target, const char *value, const cli_opt *opt, const char *place);
+int op_take_bit(void *target, const char *value, const cli_opt *opt, const char *place);
+int op_take_list(void *target, const char *value, const cli_opt *opt, const char *place);
+int op_take_string(void *target, const char *value, const cli_opt *opt, const char *place);
 
 /** `number` of an op_take_int option whose value may be "?" under infer (-a, -s). */
 #define OP_MAY_BE_UNKNOWN 1

@@ -48,7 +48,6 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
     if (!found) {
       tool_error err;
       io_open_fail(&err, errno, NULL, path);
-      tool_prefix(&err, "%s", c->name);
       return ckpt_command_report(&err);
     }
     if (fd >= 0) {
@@ -57,9 +56,9 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
     for (size_t f = 0; ckpt_drivers[f] != NULL; f++) {
       if (ckpt_drivers[f]->read.probe(path) && c->driver != NULL) {
         return cli_error(CLI_EXIT_USAGE,
-                         "%s: '%s' holds both %s and %s files: name the format ('cleave %s %s' "
+                         "'%s' holds both %s and %s files: name the format ('cleave %s %s' "
                          "or 'cleave %s %s')",
-                         c->name, path, c->driver->name, ckpt_drivers[f]->name, c->driver->word,
+                         path, c->driver->name, ckpt_drivers[f]->name, c->driver->word,
                          ckpt_verb_word(c->verb), ckpt_drivers[f]->word, ckpt_verb_word(c->verb));
       }
       if (ckpt_drivers[f]->read.probe(path)) {
@@ -69,10 +68,10 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
     if (c->driver == NULL) {
       tool_error err;
       tool_fail(&err, CLI_EXIT_DATA,
-                "%s: '%s' is not a model cleave reads: neither a safetensors model (%s) nor a "
+                "'%s' is not a model cleave reads: neither a safetensors model (%s) nor a "
                 "GGUF model (%s); 'cleave st %s' and 'cleave gguf %s' name the format",
-                c->name, path, st_driver.model_noun, gguf_driver.model_noun,
-                ckpt_verb_word(c->verb), ckpt_verb_word(c->verb));
+                path, st_driver.model_noun, gguf_driver.model_noun, ckpt_verb_word(c->verb),
+                ckpt_verb_word(c->verb));
       return ckpt_command_report(&err);
     }
     ckpt_command_set_name(c);
@@ -91,9 +90,9 @@ int ckpt_command_find_format(ckpt_command *c, const char *path) {
         break;
       }
     }
-    return cli_error(CLI_EXIT_USAGE, "%s: %s belongs to '%s %s', not to %s models ('%s' is one)",
-                     c->name, spelled, other != NULL ? other : "?", ckpt_verb_word(c->verb),
-                     c->driver->name, path);
+    return cli_error(CLI_EXIT_USAGE, "%s belongs to '%s %s', not to %s models ('%s' is one)",
+                     spelled, other != NULL ? other : "?", ckpt_verb_word(c->verb), c->driver->name,
+                     path);
   }
   return 0;
 }
@@ -168,9 +167,9 @@ static int outdir_apart(const ckpt_command *c, const ckpt_model *m) {
     char *dir = resolve(m->dir);
     if (dir != NULL && (strcmp(out, dir) == 0 || (m->ranks_dir && within(out, dir)))) {
       rc = cli_error(CLI_EXIT_USAGE,
-                     "%s: -o '%s' %s the folder of the %s, '%s': the outputs may not land among "
+                     "-o '%s' %s the folder of the %s, '%s': the outputs may not land among "
                      "the inputs (name a folder outside it)",
-                     c->name, outdir, strcmp(out, dir) == 0 ? "is" : "lies in",
+                     outdir, strcmp(out, dir) == 0 ? "is" : "lies in",
                      m->ranks_dir ? "ranks" : "model", m->dir);
     }
     free(dir);
@@ -180,9 +179,9 @@ static int outdir_apart(const ckpt_command *c, const ckpt_model *m) {
     char *dir = input != NULL ? folder_of(input) : NULL;
     if (dir != NULL && strcmp(dir, out) == 0) {
       rc = cli_error(CLI_EXIT_USAGE,
-                     "%s: -o '%s' holds the input '%s': the outputs may not land among the "
+                     "-o '%s' holds the input '%s': the outputs may not land among the "
                      "inputs (name a folder of their own)",
-                     c->name, outdir, input);
+                     outdir, input);
     }
     free(dir);
   }
@@ -286,7 +285,6 @@ static int add_records(const ckpt_command *c, const ckpt_model *m, ckpt_plan *pl
     rc = format.index(format.ctx, plan, &err);
   }
   if (rc != 0) {
-    tool_prefix(&err, "%s", c->name);
     return ckpt_command_report(&err);
   }
   return 0;
@@ -308,7 +306,6 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
     tool_error err;
     rc = c->driver->write.finish(m, plan, finish, &store, &err);
     if (rc != 0) {
-      tool_prefix(&err, "%s", c->name);
       ckpt_command_report(&err);
     }
   }
@@ -359,18 +356,19 @@ const cli_opt ckpt_write_options[] = {
 };
 
 /* --max-tensors N: a count from 1, given once. */
-static int max_tensors(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int max_tensors(void *target, const char *value, const cli_opt *opt, const char *place) {
   uint64_t *n = target;
   int64_t v = 0;
   if (*n != 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: option --%s is given twice", cmd, opt->long_name);
+    return cli_error_at(place, CLI_EXIT_USAGE, "option --%s is given twice", opt->long_name);
   }
   char what[96];
-  snprintf(what, sizeof what, "%s: --%s", cmd, opt->long_name);
+  snprintf(what, sizeof what, "%s%s--%s", place != NULL ? place : "", place != NULL ? ": " : "",
+           opt->long_name);
   int rc = cli_parse_int64(value, what, &v);
   if (rc == 0 && v < 1) {
-    rc = cli_error(CLI_EXIT_USAGE, "%s: --%s is %lld: a file holds 1 tensor at least", cmd,
-                   opt->long_name, (long long)v);
+    rc = cli_error_at(place, CLI_EXIT_USAGE, "--%s is %lld: a file holds 1 tensor at least",
+                      opt->long_name, (long long)v);
   }
   *n = rc == 0 ? (uint64_t)v : 0;
   return rc;
@@ -401,7 +399,7 @@ const cli_opt ckpt_size_option[] = {
 };
 
 /* --quant-block B0,B1: two sizes from 1 to 2^31. */
-static int quant_block(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int quant_block(void *target, const char *value, const cli_opt *opt, const char *place) {
   (void)opt;
   ckpt_quant *q = target;
   const char *p = value;
@@ -409,10 +407,10 @@ static int quant_block(void *target, const char *value, const cli_opt *opt, cons
     char *end = NULL;
     long long v = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : 0;
     if (end == NULL || v < 1 || v > (1LL << 31) || *end != (i == 0 ? ',' : '\0')) {
-      return cli_error(CLI_EXIT_USAGE,
-                       "%s: --quant-block '%s' is not B0,B1 (the rows and columns of a "
-                       "quantization block, each from 1 to 2147483648, e.g. 128,128)",
-                       cmd, value);
+      return cli_error_at(place, CLI_EXIT_USAGE,
+                          "--quant-block '%s' is not B0,B1 (the rows and columns of a "
+                          "quantization block, each from 1 to 2147483648, e.g. 128,128)",
+                          value);
     }
     q->block[i] = v;
     p = end + 1;

@@ -184,6 +184,9 @@ static int run_verb(const ckpt_driver *driver, ckpt_verb v, int argc, char **arg
   c->argv = argv;
   c->first = first;
   ckpt_command_set_name(c);
+  /* The command as typed ("st shard", or "shard" when the format is found from the model; it
+   * stays so when c->name later takes the format found) names every error and warning. */
+  cli_command_set(c->name);
   ckpt_args *a = &c->args;
   a->run.progress = 1;
   a->run.argc = argc;
@@ -279,7 +282,7 @@ int ckpt_family_command(const ckpt_driver *driver, int argc, char **argv, int fi
   verb_list(list, sizeof list, 0);
   if (first >= argc) {
     family_help(driver, stderr);
-    return cli_error(CLI_EXIT_USAGE, "%s: a subcommand is missing (%s)", driver->word, list);
+    return cli_error(CLI_EXIT_USAGE, "a subcommand is missing (%s)", list);
   }
   const char *word = argv[first];
   if (strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0) {
@@ -291,7 +294,7 @@ int ckpt_family_command(const ckpt_driver *driver, int argc, char **argv, int fi
       return run_verb(driver, verbs[v].verb, argc, argv, first + 1);
     }
   }
-  return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand '%s' (%s)", driver->word, word, list);
+  return cli_error(CLI_EXIT_USAGE, "unknown subcommand '%s' (%s)", word, list);
 }
 
 int ckpt_detected_command(int argc, char **argv, int first) {

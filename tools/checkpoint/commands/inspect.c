@@ -45,7 +45,7 @@ static int list(const ckpt_command *c, const ckpt_model *m, const char *path) {
   const ckpt_args *a = &c->args;
   int offsets = (c->driver->traits & CKPT_LISTS_OFFSETS) != 0;
   if (!ckpt_any_matches(m, a->glob)) {
-    return cli_error(CLI_EXIT_DATA, "%s: no tensor of '%s' matches '%s'%s", c->name, path, a->glob,
+    return cli_error(CLI_EXIT_DATA, "no tensor of '%s' matches '%s'%s", path, a->glob,
                      ckpt_glob_note(a->glob));
   }
   if (!a->run.json) {
@@ -73,10 +73,10 @@ static int list(const ckpt_command *c, const ckpt_model *m, const char *path) {
 int ckpt_run_inspect(ckpt_command *c) {
   const cli_args *p = &c->parsed;
   if (p->positional_count > 1) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", c->name, p->positional[1]);
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s'", p->positional[1]);
   }
   if (p->positional_count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: the MODEL (%s) is missing", c->name,
+    return cli_error(CLI_EXIT_USAGE, "the MODEL (%s) is missing",
                      c->driver != NULL ? c->driver->model_noun
                                        : "a safetensors or GGUF model: a file or a folder");
   }

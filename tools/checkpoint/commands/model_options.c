@@ -11,24 +11,24 @@
 #include "cli_util.h"
 
 /* --preset NAME|auto of the rank commands. */
-static int rank_preset(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int rank_preset(void *target, const char *value, const cli_opt *opt, const char *place) {
   (void)opt;
   if (!ckpt_preset_known(value)) {
-    return cli_error(CLI_EXIT_USAGE, "%s: --preset '%s' is not one of auto, %s", cmd, value,
-                     ckpt_preset_names());
+    return cli_error_at(place, CLI_EXIT_USAGE, "--preset '%s' is not one of auto, %s", value,
+                        ckpt_preset_names());
   }
   ((ckpt_preset_args *)target)->name = value;
   return 0;
 }
 
 /* --preset NAME|auto of split: a preset with fused tensors to split. */
-static int split_preset(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  int rc = rank_preset(target, value, opt, cmd);
+static int split_preset(void *target, const char *value, const cli_opt *opt, const char *place) {
+  int rc = rank_preset(target, value, opt, place);
   if (rc == 0 && strcmp(value, "auto") != 0 && !ckpt_preset_splits(value)) {
-    return cli_error(CLI_EXIT_USAGE,
-                     "%s: preset '%s' has no fused tensors to split (st shard --preset %s shards "
-                     "the model as it is)",
-                     cmd, value, value);
+    return cli_error_at(place, CLI_EXIT_USAGE,
+                        "preset '%s' has no fused tensors to split (st shard --preset %s shards "
+                        "the model as it is)",
+                        value, value);
   }
   return rc;
 }
@@ -109,19 +109,18 @@ int ckpt_preset_args_check(const ckpt_command *c, int split) {
   const ckpt_preset_args *p = &c->args.preset;
   if (!split && p->name == NULL && p->replicate_kv) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: --replicate-kv needs --preset, whose rules know the KV heads", c->name);
+                     "--replicate-kv needs --preset, whose rules know the KV heads");
   }
   if (p->override && p->name == NULL) {
-    return cli_error(CLI_EXIT_USAGE, "%s: --override-preset needs --preset NAME", c->name);
+    return cli_error(CLI_EXIT_USAGE, "--override-preset needs --preset NAME");
   }
   if (p->qkv_layout >= 0 && p->name == NULL) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: --qkv-layout needs --preset, whose rules know the fused QKV's heads",
-                     c->name);
+                     "--qkv-layout needs --preset, whose rules know the fused QKV's heads");
   }
   if (p->qkv_layout >= 0 && strcmp(p->name, "auto") != 0 && !ckpt_preset_splits(p->name)) {
-    return cli_error(CLI_EXIT_USAGE, "%s: --qkv-layout: preset '%s' has no fused QKV (phi3 has)",
-                     c->name, p->name);
+    return cli_error(CLI_EXIT_USAGE, "--qkv-layout: preset '%s' has no fused QKV (phi3 has)",
+                     p->name);
   }
   return 0;
 }
@@ -175,7 +174,6 @@ int ckpt_preset_split_rules(const ckpt_command *c, const char *model, ckpt_prese
   }
   free(path);
   if (rc != 0) {
-    tool_prefix(&err, "%s", c->name);
     ckpt_command_report(&err);
   }
   return rc;
@@ -222,7 +220,6 @@ int ckpt_preset_rank_rules(ckpt_command *c, const char *model, ckpt_preset *pres
     }
   }
   if (rc != 0) {
-    tool_prefix(&err, "%s", c->name);
     return ckpt_command_report(&err);
   }
   /* The preset's rules go after the command line's: a tensor both match is the command line's. */
@@ -280,7 +277,6 @@ int ckpt_model_quant(const ckpt_command *c, ckpt_model *m, const char *model) {
     return 0; /* no config.json: the block size is not known (one that cannot be read is 66) */
   }
   if (rc != 0) {
-    tool_prefix(&err, "%s", c->name);
     return ckpt_command_report(&err);
   }
   if (config.has_block) {

@@ -24,35 +24,34 @@ static int check_command_line(const ckpt_command *c) {
   const ckpt_args *a = &c->args;
   const cli_args *p = &c->parsed;
   if (c->verb == CKPT_SHARD && p->positional_count > 1) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", c->name, p->positional[1]);
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s'", p->positional[1]);
   }
   if (p->positional_count == 0) {
     if (c->verb == CKPT_SHARD) {
-      return cli_error(CLI_EXIT_USAGE, "%s: the MODEL is missing", c->name);
+      return cli_error(CLI_EXIT_USAGE, "the MODEL is missing");
     }
     if (c->verb == CKPT_MERGE && c->driver != NULL && c->driver->read.load_parts != NULL) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: the PARTs are missing (a split set's files, or with --axis rules the "
-                       "RANKs)",
-                       c->name);
+                       "the PARTs are missing (a split set's files, or with --axis rules the "
+                       "RANKs)");
     }
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: the RANK checkpoints are missing (the rank files in rank order, or one "
+                     "the RANK checkpoints are missing (the rank files in rank order, or one "
                      "folder of rank<R>%s)",
-                     c->name, c->driver != NULL ? c->driver->suffix : " files");
+                     c->driver != NULL ? c->driver->suffix : " files");
   }
   if (a->run.outdir == NULL || a->run.outdir[0] == '\0') {
     int to_file = c->verb == CKPT_MERGE && c->driver != NULL &&
                   (c->driver->traits & CKPT_MERGES_TO_FILE) != 0;
-    return cli_error(CLI_EXIT_USAGE, "%s: -o %s%s is missing", c->name, to_file ? "OUT" : "OUTDIR",
+    return cli_error(CLI_EXIT_USAGE, "-o %s%s is missing", to_file ? "OUT" : "OUTDIR",
                      to_file ? c->driver->suffix : "");
   }
   if (c->verb != CKPT_MERGE && a->ranks.spec.ranks == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: -n RANKS is missing", c->name);
+    return cli_error(CLI_EXIT_USAGE, "-n RANKS is missing");
   }
   /* A shard needs rules; a merge or reshard of ranks that record theirs does not. */
   if (c->verb == CKPT_SHARD && !has_rules(c)) {
-    return cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s", c->name,
+    return cli_error(CLI_EXIT_USAGE, "no --axis GLOB=AXIS rule%s",
                      c->driver == NULL || (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset"
                                                                                : "");
   }
@@ -65,9 +64,8 @@ static int check_parts(const ckpt_command *c) {
   const ckpt_shard_spec *spec = &c->args.ranks.spec;
   if (spec->view_count > 0 || spec->replicate_count > 0 || spec->unmatched_error) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: --view, --replicate and --unmatched join ranks with --axis GLOB=AXIS "
-                     "rules; a split set takes none",
-                     c->name);
+                     "--view, --replicate and --unmatched join ranks with --axis GLOB=AXIS "
+                     "rules; a split set takes none");
   }
   return 0;
 }
@@ -91,7 +89,7 @@ static int output_file(ckpt_command *c, char **dir, char **name, char **base, ch
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   if (file[0] == '\0' || strcmp(file, ".") == 0 || strcmp(file, "..") == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: -o '%s' does not name a file", c->name, output);
+    return cli_error(CLI_EXIT_USAGE, "-o '%s' does not name a file", output);
   }
   c->args.run.outdir = *dir;
   c->args.run.manifest_name = *manifest;
@@ -156,8 +154,8 @@ static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *nam
 /* --axis, --view, --replicate, --unmatched and -n: the rank rules of the command line (or of a
  * ranks' record), each but -n also kept as given for the record the outputs carry. The target is
  * ckpt_args.ranks. */
-static int rank_rule(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  int rc = ckpt_rank_rules_apply(target, (ckpt_rank_option)opt->number, value, cmd);
+static int rank_rule(void *target, const char *value, const cli_opt *opt, const char *place) {
+  int rc = ckpt_rank_rules_apply(target, (ckpt_rank_option)opt->number, value, place);
   ckpt_args *a = (ckpt_args *)((char *)target - offsetof(ckpt_args, ranks));
   if (rc == 0 && opt->number != CKPT_RANK_NUM) {
     if (a->given_rule_count == a->given_rule_cap) {
@@ -376,7 +374,7 @@ static int rules_from_record(ckpt_command *c, const char *rules) {
   words w;
   tool_error err;
   if (words_split(rules, strlen(rules), &w, &err) != 0) {
-    tool_prefix(&err, "%s: the ranks' %s", c->name, CKPT_RECORD_RULES);
+    tool_prefix(&err, "the ranks' %s", CKPT_RECORD_RULES);
     return ckpt_command_report(&err);
   }
   c->record_text = w.text;
@@ -386,9 +384,10 @@ static int rules_from_record(ckpt_command *c, const char *rules) {
   ckpt_rank_rules_free(&c->args.ranks);
   int rc = ckpt_rank_rules_init(&c->args.ranks, (int)w.count + 1);
   c->args.ranks.spec.ranks = ranks;
-  char name[96];
-  snprintf(name, sizeof name, "%s: the ranks' %s", c->name, CKPT_RECORD_RULES);
-  cli_spec spec = {.name = name,
+  char place[64];
+  snprintf(place, sizeof place, "the ranks' %s", CKPT_RECORD_RULES);
+  cli_spec spec = {.name = c->name,
+                   .place = place,
                    .usage = "",
                    .options = record_options,
                    .tags = ckpt_command_tags(c),
@@ -397,7 +396,7 @@ static int rules_from_record(ckpt_command *c, const char *rules) {
   if (rc == 0) {
     rc = cli_parse(&spec, &c->args, (int)w.count, w.argv, 0, &parsed);
     if (rc == 0 && parsed.positional_count > 0) {
-      rc = cli_error(CLI_EXIT_DATA, "%s: '%s' is not an option", name, parsed.positional[0]);
+      rc = cli_error_at(place, CLI_EXIT_DATA, "'%s' is not an option", parsed.positional[0]);
     }
     cli_args_free(&parsed);
   }
@@ -522,8 +521,8 @@ int ckpt_run_ranks(ckpt_command *c) {
     rc = rules_from_record(c, records[0].rules);
   }
   if (rc == 0 && ranks && !ordered && !has_rules(c)) {
-    rc = cli_error(CLI_EXIT_USAGE, "%s: no --axis GLOB=AXIS rule%s (the ranks record none)",
-                   c->name, (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset" : "");
+    rc = cli_error(CLI_EXIT_USAGE, "no --axis GLOB=AXIS rule%s (the ranks record none)",
+                   (c->driver->traits & CKPT_HF_CONFIG) ? " and no --preset" : "");
   }
   if (rc == 0 && (c->driver->traits & CKPT_HF_CONFIG)) {
     rc = ckpt_model_quant(c, m, inputs[0]);
@@ -535,7 +534,6 @@ int ckpt_run_ranks(ckpt_command *c) {
     rc = ckpt_preset_rank_rules(c, inputs[0], &preset, &command_axes);
   }
   if (rc == 0 && preset.name != NULL && ckpt_rules_preset_fits(&c->args.ranks.spec, m, &err) != 0) {
-    tool_prefix(&err, "%s", c->name);
     rc = ckpt_command_report(&err);
   }
   if (rc == 0 && (c->verb != CKPT_MERGE || ordered)) {
@@ -544,9 +542,9 @@ int ckpt_run_ranks(ckpt_command *c) {
   }
   if (rc == 0 && ordered && given && strcmp(c->lineage.rules, records[0].rules) != 0) {
     rc = cli_error(CLI_EXIT_USAGE,
-                   "%s: the rules given (%s) are not those the ranks record (%s): give none (the "
+                   "the rules given (%s) are not those the ranks record (%s): give none (the "
                    "record's are used) or the same",
-                   c->name, c->lineage.rules, records[0].rules);
+                   c->lineage.rules, records[0].rules);
   }
   if (rc == 0 && c->verb != CKPT_MERGE) {
     c->lineage.what = CKPT_LINEAGE_RANKS;
@@ -557,7 +555,6 @@ int ckpt_run_ranks(ckpt_command *c) {
   if (rc == 0) {
     rc = plan_verb(c, m, name, &plan, &err);
     if (rc != 0) {
-      tool_prefix(&err, "%s", c->name);
       ckpt_command_report(&err);
     }
   }

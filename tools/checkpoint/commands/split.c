@@ -13,20 +13,20 @@ static int check_command_line(const ckpt_command *c) {
   const ckpt_args *a = &c->args;
   const cli_args *p = &c->parsed;
   if (p->positional_count > 1) {
-    return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument '%s'", c->name, p->positional[1]);
+    return cli_error(CLI_EXIT_USAGE, "unexpected argument '%s'", p->positional[1]);
   }
   if (p->positional_count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: the MODEL is missing", c->name);
+    return cli_error(CLI_EXIT_USAGE, "the MODEL is missing");
   }
   if (a->run.outdir == NULL) {
-    return cli_error(CLI_EXIT_USAGE, "%s: -o OUTDIR is missing", c->name);
+    return cli_error(CLI_EXIT_USAGE, "-o OUTDIR is missing");
   }
   if (a->rules.count == 0 && a->preset.name == NULL && a->max_shard_size == 0 &&
       a->max_tensors == 0) {
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: no rule (--tensor GLOB ... or --rules FILE), no --preset and no "
+                     "no rule (--tensor GLOB ... or --rules FILE), no --preset and no "
                      "--max-shard-size%s",
-                     c->name, (ckpt_command_tags(c) & CKPT_FORMAT_GGUF) ? " or --max-tensors" : "");
+                     (ckpt_command_tags(c) & CKPT_FORMAT_GGUF) ? " or --max-tensors" : "");
   }
   int rc = ckpt_preset_args_check(c, 1);
   for (size_t i = 0; i < a->rules.count && rc == 0; i++) {
@@ -79,7 +79,6 @@ int ckpt_run_split(ckpt_command *c) {
     uint64_t planned = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? c->args.max_shard_size : 0;
     rc = ckpt_plan_split_sized(m, &format, rules, s->count + ps.count, planned, &plan, &err);
     if (rc != 0) {
-      tool_prefix(&err, "%s", c->name);
       ckpt_command_report(&err);
     }
   }

@@ -12,9 +12,9 @@
 #include "cli_util.h"
 
 /* --against MODEL: one input; the arguments after it are inputs too. */
-static int against(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int against(void *target, const char *value, const cli_opt *opt, const char *place) {
   (void)opt;
-  (void)cmd;
+  (void)place;
   ckpt_args *a = target;
   a->against[a->against_count++] = value;
   return 0;
@@ -24,8 +24,7 @@ int ckpt_run_verify(ckpt_command *c) {
   const cli_args *p = &c->parsed;
   ckpt_args *a = &c->args;
   if (p->positional_count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: the OUTDIR (a folder a writing command wrote) is missing",
-                     c->name);
+    return cli_error(CLI_EXIT_USAGE, "the OUTDIR (a folder a writing command wrote) is missing");
   }
   /* The first option that is --against, if any: the arguments after it are inputs. */
   size_t first_against = p->given_count;
@@ -35,9 +34,9 @@ int ckpt_run_verify(ckpt_command *c) {
   for (size_t k = 1; k < p->positional_count; k++) {
     if (p->options_before[k] <= first_against) {
       return cli_error(CLI_EXIT_USAGE,
-                       "%s: unexpected argument '%s' (the models to compare with follow "
+                       "unexpected argument '%s' (the models to compare with follow "
                        "--against)",
-                       c->name, p->positional[k]);
+                       p->positional[k]);
     }
     a->against[a->against_count++] = p->positional[k];
   }

@@ -37,13 +37,13 @@ void ckpt_rank_rules_free(ckpt_rank_rules *r) {
 }
 
 int ckpt_rank_rules_apply(ckpt_rank_rules *r, ckpt_rank_option kind, const char *value,
-                          const char *cmd) {
+                          const char *place) {
   char *glob = NULL;
   const char *v = NULL;
   int rc = 0;
   switch (kind) {
   case CKPT_RANK_AXIS:
-    rc = ckpt_parse_glob_value(cmd, value, "--axis", &glob, &v);
+    rc = ckpt_parse_glob_value(place, value, "--axis", &glob, &v);
     if (rc == 0) {
       ckpt_shard_rule *rule = &r->axes[r->spec.axis_count++];
       rule->glob = glob;
@@ -51,13 +51,13 @@ int ckpt_rank_rules_apply(ckpt_rank_rules *r, ckpt_rank_option kind, const char 
     }
     return rc;
   case CKPT_RANK_VIEW:
-    rc = ckpt_parse_glob_value(cmd, value, "--view", &glob, &v);
+    rc = ckpt_parse_glob_value(place, value, "--view", &glob, &v);
     if (rc == 0) {
       ckpt_shard_rule *rule = &r->views[r->spec.view_count++];
       rule->glob = glob;
       if (ckpt_parse_view(v, &rule->view) != 0) {
-        rc = cli_error(CLI_EXIT_USAGE, "%s: --view '%s': '%s' is not a shape like 8,18,-1", cmd,
-                       value, v);
+        rc = cli_error_at(place, CLI_EXIT_USAGE, "--view '%s': '%s' is not a shape like 8,18,-1",
+                          value, v);
       }
     }
     return rc;
@@ -69,16 +69,16 @@ int ckpt_rank_rules_apply(ckpt_rank_rules *r, ckpt_rank_option kind, const char 
       r->spec.unmatched_error = value[0] == 'e';
       return 0;
     }
-    return cli_error(CLI_EXIT_USAGE, "%s: --unmatched is 'replicate' or 'error', not '%s'", cmd,
-                     value);
+    return cli_error_at(place, CLI_EXIT_USAGE, "--unmatched is 'replicate' or 'error', not '%s'",
+                        value);
   case CKPT_RANK_NUM:
     if (cli_parse_int64(value, "-n/--num-splits", &r->spec.ranks) != 0) {
       return CLI_EXIT_USAGE;
     }
     return r->spec.ranks < 1 || r->spec.ranks > CKPT_MAX_RANKS
-               ? cli_error(CLI_EXIT_USAGE, "%s: -n RANKS must be from 1 to %d, not %s", cmd,
-                           CKPT_MAX_RANKS, value)
+               ? cli_error_at(place, CLI_EXIT_USAGE, "-n RANKS must be from 1 to %d, not %s",
+                              CKPT_MAX_RANKS, value)
                : 0;
   }
-  return cli_error(CLI_EXIT_SOFTWARE, "%s: unknown rule option", cmd);
+  return cli_error_at(place, CLI_EXIT_SOFTWARE, "unknown rule option");
 }

@@ -33,12 +33,13 @@ int ckpt_rank_rules_init(ckpt_rank_rules *r, int argc);
 
 /**
  * Applies option `kind` with `value` (borrowed for --replicate: it must outlive the rules; the
- * globs of --axis and --view are copied). Returns 0, or CLI_EXIT_USAGE reported naming `cmd`
- * and the value (not GLOB=VALUE, an axis that is not an integer, a view that is not a shape, an
+ * globs of --axis and --view are copied). Returns 0, or CLI_EXIT_USAGE reported naming the value
+ * (after `place`, where the words come from when not from the command line, or NULL; see
+ * cli_error_at) (not GLOB=VALUE, an axis that is not an integer, a view that is not a shape, an
  * --unmatched other than replicate or error, -n outside 1 to CKPT_MAX_RANKS).
  */
 int ckpt_rank_rules_apply(ckpt_rank_rules *r, ckpt_rank_option kind, const char *value,
-                          const char *cmd);
+                          const char *place);
 
 /** Releases the rules (the globs they copied) and zeroes them. */
 void ckpt_rank_rules_free(ckpt_rank_rules *r);

@@ -109,7 +109,7 @@ int ckpt_rule_option(ckpt_rule_set *s, int kind, const char *value, const char *
     return start_rule(s, value, where);
   }
   if (s->count == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB", s->command, where);
+    return cli_error(CLI_EXIT_USAGE, "%s: a rule starts with --tensor GLOB", where);
   }
   ckpt_split_rule *r = &s->rules[s->count - 1];
   /* Option labels carry the rule, so that a value that does not parse is found in its file. */
@@ -163,9 +163,9 @@ int ckpt_rule_command_line(ckpt_rule_set *s, int kind, const char *value) {
     static const char *const names[] = {"--view", "-a", "-n", "-l", "--into"};
     int named = kind >= CKPT_RULE_VIEW && kind <= CKPT_RULE_INTO;
     return cli_error(CLI_EXIT_USAGE,
-                     "%s: %s '%s' belongs to no rule: a rule starts with --tensor "
+                     "%s '%s' belongs to no rule: a rule starts with --tensor "
                      "GLOB",
-                     s->command, named ? names[kind - CKPT_RULE_VIEW] : "option", value);
+                     named ? names[kind - CKPT_RULE_VIEW] : "option", value);
   }
   return ckpt_rule_option(s, kind, value, "");
 }
@@ -260,14 +260,15 @@ int ckpt_rule_complete(ckpt_rule_set *s, ckpt_split_rule *r) {
 
 /* A rule's option on the command line (target: the set). */
 static int command_line_option(void *target, const char *value, const cli_opt *opt,
-                               const char *cmd) {
-  (void)cmd;
+                               const char *place) {
+  (void)place;
   return ckpt_rule_command_line(target, opt->number, value);
 }
 
-static int rules_file_option(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int rules_file_option(void *target, const char *value, const cli_opt *opt,
+                             const char *place) {
   (void)opt;
-  (void)cmd;
+  (void)place;
   return ckpt_rules_read(target, value);
 }
 
@@ -310,11 +311,11 @@ typedef struct rules_line {
   size_t before;
 } rules_line;
 
-static int line_option(void *target, const char *value, const cli_opt *opt, const char *cmd) {
-  (void)cmd;
+static int line_option(void *target, const char *value, const cli_opt *opt, const char *place) {
+  (void)place;
   rules_line *l = target;
   if (opt->number == CKPT_RULE_TENSOR && l->s->count > l->before) {
-    return cli_error(CLI_EXIT_USAGE, "%s: %s: one rule per line", l->s->command, l->where);
+    return cli_error(CLI_EXIT_USAGE, "%s: one rule per line", l->where);
   }
   return ckpt_rule_option(l->s, opt->number, value, l->where);
 }
@@ -327,12 +328,11 @@ static const cli_opt line_options[] = {
 /* One line of a rules file, in words (which the set keeps). */
 static int read_line(ckpt_rule_set *s, char **argv, int count, const char *where) {
   if (strcmp(argv[0], "--tensor") != 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: %s: a rule starts with --tensor GLOB, not '%s'",
-                     s->command, where, argv[0]);
+    return cli_error(CLI_EXIT_USAGE, "%s: a rule starts with --tensor GLOB, not '%s'", where,
+                     argv[0]);
   }
-  char name[600];
-  snprintf(name, sizeof name, "%s: %s", s->command, where);
-  cli_spec spec = {.name = name,
+  cli_spec spec = {.name = s->command,
+                   .place = where,
                    .usage = "--tensor GLOB [--view SHAPE] -a AXIS (-n N | -l L,L,...) --into "
                             "NAME,NAME,...",
                    .options = line_options,
@@ -342,9 +342,9 @@ static int read_line(ckpt_rule_set *s, char **argv, int count, const char *where
   int rc = cli_parse(&spec, &l, count, argv, 0, &args);
   if (rc == 0 && args.positional_count > 0) {
     rc = cli_error(CLI_EXIT_USAGE,
-                   "%s: %s: only --tensor, --view, -a, -n, -l and --into belong in a rules file, "
+                   "%s: only --tensor, --view, -a, -n, -l and --into belong in a rules file, "
                    "not '%s'",
-                   s->command, where, args.positional[0]);
+                   where, args.positional[0]);
   }
   cli_args_free(&args);
   return rc;
@@ -362,8 +362,8 @@ int ckpt_rules_read(ckpt_rule_set *s, const char *path) {
   for (int lineno = 1; rc == 0 && fgets(line, sizeof line, f) != NULL; lineno++) {
     size_t n = strlen(line);
     if (n == sizeof line - 1 && line[n - 1] != '\n') {
-      rc = cli_error(CLI_EXIT_USAGE, "%s: %s:%d: the line is longer than %zu bytes", s->command,
-                     path, lineno, sizeof line - 2);
+      rc = cli_error(CLI_EXIT_USAGE, "%s:%d: the line is longer than %zu bytes", path, lineno,
+                     sizeof line - 2);
       break;
     }
     char where[512];
@@ -371,7 +371,7 @@ int ckpt_rules_read(ckpt_rule_set *s, const char *path) {
     words w;
     tool_error err;
     if (words_split(line, n, &w, &err) != 0) {
-      tool_prefix(&err, "%s: %s", s->command, where);
+      tool_prefix(&err, "%s", where);
       rc = tool_report(&err);
       break;
     }
@@ -395,11 +395,11 @@ int ckpt_rules_read(ckpt_rule_set *s, const char *path) {
   return rc;
 }
 
-int ckpt_parse_glob_value(const char *command, const char *text, const char *option, char **glob,
+int ckpt_parse_glob_value(const char *place, const char *text, const char *option, char **glob,
                           const char **value) {
   const char *eq = strrchr(text, '=');
   if (eq == NULL || eq == text || eq[1] == '\0') {
-    return cli_error(CLI_EXIT_USAGE, "%s: %s '%s' is not GLOB=VALUE", command, option, text);
+    return cli_error_at(place, CLI_EXIT_USAGE, "%s '%s' is not GLOB=VALUE", option, text);
   }
   *glob = strndup(text, (size_t)(eq - text));
   *value = eq + 1;

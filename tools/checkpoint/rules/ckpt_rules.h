@@ -76,8 +76,9 @@ extern const cli_opt ckpt_rule_options[];
 void ckpt_rule_set_free(ckpt_rule_set *s);
 
 /** Splits "GLOB=VALUE" (at its last '='): `*glob` malloc'd, `*value` into `text`. Returns 0 or
- * prints "COMMAND: OPTION 'TEXT' is not GLOB=VALUE" and returns CLI_EXIT_USAGE. */
-int ckpt_parse_glob_value(const char *command, const char *text, const char *option, char **glob,
+ * prints "OPTION 'TEXT' is not GLOB=VALUE" (after `place` when not NULL, as cli_error_at) and
+ * returns CLI_EXIT_USAGE. */
+int ckpt_parse_glob_value(const char *place, const char *text, const char *option, char **glob,
                           const char **value);
 
 #endif /* CLEAVE_CKPT_RULES_H */

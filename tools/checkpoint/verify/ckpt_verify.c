@@ -250,7 +250,6 @@ static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int
     if (stat(p, &st) != 0) {
       tool_error err;
       io_open_fail(&err, errno, "--against", p);
-      tool_prefix(&err, "%s", o->cmd);
       tool_scrub(&err);
       return tool_report(&err);
     }
@@ -286,9 +285,9 @@ static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int
   }
   tool_error err;
   tool_fail(&err, CLI_EXIT_NOINPUT,
-            "%s: the input '%s' of the manifest is not among the files and folders of "
+            "the input '%s' of the manifest is not among the files and folders of "
             "--against",
-            o->cmd, in->name);
+            in->name);
   tool_scrub(&err);
   return tool_report(&err);
 }
@@ -777,7 +776,6 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
   tool_error err;
   int rc = ckpt_manifest_read(path, &mf, &err);
   if (rc != 0) {
-    tool_prefix(&err, "%s", o->cmd);
     tool_scrub(&err);
     tool_report(&err);
   }
