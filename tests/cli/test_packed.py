@@ -186,7 +186,7 @@ def chunk_knob(work):
         r = clitest.run(["split", "-a", "1", "-n", "2", "--dtype", "u4", "--shape", "[3,4]",
                          "-f", "-q", "k.npy"], work, env=env)
         check(r.returncode == 0, f"chunk knob {value}: exit {r.returncode}: {r.stderr.strip()}")
-        check(f"cleave: warning: CLEAVE_CHUNK_BYTES='{value}'" in r.stderr,
+        check(f"cleave: warning: split: CLEAVE_CHUNK_BYTES='{value}'" in r.stderr,
               f"chunk knob {value}: no warning in {r.stderr!r}")
         out = np.load(os.path.join(work, "k_1.npy"))
         # Byte k holds k twice: rows [0 0 1 1], [2 2 3 3], [4 4 5 5]; second halves 11, 33, 55.

@@ -37,13 +37,13 @@ typedef struct command {
 } command;
 
 /* Records every value it is given, with the number of its option. */
-static int record(void *target, const char *value, const cli_opt *opt, const char *cmd) {
+static int record(void *target, const char *value, const cli_opt *opt, const char *place) {
   command *c = (command *)((char *)target - offsetof(command, calls));
   c->calls++;
   size_t n = strlen(c->seen);
   snprintf(c->seen + n, sizeof c->seen - n, "%d:%s;", opt->number, value ? value : "-");
   if (value != NULL && strcmp(value, "bad") == 0) {
-    return cli_error(CLI_EXIT_USAGE, "%s: --axis 'bad' is refused", cmd);
+    return cli_error_at(place, CLI_EXIT_USAGE, "--axis 'bad' is refused");
   }
   return 0;
 }
@@ -84,7 +84,8 @@ static const cli_spec other_spec = {
     .name = "st split", .usage = "cleave {cmd}", .options = other_table, .siblings = family};
 
 /* Runs the parser over the words of `line` (NULL-terminated) with stderr captured into
- * `message` (may be NULL). */
+ * `message` (may be NULL), the spec's name recorded as the running command's as the dispatcher
+ * records it (the reporter puts it in front of every message; the parser does not repeat it). */
 static int parse(const cli_spec *spec, command *c, const char *const *line, cli_args *args,
                  char *message, size_t size) {
   memset(c, 0, sizeof *c);
@@ -99,7 +100,9 @@ static int parse(const cli_spec *spec, command *c, const char *const *line, cli_
   FILE *captured = tmpfile();
   assert_non_null(captured);
   stderr = captured;
+  cli_command_set(spec->name);
   int rc = cli_parse(spec, c, argc, argv, 1, args);
+  cli_command_set(NULL);
   stderr = saved;
   rewind(captured);
   size_t n = fread(message != NULL ? message : (char[256]){0}, 1, message != NULL ? size - 1 : 0,
@@ -175,13 +178,13 @@ static void test_values_and_targets(void **state) {
 
 static void test_errors(void **state) {
   (void)state;
+  /* The command's name once, from the reporter, then the message. */
   expect_usage(&shard_spec, (const char *const[]){"-n", NULL},
-               "st shard: option -n/--num-splits "
-               "needs a value");
+               "cleave: error: st shard: option -n/--num-splits needs a value\n");
   expect_usage(&shard_spec, (const char *const[]){"-n", "x", NULL},
-               "-n/--num-splits: 'x' is not an integer");
+               "cleave: error: st shard: -n/--num-splits: 'x' is not an integer\n");
   expect_usage(&shard_spec, (const char *const[]){"-n", "1", "--num-splits=2", NULL},
-               "st shard: option -n/--num-splits is given twice");
+               "cleave: error: st shard: option -n/--num-splits is given twice\n");
   expect_usage(&shard_spec, (const char *const[]){"--force=yes", NULL},
                "st shard: option --force takes no value (got 'yes')");
   expect_usage(&shard_spec, (const char *const[]){"--unmatched", "x", NULL},
@@ -189,7 +192,7 @@ static void test_errors(void **state) {
   expect_usage(&shard_spec, (const char *const[]){"--max-shard-size", "5Q", NULL},
                "st shard: --max-shard-size '5Q' is not a size");
   expect_usage(&shard_spec, (const char *const[]){"--bogus", NULL},
-               "st shard: unknown option '--bogus' (see 'cleave st shard --help')");
+               "cleave: error: st shard: unknown option '--bogus' (see 'cleave st shard --help')");
   expect_usage(&shard_spec, (const char *const[]){"-z", NULL}, "st shard: unknown option '-z'");
   /* An option of a sibling: the siblings that take it, in order of name. */
   expect_usage(&merge_spec, (const char *const[]){"-n", "2", NULL},
@@ -197,7 +200,28 @@ static void test_errors(void **state) {
   expect_usage(&merge_spec, (const char *const[]){"--unmatched=x", NULL},
                "st merge: --unmatched belongs to 'st shard'");
   /* A parser's own refusal stops the parse with its status. */
-  expect_usage(&shard_spec, (const char *const[]){"-a", "bad", NULL}, "--axis 'bad' is refused");
+  expect_usage(&shard_spec, (const char *const[]){"-a", "bad", NULL},
+               "cleave: error: st shard: --axis 'bad' is refused\n");
+}
+
+/* Words that do not come from the command line (a rules file's line): their place follows the
+ * command's name in the parser's messages and in its option parsers'; the pointer to the help
+ * names the command alone. */
+static const cli_spec line_spec = {
+    .name = "st shard", .place = "rules.txt:3", .usage = "", .options = shard_table, .no_help = 1};
+
+static void test_place(void **state) {
+  (void)state;
+  expect_usage(&line_spec, (const char *const[]){"-n", NULL},
+               "cleave: error: st shard: rules.txt:3: option -n/--num-splits needs a value\n");
+  expect_usage(&line_spec, (const char *const[]){"--bogus", NULL},
+               "cleave: error: st shard: rules.txt:3: unknown option '--bogus' (see 'cleave st "
+               "shard --help')\n");
+  expect_usage(&line_spec, (const char *const[]){"--unmatched", "x", NULL},
+               "cleave: error: st shard: rules.txt:3: --unmatched is 'replicate', 'error' or "
+               "'skip', not 'x'\n");
+  expect_usage(&line_spec, (const char *const[]){"-a", "bad", NULL},
+               "cleave: error: st shard: rules.txt:3: --axis 'bad' is refused\n");
 }
 
 /* A table of a command's own options used by two of its tables (CLI_INCLUDE_SAME), and a parser
@@ -224,7 +248,7 @@ static void test_once_and_here(void **state) {
   assert_string_equal(c.seen, "3:1;");
   assert_int_equal(c.ranks, 2);
   expect_usage(&here_spec, (const char *const[]){"-k", "1", "--keep=0", NULL},
-               "here: option -k/--keep is given twice");
+               "cleave: error: here: option -k/--keep is given twice\n");
   /* Any number of options: a thousand values of a repeatable option. */
   char *argv[2002];
   argv[0] = (char *)"cleave";
@@ -458,6 +482,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_and_targets),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_place),
       cmocka_unit_test(test_once_and_here),
       cmocka_unit_test(test_help),
       cmocka_unit_test(test_help_wraps),
