@@ -47,16 +47,16 @@ def test_outputs_apart(work):
         ("shard beside the model", ["shard", "st", "-o", "st/", "-n", "2"] + ST_RULES,
          ["-o 'st/' is the folder of the model"]),
         ("merge into the ranks' folder", ["merge", "tp", "-o", "tp"] + ST_RULES,
-         ["st merge: -o 'tp' is the folder of the ranks, 'tp/'"]),
+         ["cleave: error: merge: -o 'tp' is the folder of the ranks, 'tp/'"]),
         ("merge inside the ranks' folder", ["merge", "tp", "-o", "tp/merged"] + ST_RULES,
-         ["st merge: -o 'tp/merged' lies in the folder of the ranks, 'tp/'"]),
+         ["cleave: error: merge: -o 'tp/merged' lies in the folder of the ranks, 'tp/'"]),
         ("reshard into the ranks' folder", ["reshard", "tp", "-o", "tp/", "-n", "1"] + ST_RULES,
          ["-o 'tp/' is the folder of the ranks"]),
         ("a model file in the output folder", ["shard", "st/model.safetensors", "-o", "st", "-n",
                                                "2"] + ST_RULES,
          ["-o 'st' holds the input 'st/model.safetensors'"]),
         ("a GGUF file in the output folder", ["shard", "model.gguf", "-o", ".", "-n", "2"] +
-         GGUF_RULES, ["gguf shard: -o '.' holds the input 'model.gguf'"]),
+         GGUF_RULES, ["cleave: error: shard: -o '.' holds the input 'model.gguf'"]),
         ("the same folder by another path", ["shard", "st", "-o", "st/../st", "-n", "2"] +
          ST_RULES, ["is the folder of the model"]),
     ]
@@ -150,7 +150,7 @@ def test_ranks_describe_themselves(work):
     r = clitest.run(["merge", "tp2", "-o", "same", "--axis", "c.w=0"], work)
     check(r.returncode == 0, f"the recorded rules given again: {r.stderr}")
     clitest.expect_failure("other rules", ["merge", "tp2", "-o", "x", "--axis", "c.w=1"], work, 64,
-                           ["st merge: the rules given (--axis 'c.w=1') are not those the ranks "
+                           ["cleave: error: merge: the rules given (--axis 'c.w=1') are not those the ranks "
                             "record (--axis 'c.w=0')"])
     # Missing, repeated, foreign.
     os.makedirs(os.path.join(work, "half"))

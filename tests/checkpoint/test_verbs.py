@@ -2,10 +2,12 @@
 """The checkpoint verbs written once over the formats' drivers: `cleave ls|check|shard|merge|
 reshard|verify` find the format of a safetensors or a GGUF model by themselves and give, byte for
 byte, what `cleave st VERB` and `cleave gguf VERB` give (stdout, status, every output file; the
-manifests but for the command line they record); the options of one format are refused for the
+manifests but for the command line they record; stderr but for the command's name in front of
+each message, the one typed); the options of one format are refused for the
 other; one size syntax in both formats."""
 import json
 import os
+import re
 import shutil
 
 import numpy as np
@@ -61,13 +63,26 @@ def tree(root):
     return files
 
 
+def as_pinned(label, detected, pinned, stderr):
+    """The stderr of `cleave VERB ...` as `cleave st VERB ...` prints it: each message names the
+    command as it was typed (checked here), and nothing else differs."""
+    verb, name = detected[0], " ".join(pinned[:2])
+    for line in stderr.splitlines():
+        check(re.match(rf"cleave: (error|warning): {verb}: ", line) and
+              not line.startswith(f"cleave: error: {verb}: {name}"),
+              f"{label}: {detected} printed {line!r}, not the command as typed")
+    return re.sub(rf"^cleave: (error|warning): {verb}: ", rf"cleave: \1: {name}: ", stderr,
+                  flags=re.M)
+
+
 def same(work, label, detected, pinned):
     """Runs `cleave DETECTED...` in one copy and `cleave PINNED...` in the other: the same status,
-    stdout, stderr and files."""
+    stdout, stderr (but for the command's name) and files."""
     a, b = copies(work, label.replace(" ", "_"))
     ra = clitest.run(detected, a)
     rb = clitest.run(pinned, b)
-    check(ra.returncode == rb.returncode and ra.stdout == rb.stdout and ra.stderr == rb.stderr,
+    check(ra.returncode == rb.returncode and ra.stdout == rb.stdout and
+          as_pinned(label, detected, pinned, ra.stderr) == rb.stderr,
           f"{label}: {detected} gave {ra.returncode} {ra.stdout[:200]!r} {ra.stderr[:200]!r}; "
           f"{pinned} gave {rb.returncode} {rb.stdout[:200]!r} {rb.stderr[:200]!r}")
     ta, tb = tree(a), tree(b)
@@ -119,7 +134,9 @@ def test_outputs(work):
                 r = clitest.run([fmt, "shard", model, "-o", "tp", "-n", "2"] + rules, d)
                 check(r.returncode == 0, f"{fmt} {label}: shard: {r.stderr}")
             ra, rb = clitest.run(detected, a), clitest.run(pinned, b)
-            check(ra.returncode == 0 and (ra.returncode, ra.stdout, ra.stderr) ==
+            check(ra.returncode == 0 and
+                  (ra.returncode, ra.stdout, as_pinned(label, detected, [fmt] + detected,
+                                                       ra.stderr)) ==
                   (rb.returncode, rb.stdout, rb.stderr),
                   f"{fmt} {label}: {ra.returncode} {ra.stdout[:300]!r} {ra.stderr[:300]!r} / "
                   f"{rb.returncode} {rb.stdout[:300]!r} {rb.stderr[:300]!r}")
@@ -134,9 +151,9 @@ def test_refusals(work):
     cases = [
         ("a safetensors option for GGUF", ["shard", "model.gguf", "-o", "tp", "-n", "2",
                                            "--preset", "llama"] + GGUF_RULES, 64,
-         ["gguf shard: --preset belongs to 'st shard', not to GGUF models"]),
+         ["cleave: error: shard: --preset belongs to 'st shard', not to GGUF models"]),
         ("a GGUF option for safetensors", ["ls", "--metadata", "st"], 64,
-         ["st ls: --metadata belongs to 'gguf ls'"]),
+         ["cleave: error: ls: --metadata belongs to 'gguf ls'"]),
         ("--strict of st check for GGUF", ["check", "--strict", "model.gguf"], 64,
          ["--strict belongs to 'st check'"]),
         ("pinned: --metadata", ["st", "ls", "--metadata", "st"], 64,

@@ -85,7 +85,7 @@ def test_files(work):
               f"{name}: ls {r.stdout!r}")
         # --strict: 65, the same text, nothing on stdout.
         u.expect_failure(f"{name}: check --strict", ["st", "check", "--strict", path], work, 65,
-                         [f"cleave: error: {warn[0]}", "--strict refuses"])
+                         [f"cleave: error: st check: {warn[0]}", "--strict refuses"])
         # split and shard work, and write canonical files with the right bytes.
         out = f"out_{name}"
         expect_ok(f"{name}: split", ["st", "split", path, "-o", out, "--tensor", "w", "-a", "0",

@@ -129,7 +129,7 @@ def test_merge(work):
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
     # Named by count, the first and the last in name order (the shards, then the index). The
     # run wrote the model and its manifest.
-    expected = (f"cleave: warning: {len(shards) + 1} files from '{out}/{shards[0]}' to "
+    expected = (f"cleave: warning: st merge: {len(shards) + 1} files from '{out}/{shards[0]}' to "
                 f"'{out}/model.safetensors.index.json' are not among this run's outputs (it "
                 "wrote 2 files) and were left as they were; delete them if an earlier run left "
                 "them (a loader of the folder would read them with the new files)\n")
@@ -140,7 +140,7 @@ def test_merge(work):
     os.remove(os.path.join(out, "model.safetensors.index.json"))
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
     check(r.returncode == 0 and r.stderr ==
-          f"cleave: warning: '{out}/{shards[0]}' is not one of this run's outputs (it wrote 2 "
+          f"cleave: warning: st merge: '{out}/{shards[0]}' is not one of this run's outputs (it wrote 2 "
           "files) and was left as it was; delete it if an earlier run left it (a loader of the "
           "folder would read it with the new files)\n", f"one leftover: {r.stderr!r}")
     shards = shards[:1]
