@@ -197,7 +197,7 @@ def long_key_at_the_end(work):
         write(os.path.join(work, name), npy_bytes(text, b"", pad=False))
         r = expect_failure(f"key of {n} at the header's end", ["split", "-a", "0", "-n", "1",
                                                                 name], work, 65, [])
-        want = (f"cleave: error: '{name}' is not a valid .npy file: header offset "
+        want = (f"cleave: error: split: '{name}' is not a valid .npy file: header offset "
                 f"{len(text) - n - 1}: the string '{key}' is too long for {KEY}\n")
         check(r.stderr == want, f"key of {n} at the header's end: message {r.stderr!r}, "
               f"expected {want!r}")

@@ -4,38 +4,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* The running command, as cli_command_set recorded it; "" before a command is known. */
-static char command_name[64];
-
-void cli_command_set(const char *name) {
-  snprintf(command_name, sizeof command_name, "%s", name != NULL ? name : "");
-}
-
-const char *cli_command_name(void) {
-  return command_name;
-}
-
-/* The one line of every error and warning: "cleave: KIND: COMMAND: PLACE: message", COMMAND
- * left out before a command is known and PLACE when NULL or "". */
-static void vreport(const char *kind, const char *place, const char *format, va_list args) {
-  /* One fprintf per piece is fine here: the line is short and stderr is unbuffered. */
-  fprintf(stderr, "cleave: %s: ", kind);
-  if (command_name[0] != '\0') {
-    fprintf(stderr, "%s: ", command_name);
-  }
-  if (place != NULL && place[0] != '\0') {
-    fprintf(stderr, "%s: ", place);
-  }
-  vfprintf(stderr, format, args);
-  fputc('\n', stderr);
-}
+#include "diagnostics.h"
 
 int cli_error(int status, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  vreport("error", NULL, format, args);
+  cli_vreport("error", NULL, format, args);
   va_end(args);
   return status;
 }
@@ -43,7 +18,7 @@ int cli_error(int status, const char *format, ...) {
 int cli_error_at(const char *place, int status, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  vreport("error", place, format, args);
+  cli_vreport("error", place, format, args);
   va_end(args);
   return status;
 }
@@ -51,7 +26,7 @@ int cli_error_at(const char *place, int status, const char *format, ...) {
 void cli_warning(const char *format, ...) {
   va_list args;
   va_start(args, format);
-  vreport("warning", NULL, format, args);
+  cli_vreport("warning", NULL, format, args);
   va_end(args);
 }
 

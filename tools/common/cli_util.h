@@ -2,8 +2,9 @@
  * Reporting at once on stderr, for the commands that print a fault where they find it (the exit
  * statuses and the error type that readers fill are in error.h): the one line of every error and
  * warning, "cleave: error: COMMAND: ..." and "cleave: warning: COMMAND: ...", where COMMAND is
- * the running command as the user typed it, recorded once by the dispatcher; a failed library
- * call; and an allocation that reports its failure.
+ * the running command as the user typed it, recorded once by the dispatcher (cli_command_set,
+ * diagnostics.h, which prints the line); a failed library call; and an allocation that reports
+ * its failure.
  */
 #ifndef CLEAVE_CLI_UTIL_H
 #define CLEAVE_CLI_UTIL_H
@@ -11,18 +12,8 @@
 #include <stddef.h>
 
 #include "cleave.h"
+#include "diagnostics.h"
 #include "error.h"
-
-/**
- * Records the running command as the user typed it ("split", "infer split", "st shard", "shard",
- * "help"): every error and warning printed from then on names it after "cleave: error: " or
- * "cleave: warning: ". NULL or "" forgets it (before a command is known the lines have no
- * COMMAND). The name is copied (cut at 63 bytes). Call it before any helper thread starts.
- */
-void cli_command_set(const char *name);
-
-/** The running command's name as cli_command_set recorded it, "" when none. */
-const char *cli_command_name(void);
 
 /**
  * Prints "cleave: error: COMMAND: <message>\n" to stderr (without "COMMAND: " when no command is

@@ -1,7 +1,7 @@
 /* The tools' error type: recording, prefixing and reporting. */
 #include "error.h"
 
-#include "cli_util.h"
+#include "diagnostics.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,8 +87,9 @@ int tool_scrub(tool_error *err) {
 }
 
 int tool_report(const tool_error *err) {
-  /* The one reporter's line, the running command's name included. */
-  return cli_error(err->status, "%s", err->message);
+  /* The one line of every error, the running command's name included. */
+  cli_report("error", NULL, "%s", err->message);
+  return err->status;
 }
 
 const char *tool_plural(uint64_t n, const char *singular, const char *plural) {
