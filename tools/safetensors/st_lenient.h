@@ -26,8 +26,8 @@ typedef struct st_leniency {
 
 /**
  * Reports one departure, whose text (a printf format and its arguments) names the file, the byte
- * offset and what: with a NULL or lenient `l`, prints "cleave: warning: COMMAND: TEXT (accepted; ...)"
- * unless `l` is silent, counts it and returns 0; with a strict `l`, records the text in `err`
+ * offset and what: with a NULL or lenient `l`, prints "cleave: warning: COMMAND: TEXT (accepted;
+ * ...)" unless `l` is silent, counts it and returns 0; with a strict `l`, records the text in `err`
  * with CLI_EXIT_DATA and returns that status.
  */
 int st_depart(st_leniency *l, tool_error *err, const char *format, ...) TOOL_PRINTF(3, 4);
