@@ -652,3 +652,101 @@ def test_open_file_limits(work):
                                ["Too many open files", "a resource limit",
                                 "may have 64 files open, its hard limit is 64"],
                                preexec_fn=limit(64, 64))
+
+
+def load_manifest(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_verify_proof(work):
+    """verify reports an edit of any member of the manifest (65, naming self_xxh3, nothing on
+    stdout), and reads a manifest of version 1 with a warning."""
+    make_models(work)
+    r = clitest.run(["st", "shard", "st", "-o", "tp", "-n", "2", "-q"] + ST_RULES, work)
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    r = clitest.run(["st", "merge", "tp", "-o", "merged", "-q", "--no-sidecar"] + ST_RULES, work)
+    check(r.returncode == 0, f"merge: {r.stderr}")
+    path = os.path.join(work, "tp", "cleave-manifest.json")
+    with open(path, "rb") as f:
+        good = f.read()
+    r = clitest.run(["verify", "tp", "--against", "st"], work)
+    check(r.returncode == 0 and r.stderr == "" and "equal to the inputs" in r.stdout,
+          f"verify of an untouched manifest: {r.returncode} {r.stdout} {r.stderr}")
+
+    def edited(label, edit, fragments, against=True, manifest=path, outdir="tp"):
+        with open(manifest, "rb") as f:
+            before = f.read()
+        m = load_manifest(manifest)
+        text = edit(m, before)
+        text = text if isinstance(text, bytes) else (json.dumps(m) + "\n").encode()
+        with open(manifest, "wb") as f:
+            f.write(text)
+        args = ["verify", outdir] + (["--against", "st"] if against else [])
+        if b'"version": 1' in text[:40] and b'"self_xxh3"' not in text:
+            # A manifest of version 1: its warning, then the error; nothing else changes.
+            state = hostile.snapshot(work)
+            r = hostile.run(args, work)
+            lines = r.stderr.splitlines()
+            check(r.returncode == 65 and r.stdout == "" and len(lines) == 2 and
+                  "holds no checksum of itself" in lines[0] and
+                  lines[1].startswith("cleave: error: ") and
+                  all(f in lines[1] for f in fragments) and hostile.snapshot(work) == state,
+                  f"{label}: {r.returncode} {r.stdout!r} {r.stderr!r}")
+        else:
+            hostile.expect_failure(label, args, work, 65, fragments)
+        with open(manifest, "wb") as f:
+            f.write(before)
+
+    changed = ["st verify", "self_xxh3", "the manifest was changed after it was written"]
+    # An edit of any member, its bytes otherwise as cleave wrote them.
+    at = good.index(b'"xxh3": "') + len(b'"xxh3": "')
+    digit = good[at:at + 1]
+    flipped = b"1" if digit == b"0" else b"0"
+    for member, old, new in (("tool", b'"tool": "cleave ', b'"tool": "cleavE '),
+                             ("command", b'"command": "st shard"', b'"command": "st merge"'),
+                             ("argv", b'"-n", "2"', b'"-n", "3"'),
+                             ("inputs[].path", b'"path": "st/', b'"path": "sT/'),
+                             ("a piece", b'"take": 96', b'"take": 76'),
+                             ("a checksum", good[at - 9:at + 16],
+                              good[at - 9:at] + flipped + good[at + 1:at + 16]),
+                             ("the version, to 1", b'"version": 2', b'"version": 1'),
+                             ("whitespace", b'], "hash"', b'],  "hash"')):
+        check(old in good, f"{member}: {old!r} not in the manifest")
+        edited(f"an edit of {member}", lambda m, raw, o=old, n=new: raw.replace(o, n, 1),
+               changed + ["says", "have the checksum"])
+    # The checksum missing, moved, or in upper case.
+    edited("no self_xxh3", lambda m, raw: m.pop("self_xxh3") and None,
+           ["self_xxh3: missing"])
+    edited("self_xxh3 moved", lambda m, raw: raw.replace(b'{"manifest"', b'{"self_xxh3": "' +
+                                                          raw[-19:-3] + b'", "manifest"', 1)
+           [:-35] + b'}\n', changed + ["is not the manifest's last member"])
+    edited("self_xxh3 in upper case", lambda m, raw: raw[:-19] + raw[-19:-3].upper() + raw[-3:],
+           changed)
+    edited("pretty-printed", lambda m, raw: (json.dumps(m, indent=1) + "\n").encode(),
+           changed + ["is not the manifest's last member"])
+    # Version 1 (cleave 0.2.0) is read, with one warning, and its status is the outputs'.
+    m = load_manifest(path)
+    clitest.write_manifest(path, m, version=1)
+    r = clitest.run(["verify", "tp", "--against", "st"], work)
+    warnings = r.stderr.splitlines()
+    check(r.returncode == 0 and len(warnings) == 1 and
+          warnings[0].startswith("cleave: warning: st verify: 'tp/cleave-manifest.json' is a "
+                                 "manifest of version 1, which holds no checksum of itself"),
+          f"version 1: {r.returncode} {r.stderr!r}")
+    r = clitest.run(["verify", "tp", "--json"], work)
+    check(r.returncode == 0 and json.loads(r.stdout)["ok"] is True, f"version 1 --json: {r.stdout}")
+    with open(path, "wb") as f:
+        f.write(good)
+    r = clitest.run(["verify", "tp", "--against", "st"], work)
+    check(r.returncode == 0 and r.stderr == "", f"the manifest restored: {r.stderr}")
+    # GGUF, and the manifest of a merge into one file among others.
+    r = clitest.run(["shard", "model.gguf", "-o", "gtp", "-n", "2", "-q"] + GGUF_RULES, work)
+    check(r.returncode == 0, f"gguf shard: {r.stderr}")
+    r = clitest.run(["merge", "gtp", "-o", "one.gguf", "-q"] + GGUF_RULES, work)
+    check(r.returncode == 0, f"gguf merge: {r.stderr}")
+    gpath = os.path.join(work, "one.gguf.cleave-manifest.json")
+    edited("an edit of a GGUF merge's manifest",
+           lambda m, raw: raw.replace(b'"command": "gguf merge"', b'"command": "gguf mergE"'),
+           ["gguf verify", "one.gguf.cleave-manifest.json: self_xxh3"], manifest=gpath,
+           outdir="one.gguf", against=False)

@@ -219,10 +219,10 @@ static int read_top(place *p, json_t *root, ckpt_manifest *mf, tool_error *err) 
     rc = bad(p, err, "manifest", "is not \"cleave\"");
   }
   rc = rc != 0 ? rc : get_uint(p, root, "version", &version, err);
-  if (rc == 0 && version != CKPT_MANIFEST_VERSION) {
+  if (rc == 0 && version != CKPT_MANIFEST_VERSION && version != 1) {
     rc = tool_fail(err, CLI_EXIT_DATA,
-                   "%s: version %llu is not supported (this cleave reads version %d)", p->path,
-                   (unsigned long long)version, CKPT_MANIFEST_VERSION);
+                   "%s: version %llu is not supported (this cleave reads versions 1 and %d)",
+                   p->path, (unsigned long long)version, CKPT_MANIFEST_VERSION);
   }
   rc = rc != 0 ? rc : get_string(p, root, "hash", &hash, err);
   if (rc == 0 && strcmp(hash, "xxh3-64") != 0) {
@@ -287,6 +287,40 @@ static int read_text(const char *path, char **text, size_t *size, tool_error *er
   return rc;
 }
 
+/* A manifest of version 2 (or any that holds the member) ends with its checksum of itself: exactly
+ * CKPT_MANIFEST_SELF_HEAD, 16 lowercase hex digits and CKPT_MANIFEST_SELF_TAIL, the digits the
+ * XXH3-64 of every byte before. Checked on the bytes, before the schema: an edited manifest is
+ * named as such, whatever else the edit broke. */
+static int check_self(const place *p, json_t *root, const char *text, size_t size,
+                      tool_error *err) {
+  static const char head[] = CKPT_MANIFEST_SELF_HEAD, tail[] = CKPT_MANIFEST_SELF_TAIL;
+  size_t nh = sizeof head - 1, nt = sizeof tail - 1, n = nh + 16 + nt;
+  json_t *v = json_object_get(root, CKPT_MANIFEST_SELF);
+  if (v == NULL) {
+    return bad(p, err, CKPT_MANIFEST_SELF,
+               "missing: a manifest of version 2 ends with its checksum of itself");
+  }
+  const char *digits = size >= n ? text + size - n + nh : NULL;
+  if (digits == NULL || memcmp(digits - nh, head, nh) != 0 || memcmp(digits + 16, tail, nt) != 0 ||
+      !json_is_string(v) || json_string_length(v) != 16 ||
+      memcmp(json_string_value(v), digits, 16) != 0) {
+    return bad(p, err, CKPT_MANIFEST_SELF,
+               "is not the manifest's last member as cleave writes it (16 hex digits, then the "
+               "end of the object and a newline): the manifest was changed after it was written");
+  }
+  char hex[CKPT_HASH_HEX];
+  ckpt_hash_hex(ckpt_hash_bytes(text, size - n), hex);
+  if (memcmp(hex, digits, 16) != 0) {
+    char msg[192];
+    snprintf(msg, sizeof msg,
+             "says %.16s, but the manifest's bytes before it have the checksum %s: the manifest "
+             "was changed after it was written",
+             digits, hex);
+    return bad(p, err, CKPT_MANIFEST_SELF, msg);
+  }
+  return 0;
+}
+
 int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err) {
   memset(mf, 0, sizeof *mf);
   char *text = NULL;
@@ -298,14 +332,23 @@ int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err) {
   }
   json_error_t jerr;
   json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
-  free(text);
   if (root == NULL) {
+    free(text);
     return tool_fail(err, CLI_EXIT_DATA, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
                      jerr.text);
   }
   mf->root = root;
   place p = {path, ""};
-  return read_top(&p, root, mf, err);
+  /* A manifest of version 2 must check itself, any other one that holds the member too (a
+   * version edited to 1 is an edit); the rest of the schema only after. */
+  json_t *version = json_is_object(root) ? json_object_get(root, "version") : NULL;
+  if ((json_is_integer(version) && json_integer_value(version) == CKPT_MANIFEST_VERSION) ||
+      (json_is_object(root) && json_object_get(root, CKPT_MANIFEST_SELF) != NULL)) {
+    rc = check_self(&p, root, text, size, err);
+    mf->proved = rc == 0;
+  }
+  free(text);
+  return rc != 0 ? rc : read_top(&p, root, mf, err);
 }
 
 void ckpt_manifest_free(ckpt_manifest *mf) {

@@ -780,6 +780,15 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     tool_prefix(&err, "%s", o->cmd);
     tool_scrub(&err);
     tool_report(&err);
+  } else if (!mf.proved) {
+    /* Read as it is: what it says is checked, but an edit of it could not be told. */
+    tool_error warn;
+    tool_fail(&warn, 0,
+              "%s: '%s' is a manifest of version 1, which holds no checksum of itself: an edit "
+              "of it cannot be told (cleave now writes version %d, which holds one)",
+              o->cmd, path, CKPT_MANIFEST_VERSION);
+    tool_scrub(&warn);
+    cli_warning("%s", warn.message);
   }
   ckpt_differences d;
   memset(&d, 0, sizeof d);
