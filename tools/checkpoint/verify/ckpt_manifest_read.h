@@ -74,6 +74,19 @@ typedef struct ckpt_manifest {
  */
 int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err);
 
+/**
+ * Checks that the pieces of tensor `t` (as ckpt_manifest_read returns it: every row of every
+ * piece inside the tensor) cover each of its bytes exactly once (what `verify
+ * --against` relies on to say the tensor equals its inputs). Returns 0, or CLI_EXIT_DATA with
+ * "PATH: WHERE.pieces...: ..." in `err` (`where` the tensor's place, "files[0].tensors[2]"),
+ * naming the first byte of the tensor in no piece or in two pieces, or a piece whose rows overlap
+ * each other; or CLI_EXIT_SOFTWARE (out of memory). Time: O(k log k) for k pieces that are byte
+ * ranges, or columns of the same rows; otherwise O(n log k) for n rows in all, and never more
+ * than about the tensor's bytes: check first that its file holds them, when the manifest cannot
+ * be trusted to say so.
+ */
+int ckpt_mf_tiling(const char *path, const char *where, const ckpt_mf_tensor *t, tool_error *err);
+
 /** Releases the manifest and zeroes it. */
 void ckpt_manifest_free(ckpt_manifest *mf);
 
