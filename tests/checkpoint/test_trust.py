@@ -728,7 +728,7 @@ def test_verify_proof(work):
            changed)
     edited("pretty-printed", lambda m, raw: (json.dumps(m, indent=1) + "\n").encode(),
            changed + ["is not the manifest's last member"])
-    # Version 1 (cleave 0.2.0) is read, with one warning, and its status is the outputs'.
+    # Version 1 (an earlier build's) is read, with one warning, and its status is the outputs'.
     m = load_manifest(path)
     clitest.write_manifest(path, m, version=1)
     r = clitest.run(["verify", "tp", "--against", "st"], work)
