@@ -150,8 +150,8 @@ def test_ranks_describe_themselves(work):
     r = clitest.run(["merge", "tp2", "-o", "same", "--axis", "c.w=0"], work)
     check(r.returncode == 0, f"the recorded rules given again: {r.stderr}")
     clitest.expect_failure("other rules", ["merge", "tp2", "-o", "x", "--axis", "c.w=1"], work, 64,
-                           ["cleave: error: merge: the rules given (--axis 'c.w=1') are not those the ranks "
-                            "record (--axis 'c.w=0')"])
+                           ["cleave: error: merge: the rules given (--axis 'c.w=1') are not "
+                            "those the ranks record (--axis 'c.w=0')"])
     # Missing, repeated, foreign.
     os.makedirs(os.path.join(work, "half"))
     shutil.copy(os.path.join(work, "tp2", "rank0.safetensors"), os.path.join(work, "half"))
@@ -701,7 +701,8 @@ def test_verify_proof(work):
         with open(manifest, "wb") as f:
             f.write(before)
 
-    changed = ["st verify", "self_xxh3", "the manifest was changed after it was written"]
+    changed = ["cleave: error: verify: ", "self_xxh3",
+               "the manifest was changed after it was written"]
     # An edit of any member, its bytes otherwise as cleave wrote them.
     at = good.index(b'"xxh3": "') + len(b'"xxh3": "')
     digit = good[at:at + 1]
@@ -734,7 +735,7 @@ def test_verify_proof(work):
     r = clitest.run(["verify", "tp", "--against", "st"], work)
     warnings = r.stderr.splitlines()
     check(r.returncode == 0 and len(warnings) == 1 and
-          warnings[0].startswith("cleave: warning: st verify: 'tp/cleave-manifest.json' is a "
+          warnings[0].startswith("cleave: warning: verify: 'tp/cleave-manifest.json' is a "
                                  "manifest of version 1, which holds no checksum of itself"),
           f"version 1: {r.returncode} {r.stderr!r}")
     r = clitest.run(["verify", "tp", "--json"], work)
@@ -773,7 +774,7 @@ def test_verify_proof(work):
             p = ts[2]["pieces"][0]
             p.update(rows=7, offset=p["offset"] + p["stride"], to=p["to"] + p["to_stride"])
 
-        where = "st verify: tp/cleave-manifest.json: "
+        where = "cleave: error: verify: tp/cleave-manifest.json: "
         for label, change, fragments in (
                 ("a piece cut by 20 bytes", cut,
                  [where + "files[0].tensors[0]: tensor 'a.qkv': bytes 76:96 of the tensor (in "
@@ -807,8 +808,9 @@ def test_verify_proof(work):
         with open(mpath, "rb") as f:
             return f.read()
     edited("merged columns that overlap", shift,
-           [f"st verify: merged/cleave-manifest.json: files[0].tensors[{index}]: tensor 'c.w': "
-            "byte 1 of the tensor (in row 0 of 8) is in two pieces, pieces[0] and pieces[1]"],
+           [f"cleave: error: verify: merged/cleave-manifest.json: files[0].tensors[{index}]: "
+            "tensor 'c.w': byte 1 of the tensor (in row 0 of 8) is in two pieces, pieces[0] and "
+            "pieces[1]"],
            manifest=mpath, outdir="merged")
     with open(path, "wb") as f:
         f.write(good)
@@ -822,7 +824,7 @@ def test_verify_proof(work):
     gpath = os.path.join(work, "one.gguf.cleave-manifest.json")
     edited("an edit of a GGUF merge's manifest",
            lambda m, raw: raw.replace(b'"command": "gguf merge"', b'"command": "gguf mergE"'),
-           ["gguf verify", "one.gguf.cleave-manifest.json: self_xxh3"], manifest=gpath,
+           ["cleave: error: verify: one.gguf.cleave-manifest.json: self_xxh3"], manifest=gpath,
            outdir="one.gguf", against=False)
     # A GGUF rank's piece cut by one row (8 F32 of the model's 4 x 8, cut on axis 0).
     tpath = os.path.join(work, "gtp", "cleave-manifest.json")
@@ -840,5 +842,6 @@ def test_verify_proof(work):
         with open(tpath, "rb") as f:
             return f.read()
     edited("a GGUF piece cut by one row", gguf_row,
-           ["gguf verify: gtp/cleave-manifest.json: files[0].tensors[0]: tensor 'blk.0.w': rows "
-            "1:2 of 2 are in no piece"], manifest=tpath, outdir="gtp", against=False)
+           ["cleave: error: verify: gtp/cleave-manifest.json: files[0].tensors[0]: "
+            "tensor 'blk.0.w': rows 1:2 of 2 are in no piece"], manifest=tpath, outdir="gtp",
+           against=False)

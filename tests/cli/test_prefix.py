@@ -112,9 +112,10 @@ def models(work):
 def test_errors(work):
     models(work)
     # No command yet: the message alone.
-    for label, args, message in (("no command", [], "cleave: error: a command is missing\n"),
-                                 ("unknown command", ["bogus"],
-                                  "cleave: error: unknown command 'bogus' (see 'cleave --help')\n")):
+    for label, args, message in (
+            ("no command", [], "cleave: error: a command is missing\n"),
+            ("unknown command", ["bogus"],
+             "cleave: error: unknown command 'bogus' (see 'cleave --help')\n")):
         r = clitest.run(args, work)
         check(r.returncode == 64 and r.stderr.endswith(message) and r.stdout == "",
               f"{label}: {r.returncode} {r.stderr[-200:]!r}")
@@ -159,7 +160,8 @@ def test_errors(work):
         fails(" ".join(args), "onnx-test", args, work, status, fragment, strict=onnx)
     openvino = has(["ir-check"], work)
     for command, args, status, fragment in (
-            ("ir-check", ["ir-check", "/nonexistent/m.xml"], 66, "cannot open '/nonexistent/m.xml'"),
+            ("ir-check", ["ir-check", "/nonexistent/m.xml"], 66,
+             "cannot open '/nonexistent/m.xml'"),
             ("ir-check", ["ir-check", "bad.xml"], 65, "'bad.xml' line 1"),
             ("ir-check", ["ir-check"], 64, "the model is missing"),
             ("ir-run", ["ir-run", "split4.xml", "--input", "data=in6.npy", "-o", "out"], 65,
