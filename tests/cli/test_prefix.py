@@ -236,3 +236,21 @@ def test_warnings(work):
         warns(" ".join(typed) + " leftover", " ".join(typed),
               typed + ["m.gguf", "-o", out, "-n", "2", "-f", "-q", "--axis", "blk.0.w=0"], work,
               f"'{out}/rank2.gguf' and '{out}/rank3.gguf' are not among this run's outputs")
+
+
+def test_record_place(work):
+    """The ranks' record of their rules, read as a command line: its place follows the command."""
+    models(work)
+    if not has(["st", "merge"], work):
+        return
+    r = clitest.run(["st", "shard", "model", "-o", "tp", "-n", "2", "--axis", "c.w=1", "-q"], work)
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    for name in ("rank0.safetensors", "rank1.safetensors"):
+        path = os.path.join(work, "tp", name)
+        meta, tensors = st_util.read_st(path)
+        check(meta.get("cleave.rules") == "--axis 'c.w=1'", f"{name}: record {meta}")
+        meta["cleave.rules"] = "--axis 'c.w=1' --bogus"
+        st_util.write_st(path, tensors, meta)
+    for typed in (["st", "merge"], ["merge"]):
+        fails(" ".join(typed) + " record", " ".join(typed), typed + ["tp", "-o", "m"], work, 65,
+              "the ranks' cleave.rules: unknown option '--bogus'")
