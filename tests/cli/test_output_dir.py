@@ -99,9 +99,9 @@ def stale(work):
 
     # -f rewrites fewer parts: the two left over are named, left as they were, exit 0.
     r = run_ok("four", ["split", "-a", "1", "-n", "4", "x.npy", "-f"], work)
-    check(r.stderr == "cleave: warning: split: 'x_4.npy' and 'x_5.npy' are not among this run's outputs "
-          "(it wrote x_0.npy to x_3.npy) and were left as they were; delete them if an earlier "
-          "run left them\n", f"four: stderr {r.stderr!r}")
+    check(r.stderr == "cleave: warning: split: 'x_4.npy' and 'x_5.npy' are not among this run's "
+          "outputs (it wrote x_0.npy to x_3.npy) and were left as they were; delete them if an "
+          "earlier run left them\n", f"four: stderr {r.stderr!r}")
     after = snap()
     check(after["x_4.npy"] == before["x_4.npy"] and after["x_5.npy"] == before["x_5.npy"],
           "four: the files left over changed")
@@ -113,15 +113,15 @@ def stale(work):
     os.remove(os.path.join(work, "x_5.npy"))
     r = run_ok("three", ["split", "-a", "1", "-n", "2", "x.npy", "-f", "-q"], work)
     check(r.stdout == "", f"three: stdout {r.stdout!r}")
-    check(r.stderr == "cleave: warning: split: 3 files from 'x_2.npy' to 'x_4.npy' are not among this "
-          "run's outputs (it wrote x_0.npy to x_1.npy) and were left as they were; delete them "
-          "if an earlier run left them\n", f"three: stderr {r.stderr!r}")
+    check(r.stderr == "cleave: warning: split: 3 files from 'x_2.npy' to 'x_4.npy' are not among "
+          "this run's outputs (it wrote x_0.npy to x_1.npy) and were left as they were; delete "
+          "them if an earlier run left them\n", f"three: stderr {r.stderr!r}")
     # One: named alone.
     for i in (2, 3, 4):
         os.remove(os.path.join(work, f"x_{i}.npy"))
     r = run_ok("single", ["split", "-a", "1", "-n", "1", "x.npy", "-f"], work)
-    check(r.stderr == "cleave: warning: split: 'x_1.npy' is not one of this run's outputs (it wrote "
-          "x_0.npy) and was left as it was; delete it if an earlier run left it\n",
+    check(r.stderr == "cleave: warning: split: 'x_1.npy' is not one of this run's outputs (it "
+          "wrote x_0.npy) and was left as it was; delete it if an earlier run left it\n",
           f"single: stderr {r.stderr!r}")
 
     # Many: the count, the first and the last (numeric order, not text order).
@@ -145,8 +145,8 @@ def stale(work):
     open(os.path.join(work, "e_0.npy"), "w").close()
     r = run_ok("empty", ["split-to-sequence", "e.npy", "--json"], work)
     check(r.stdout == '{"op": "split-to-sequence", "outputs": []}\n', f"empty: {r.stdout!r}")
-    check(r.stderr == "cleave: warning: split-to-sequence: 'e_0.npy' is not one of this run's outputs (it wrote "
-          "none) and was left as it was; delete it if an earlier run left it\n",
+    check(r.stderr == "cleave: warning: split-to-sequence: 'e_0.npy' is not one of this run's "
+          "outputs (it wrote none) and was left as it was; delete it if an earlier run left it\n",
           f"empty: stderr {r.stderr!r}")
 
     # A failed run warns about nothing and leaves everything as it was.

@@ -136,7 +136,8 @@ def truncations(work):
             f.write(good[:n])
         r = u.run(["gguf", "check", "cut.gguf"], work)
         if n < data_end:
-            ok = r.returncode == 65 and "cleave: error: gguf check: cut.gguf" in r.stderr and "byte" in r.stderr
+            ok = (r.returncode == 65 and "cleave: error: gguf check: cut.gguf" in r.stderr and
+                  "byte" in r.stderr)
             refused += ok
             check(ok, f"truncated to {n} bytes: {r.returncode} {r.stderr!r}")
         else:

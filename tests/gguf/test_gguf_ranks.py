@@ -139,9 +139,9 @@ def stale(work):
     run_ok(work, ["gguf", "shard", "model.gguf", "-o", "tp", "-n", "4"] + RULES, "shard -n 4")
     r = u.run(["gguf", "shard", "model.gguf", "-o", "tp", "-n", "2", "-f", "-q"] + RULES, work)
     check(r.returncode == 0 and r.stderr ==
-          "cleave: warning: gguf shard: 'tp/rank2.gguf' and 'tp/rank3.gguf' are not among this run's outputs "
-          "(it wrote 3 files) and were left as they were; delete them if an earlier run left them "
-          "(a loader of the folder would read them with the new files)\n",
+          "cleave: warning: gguf shard: 'tp/rank2.gguf' and 'tp/rank3.gguf' are not among this "
+          "run's outputs (it wrote 3 files) and were left as they were; delete them if an earlier "
+          "run left them (a loader of the folder would read them with the new files)\n",
           f"leftover ranks: {r.returncode} {r.stderr!r}")
     check(sorted(os.listdir(os.path.join(work, "tp"))) ==
           ["cleave-manifest.json", "rank0.gguf", "rank1.gguf", "rank2.gguf", "rank3.gguf"],

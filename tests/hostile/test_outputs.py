@@ -97,8 +97,9 @@ def unwritable_at_commit(work):
     _, err = proc.communicate(timeout=60)
     os.chmod(d, 0o755)
     check(proc.returncode == 74, f"unwritable at commit: status {proc.returncode}: {err}")
-    check(re.fullmatch(r"cleave: error: split-to-sequence: cannot rename 'late/\.p_0\.npy\.cleave-tmp-[0-9]+-"
-                       r"[0-9a-f]{8}' to 'late/p_0\.npy': Permission denied\n", err) is not None,
+    check(re.fullmatch(r"cleave: error: split-to-sequence: cannot rename "
+                       r"'late/\.p_0\.npy\.cleave-tmp-[0-9]+-[0-9a-f]{8}' to 'late/p_0\.npy': "
+                       r"Permission denied\n", err) is not None,
           f"unwritable at commit: message {err!r}")
     after = hostile.snapshot(d)
     left = sorted(set(after) - set(before))

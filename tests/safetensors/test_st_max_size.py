@@ -140,9 +140,9 @@ def test_merge(work):
     os.remove(os.path.join(out, "model.safetensors.index.json"))
     r = u.run(["st", "merge", "tp", "-o", out, "-q", "-f"] + rules, work)
     check(r.returncode == 0 and r.stderr ==
-          f"cleave: warning: st merge: '{out}/{shards[0]}' is not one of this run's outputs (it wrote 2 "
-          "files) and was left as it was; delete it if an earlier run left it (a loader of the "
-          "folder would read it with the new files)\n", f"one leftover: {r.stderr!r}")
+          f"cleave: warning: st merge: '{out}/{shards[0]}' is not one of this run's outputs (it "
+          "wrote 2 files) and was left as it was; delete it if an earlier run left it (a loader of "
+          "the folder would read it with the new files)\n", f"one leftover: {r.stderr!r}")
     shards = shards[:1]
     check(sorted(n for n in os.listdir(out) if n.startswith("model-")) == shards,
           "leftovers were removed")

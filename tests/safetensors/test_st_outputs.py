@@ -50,8 +50,8 @@ def appeared_while_writing(work):
         proc.send_signal(signal.SIGCONT)
         _, err = proc.communicate(timeout=120)
         check(proc.returncode == 73, f"appeared: status {proc.returncode}: {err}")
-        check(re.fullmatch(rf"cleave: error: st shard: output 'late{attempt}/rank3\.safetensors' appeared "
-                           r"while the outputs were written; nothing was written \(use "
+        check(re.fullmatch(rf"cleave: error: st shard: output 'late{attempt}/rank3\.safetensors' "
+                           r"appeared while the outputs were written; nothing was written \(use "
                            r"-f/--force to overwrite it\)\n", err) is not None,
               f"appeared: message {err!r}")
         check(sorted(os.listdir(late)) == ["rank3.safetensors"],
