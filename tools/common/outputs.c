@@ -524,7 +524,16 @@ static int make_in_stage_dir(out_set *set) {
       return -1;
     }
   }
-  return out_stage_make(set->stage_dir_fd, set->stage_for, &set->stage_name, &set->stage_fd);
+  /* Under the folder's commit lock, which a run clearing the dead runs' temporaries holds: it
+   * never sees this staging folder made and not yet locked. */
+  int locked = out_commit_lock(set->stage_dir_fd) == 0;
+  int rc = out_stage_make(set->stage_dir_fd, set->stage_for, &set->stage_name, &set->stage_fd);
+  int e = errno;
+  if (locked) {
+    flock(set->stage_dir_fd, LOCK_UN);
+  }
+  errno = e;
+  return rc;
 }
 
 /* Stages inside OUTDIR itself (it exists), its files to be placed one by one. */

@@ -478,9 +478,9 @@ static int place_files(const out_commit *c, int tfd, const char *target, tool_er
   }
   if (done < c->count) {
     int e = errno;
-    char from[PATH_MAX + 96], to[PATH_MAX + 96];
+    char from[PATH_MAX + 96], to_buf[PATH_MAX + 96];
     staged(c, c->names[done], from, sizeof from);
-    c->final(c->final_ctx, done, to, sizeof to);
+    const char *to = c->final(c->final_ctx, done, to_buf, sizeof to_buf);
     size_t lost = 0, stuck = 0;
     take_back(c, tfd, state, done, &lost, &stuck);
     int stuck_errno = errno;
@@ -926,5 +926,6 @@ int out_commit_recover(int dir_fd, out_temp *t, char *note, size_t size) {
   }
   journal_remove(dir_fd, t->name);
   t->bytes += journal_bytes;
+  t->files += journal_bytes > 0;
   return out_remove_tree(dir_fd, t->name, &t->bytes, &t->files);
 }
