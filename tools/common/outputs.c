@@ -608,10 +608,16 @@ static int make_stage(out_set *set) {
 
 int out_set_create(out_set *set) {
   int rc = set->folder ? 0 : prepare_prefix(set);
-  if (rc == 0) {
-    rc = make_stage(set);
-  }
   if (rc != 0) {
+    return rc;
+  }
+  /* From the staging folder's creation to the handlers' installation a signal waits: it then
+   * finds the handler, which removes the folder. */
+  sigset_t old;
+  block_signals(&old);
+  rc = make_stage(set);
+  if (rc != 0) {
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
   }
   atomic_store(&g_created, 0);
@@ -621,6 +627,7 @@ int out_set_create(out_set *set) {
   g_names = set->names;
   install_handlers();
   set->active = 1;
+  sigprocmask(SIG_SETMASK, &old, NULL);
   for (size_t i = 0; i < set->count; i++) {
     atomic_store(&g_created, i + 1);
     int fd = openat(set->stage_fd, set->names[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
