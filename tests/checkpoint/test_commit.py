@@ -254,3 +254,28 @@ def test_verify_reports_temporaries(work):
     r = clitest.run(["st", "verify", "tp", "-q"], work)
     check(r.returncode == 0 and r.stdout == "" and r.stderr == "",
           f"verify after: {r.returncode} {r.stdout!r} {r.stderr!r}")
+
+
+def test_commit_lock_held(work):
+    """A run whose commit lock another run holds (here the test, with CLEAVE_TEST_FAULT=nowait in
+    place of a minute's wait) refuses (73), naming the run by the PID in its journal's name, and
+    leaves nothing; the old output is intact."""
+    models(work)
+    r = shard(work, "st", "tp")
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    before = clitest.snapshot(work)
+    journal = os.path.join(work, ".tp.cleave-tmp-4242-0000abcd.commit")
+    fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with open(journal, "w"):
+            pass
+        r = shard(work, "st2", "tp", "-f", fault="nowait")
+        os.unlink(journal)
+    finally:
+        os.close(fd)
+    check(r.returncode == 73 and r.stderr == "cleave: error: another cleave run (pid 4242) has "
+          "been committing into '.' for a minute; nothing was written\n",
+          f"lock held: {r.returncode} {r.stderr!r}")
+    check(clitest.snapshot(work) == before, "lock held: files changed")
+    check(verified_against(work, "tp", "st"), "lock held: tp/ is not the first run's")

@@ -701,10 +701,15 @@ static int lock_stage_dir(out_set *set) {
   const char *path = set->stage_in[0] != '\0' ? set->stage_in : ".";
   for (int tries = 0; tries < 8; tries++) {
     if (out_commit_lock(set->stage_dir_fd) != 0) {
+      long pid = out_commit_holder(set->stage_dir_fd);
+      char who[64] = "";
+      if (pid > 0) {
+        snprintf(who, sizeof who, " (pid %ld)", pid);
+      }
       return cli_error(CLI_EXIT_CANTCREAT,
-                       "another cleave run has been committing into '%s' for a minute; nothing "
+                       "another cleave run%s has been committing into '%s' for a minute; nothing "
                        "was written",
-                       path);
+                       who, path);
     }
     struct stat now, locked, mine, found;
     if (stat(path, &now) == 0 && fstat(set->stage_dir_fd, &locked) == 0 &&

@@ -28,6 +28,7 @@
 
 static long fault_at = -2; /* -2: CLEAVE_TEST_FAULT not read yet; -1: none */
 static int fault_kills;
+static int fault_no_wait; /* "nowait": a commit lock held by another run is not waited for */
 static long steps_made;
 
 static void read_fault(void) {
@@ -36,13 +37,19 @@ static void read_fault(void) {
   if (v == NULL || v[0] == '\0') {
     return;
   }
+  if (strcmp(v, "nowait") == 0) {
+    fault_no_wait = 1;
+    return;
+  }
   const char *n = strncmp(v, "rename:", 7) == 0 ? v + 7
                   : strncmp(v, "kill:", 5) == 0 ? v + 5
                                                 : NULL;
   char *end = NULL;
   long at = n != NULL ? strtol(n, &end, 10) : 0;
   if (n == NULL || end == n || *end != '\0' || at < 1) {
-    cli_warning("CLEAVE_TEST_FAULT='%s' is neither rename:N nor kill:N (N from 1): ignored", v);
+    cli_warning("CLEAVE_TEST_FAULT='%s' is neither rename:N nor kill:N (N from 1) nor nowait: "
+                "ignored",
+                v);
     return;
   }
   fault_at = at;
@@ -81,7 +88,10 @@ static int unsupported(int e) {
 /* ---- the lock ------------------------------------------------------------------------------ */
 
 int out_commit_lock(int fd) {
-  for (int waited = 0; waited < 6000; waited++) {
+  if (fault_at == -2) {
+    read_fault();
+  }
+  for (int waited = 0; waited < (fault_no_wait ? 1 : 6000); waited++) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       return 0;
     }
@@ -807,10 +817,16 @@ static int commit_folder(const out_commit *c, tool_error *err) {
   }
   /* The runs that write files into OUTDIR itself commit under its lock. */
   if (out_commit_lock(ofd) != 0) {
+    long pid = out_commit_holder(ofd);
     close(ofd);
+    char who[64] = "";
+    if (pid > 0) {
+      snprintf(who, sizeof who, " (pid %ld)", pid);
+    }
     return tool_fail(err, CLI_EXIT_CANTCREAT,
-                     "another run has been committing into '%s' for a minute; nothing was written",
-                     c->folder_path);
+                     "another cleave run%s has been committing into '%s' for a minute; nothing "
+                     "was written",
+                     who, c->folder_path);
   }
   int rc = check_targets(c, ofd, err);
   name_index outputs = {NULL, 0};
@@ -826,6 +842,32 @@ static int commit_folder(const out_commit *c, tool_error *err) {
   free(outputs.sorted);
   close(ofd);
   return rc;
+}
+
+long out_commit_holder(int dir_fd) {
+  int dup_fd = dup(dir_fd);
+  DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  if (dir == NULL) {
+    if (dup_fd >= 0) {
+      close(dup_fd);
+    }
+    return 0;
+  }
+  rewinddir(dir);
+  long pid = 0;
+  size_t k = strlen(OUT_JOURNAL_SUFFIX);
+  struct dirent *e;
+  while (pid == 0 && (e = readdir(dir)) != NULL) {
+    const char *mark = strstr(e->d_name, OUT_TEMP_MARK);
+    size_t n = strlen(e->d_name);
+    if (out_temp_name(e->d_name) && n > k && strcmp(e->d_name + n - k, OUT_JOURNAL_SUFFIX) == 0) {
+      char *end = NULL;
+      long v = strtol(mark + strlen(OUT_TEMP_MARK), &end, 10);
+      pid = end != NULL && *end == '-' && v > 0 ? v : 0;
+    }
+  }
+  closedir(dir);
+  return pid;
 }
 
 int out_commit_run(const out_commit *c, tool_error *err) {

@@ -27,7 +27,8 @@
  * left are the old outputs or the new ones, never a mix.
  *
  * CLEAVE_TEST_FAULT, a test hook (tests/README.md): "rename:N" makes the Nth rename of the commits
- * of the process fail (EIO), "kill:N" kills the process (SIGKILL) just before it. Not for use.
+ * of the process fail (EIO), "kill:N" kills the process (SIGKILL) just before it, "nowait" makes a
+ * commit lock another run holds refused at once instead of after a minute. Not for use.
  *
  * Not thread-safe; the caller blocks the signals it handles while a commit runs.
  */
@@ -64,6 +65,12 @@ typedef struct out_commit {
  * when another run held it the whole minute.
  */
 int out_commit_lock(int fd);
+
+/**
+ * The PID of the run committing into the folder `dir_fd`, read from the name of its journal
+ * there, or 0 when there is none.
+ */
+long out_commit_holder(int dir_fd);
 
 /**
  * Puts the outputs staged in c->stage_name in place. Returns 0; or fills `err` (the message
