@@ -279,3 +279,36 @@ def test_commit_lock_held(work):
           f"lock held: {r.returncode} {r.stderr!r}")
     check(clitest.snapshot(work) == before, "lock held: files changed")
     check(verified_against(work, "tp", "st"), "lock held: tp/ is not the first run's")
+
+
+def test_no_exchange(work):
+    """On a file system that refuses RENAME_EXCHANGE (CLEAVE_TEST_FAULT=noexchange: EINVAL, as
+    such a file system answers), the folder's files are placed one by one, each replaced file
+    kept aside first: a rename failing at the manifest puts the two ranks' old files back; a run
+    killed between two renames is taken back by the next one."""
+    models(work)
+    r = shard(work, "st", "tp")
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    before = clitest.snapshot(work)
+    r = shard(work, "st2", "tp", "-f", fault="noexchange,rename:3")
+    check(r.returncode == 74 and re.fullmatch(
+        r"cleave: error: cannot rename '" + STAGE.format(base="tp") + r"/cleave-manifest\.json' "
+        r"to 'tp/cleave-manifest\.json': Input/output error; the 2 outputs already in place were "
+        r"taken back and the files they replaced restored\n", r.stderr) is not None,
+        f"noexchange, rename:3: {r.returncode} {r.stderr!r}")
+    check(clitest.snapshot(work) == before, "noexchange, rename:3: files changed")
+
+    r = shard(work, "st2", "tp", "-f", fault="noexchange,kill:2")
+    check(r.returncode == -9, f"noexchange, kill:2: {r.returncode} {r.stderr}")
+    check(not verified_against(work, "tp", "st"), "noexchange, kill:2: no rank was replaced")
+    r = shard(work, "st2", "tp")
+    check(r.returncode == 73 and "its commit had begun: the 1 output it had put in place was "
+          "taken back (1 old file restored)\ncleave: error: output 'tp/rank0.safetensors' exists "
+          "(use -f/--force to replace it)\n" in r.stderr,
+          f"after noexchange, kill:2: {r.returncode} {r.stderr!r}")
+    check(clitest.snapshot(work) == before, "after noexchange, kill:2: not as before")
+
+    r = shard(work, "st2", "tp", "-f", fault="noexchange")
+    check(r.returncode == 0 and r.stderr == "", f"noexchange: {r.returncode} {r.stderr!r}")
+    check(verified_against(work, "tp", "st2"), "noexchange: tp/ is not the new run's")
+    no_temporaries("noexchange", work)

@@ -16,8 +16,9 @@
  *   attributes this process cannot give a new folder, a file system without RENAME_EXCHANGE): each
  *   output is moved into place in order, exchanged with the file it replaces (which lands in the
  *   staging folder), so that a failure at any point takes every one back and leaves the old files
- *   as they were. On a file system without RENAME_EXCHANGE a replaced file is renamed over, and
- *   cannot be taken back.
+ *   as they were. On a file system without RENAME_EXCHANGE (EINVAL) a file to be replaced is first
+ *   kept in the staging folder's ".cleave-replaced" (a hard link, or the file moved there when it
+ *   cannot be linked), then renamed over; a failure puts it back.
  *
  * Before its first rename a commit writes a journal beside the staging folder
  * (".NAME.cleave-tmp-PID-RANDOM.commit": what it is about to do and the inode of each new file),
