@@ -63,7 +63,7 @@ def test_folder_rename_fails(work):
     before = clitest.snapshot(os.path.join(work, "tp"))
     r = shard(work, "st2", "tp", "-f", fault="rename:1")
     check(r.returncode == 74 and re.fullmatch(
-        r"cleave: error: cannot exchange the staging folder '" + STAGE.format(base="tp") +
+        r"cleave: error: st shard: cannot exchange the staging folder '" + STAGE.format(base="tp") +
         r"' with 'tp/': Input/output error; nothing was changed\n", r.stderr) is not None,
         f"exchange fails: {r.returncode} {r.stderr!r}")
     check(r.stdout == "", f"exchange fails: stdout {r.stdout!r}")
@@ -74,7 +74,7 @@ def test_folder_rename_fails(work):
     tp = os.path.join(work, "tp")
     r = shard(work, "../st2", ".", "-f", fault="rename:3", cwd=tp)
     check(r.returncode == 74 and re.fullmatch(
-        r"cleave: error: cannot rename '.*/" + STAGE.format(base="tp") +
+        r"cleave: error: st shard: cannot rename '.*/" + STAGE.format(base="tp") +
         r"/cleave-manifest\.json' to '\./cleave-manifest\.json': Input/output error; the 2 "
         r"outputs already in place were taken back and the files they replaced restored\n",
         r.stderr) is not None, f"third rename fails: {r.returncode} {r.stderr!r}")
@@ -104,7 +104,7 @@ def test_npy_rename_fails(work):
     before = clitest.snapshot(work)
     r = run(["split", "-a", "0", "-n", "3", "-o", "p", "x.npy", "-q", "-f"], work, "rename:3")
     check(r.returncode == 74 and re.fullmatch(
-        r"cleave: error: cannot rename '" + STAGE.format(base="p") + r"/p_2\.npy' to "
+        r"cleave: error: split: cannot rename '" + STAGE.format(base="p") + r"/p_2\.npy' to "
         r"'p_2\.npy': Input/output error; the 2 outputs already in place were taken back and "
         r"the files they replaced restored\n", r.stderr) is not None,
         f"npy: {r.returncode} {r.stderr!r}")
@@ -133,7 +133,7 @@ def test_gguf_file_rename_fails(work):
     before = clitest.snapshot(os.path.join(work, "out"))
     r = run(["gguf", "merge", "g2", "-o", "out/model.gguf", "-q", "-f"], work, "rename:2")
     check(r.returncode == 74 and re.fullmatch(
-        r"cleave: error: cannot rename 'out/" + STAGE.format(base=r"model\.gguf") +
+        r"cleave: error: gguf merge: cannot rename 'out/" + STAGE.format(base=r"model\.gguf") +
         r"/model\.gguf\.cleave-manifest\.json' to 'out/model\.gguf\.cleave-manifest\.json': "
         r"Input/output error; the 1 output already in place was taken back and the files they "
         r"replaced restored\n", r.stderr) is not None, f"gguf: {r.returncode} {r.stderr!r}")
@@ -157,9 +157,10 @@ def test_killed_during_commit(work):
           f"kill:3: not a staging folder and its journal: {stages}")
     r = run(["split", "-a", "0", "-n", "3", "-o", "p", "x.npy", "-q"], work)
     check(r.returncode == 73 and r.stderr.startswith(
-        f"cleave: warning: removed '{stages[0]}' (") and "left by a cleave run that ended "
+        f"cleave: warning: split: removed '{stages[0]}' (") and "left by a cleave run that "
+        "ended "
         "without cleaning up; its commit had begun: the 2 outputs it had put in place were "
-        "taken back (1 old file restored)\ncleave: error: output 'p_0.npy' exists (use "
+        "taken back (1 old file restored)\ncleave: error: split: output 'p_0.npy' exists (use "
         "-f/--force to overwrite it)\n" in r.stderr, f"after kill:3: {r.returncode} {r.stderr!r}")
     check(clitest.snapshot(work) == before, "after kill:3: the folder is not as it was")
 
@@ -178,8 +179,9 @@ def test_killed_during_commit(work):
     check(len(stage) == 1, f"kill:1: staging folders {stage}")
     r = shard(work, "st2", "tp", "-f")
     check(r.returncode == 0 and stage and r.stderr ==
-          f"cleave: warning: removed '{stage[0]}' ({size} bytes in {len(staged)} files), left by "
-          "a cleave run that ended without cleaning up\n", f"after kill:1: {r.stderr!r}")
+          f"cleave: warning: st shard: removed '{stage[0]}' ({size} bytes in {len(staged)} "
+          "files), left by a cleave run that ended without cleaning up\n",
+          f"after kill:1: {r.stderr!r}")
     check(verified_against(work, "tp", "st2"), "after kill:1: tp/ is not the new run's")
     no_temporaries("after kill:1", work)
 
@@ -237,15 +239,15 @@ def test_verify_reports_temporaries(work):
             "(5 bytes in 1 file); the next run into this folder removes it",
             "../.tp.cleave-tmp-99-deadbeef: is a temporary that a cleave run left (7 bytes in 1 "
             "file); the next run into this folder removes it"]), f"verify: {r.stdout!r}")
-        check(r.stderr == "cleave: warning: '.model.gguf.cleave-tmp-98-0000beef' is a temporary "
-              "of a cleave run that is still writing there\n", f"verify: {r.stderr!r}")
+        check(r.stderr == "cleave: warning: st verify: '.model.gguf.cleave-tmp-98-0000beef' is a "
+              "temporary of a cleave run that is still writing there\n", f"verify: {r.stderr!r}")
         r = shard(work, "st", "tp", "-f")
         check(r.returncode == 0, f"rerun: {r.stderr}")
         check(sorted(r.stderr.splitlines()) == sorted([
-            "cleave: warning: removed '.tp.cleave-tmp-99-deadbeef' (7 bytes in 1 file), left by "
-            "a cleave run that ended without cleaning up",
-            "cleave: warning: removed 'tp/.rank0.safetensors.cleave-tmp-99-0000abcd' (5 bytes in "
-            "1 file), left by a cleave run that ended without cleaning up"]),
+            "cleave: warning: st shard: removed '.tp.cleave-tmp-99-deadbeef' (7 bytes in 1 file), "
+            "left by a cleave run that ended without cleaning up",
+            "cleave: warning: st shard: removed 'tp/.rank0.safetensors.cleave-tmp-99-0000abcd' (5 "
+            "bytes in 1 file), left by a cleave run that ended without cleaning up"]),
             f"rerun: {r.stderr!r}")
         check(os.path.isdir(live), "rerun: the live run's staging folder was removed")
     finally:
@@ -274,8 +276,8 @@ def test_commit_lock_held(work):
         os.unlink(journal)
     finally:
         os.close(fd)
-    check(r.returncode == 73 and r.stderr == "cleave: error: another cleave run (pid 4242) has "
-          "been committing into '.' for a minute; nothing was written\n",
+    check(r.returncode == 73 and r.stderr == "cleave: error: st shard: another cleave run (pid "
+          "4242) has been committing into '.' for a minute; nothing was written\n",
           f"lock held: {r.returncode} {r.stderr!r}")
     check(clitest.snapshot(work) == before, "lock held: files changed")
     check(verified_against(work, "tp", "st"), "lock held: tp/ is not the first run's")
@@ -292,9 +294,10 @@ def test_no_exchange(work):
     before = clitest.snapshot(work)
     r = shard(work, "st2", "tp", "-f", fault="noexchange,rename:3")
     check(r.returncode == 74 and re.fullmatch(
-        r"cleave: error: cannot rename '" + STAGE.format(base="tp") + r"/cleave-manifest\.json' "
-        r"to 'tp/cleave-manifest\.json': Input/output error; the 2 outputs already in place were "
-        r"taken back and the files they replaced restored\n", r.stderr) is not None,
+        r"cleave: error: st shard: cannot rename '" + STAGE.format(base="tp") +
+        r"/cleave-manifest\.json' to 'tp/cleave-manifest\.json': Input/output error; the 2 "
+        r"outputs already in place were taken back and the files they replaced restored\n",
+        r.stderr) is not None,
         f"noexchange, rename:3: {r.returncode} {r.stderr!r}")
     check(clitest.snapshot(work) == before, "noexchange, rename:3: files changed")
 
@@ -303,7 +306,8 @@ def test_no_exchange(work):
     check(not verified_against(work, "tp", "st"), "noexchange, kill:2: no rank was replaced")
     r = shard(work, "st2", "tp")
     check(r.returncode == 73 and "its commit had begun: the 1 output it had put in place was "
-          "taken back (1 old file restored)\ncleave: error: output 'tp/rank0.safetensors' exists "
+          "taken back (1 old file restored)\ncleave: error: st shard: output "
+          "'tp/rank0.safetensors' exists "
           "(use -f/--force to replace it)\n" in r.stderr,
           f"after noexchange, kill:2: {r.returncode} {r.stderr!r}")
     check(clitest.snapshot(work) == before, "after noexchange, kill:2: not as before")

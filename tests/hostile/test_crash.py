@@ -204,7 +204,7 @@ def large_split(work):
         check(expected.matches_prefix(i, os.path.join(work, f"p_{i}.npy"), whole=True),
               f"run after kill -9: output {i} is not complete and correct")
     check(len(stages) == 1 and r.stderr ==
-          f"cleave: warning: removed '{stages[0]}' ({size} bytes in {len(temps)} "
+          f"cleave: warning: split: removed '{stages[0]}' ({size} bytes in {len(temps)} "
           f"file{'s' if len(temps) != 1 else ''}), left by a cleave run that ended without "
           "cleaning up\n", f"run after kill -9: stderr {r.stderr!r} (leftovers {stages})")
     check(sorted(os.listdir(work)) == ["in.npy"] + [f"p_{i}.npy" for i in range(PARTS)],

@@ -149,8 +149,8 @@ def sigkill(work):
     r = subprocess.run([u.CLEAVE] + shard_args("killed"), cwd=work, capture_output=True, text=True)
     check(r.returncode == 0, f"run after SIGKILL: {r.stderr}")
     if left:
-        check(f"cleave: warning: removed '{left[0]}' ({size} bytes in {len(temps)} files), left "
-              "by a cleave run that ended without cleaning up\n" in r.stderr,
+        check(f"cleave: warning: st shard: removed '{left[0]}' ({size} bytes in {len(temps)} "
+              "files), left by a cleave run that ended without cleaning up\n" in r.stderr,
               f"run after SIGKILL: no warning of the removal: {r.stderr!r}")
     check(clitest.temporaries(work) == [], "run after SIGKILL: leftovers stay")
     for rank, want in enumerate(np.split(a, 4, axis=1)):
