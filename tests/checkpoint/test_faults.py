@@ -49,19 +49,19 @@ CHUNK = "1024"
 # Each verb: its arguments ({out} is the output folder), and whether its outputs are a folder of
 # the run's own ("folder") or files put into an existing folder among others ("files").
 JOBS = {
-    "st-shard": (["st", "shard", "st", "-o", "{out}", "-n", "4", "--axis", "layers.*.w=1"],
+    "st-shard": (["st", "shard", "st", "-o", "{out}", "-n", "8", "--axis", "layers.*.w=1"],
                  "folder"),
     "st-merge": (["st", "merge", "tp", "-o", "{out}"], "folder"),
-    "st-reshard": (["st", "reshard", "tp", "-o", "{out}", "-n", "2"], "folder"),
-    "st-split": (["st", "split", "st", "-o", "{out}", "--tensor", "layers.*.w", "-a", "1", "-n",
-                  "2", "--into", "*.a,*.b"], "folder"),
-    "gguf-shard": (["gguf", "shard", "g/model.gguf", "-o", "{out}", "-n", "4", "--axis",
+    "st-reshard": (["st", "reshard", "tp", "-o", "{out}", "-n", "8"], "folder"),
+    "st-split": (["st", "split", "st", "-o", "{out}", "--max-shard-size", "200KB", "--tensor",
+                  "layers.*.w", "-a", "1", "-n", "2", "--into", "*.a,*.b"], "folder"),
+    "gguf-shard": (["gguf", "shard", "g/model.gguf", "-o", "{out}", "-n", "8", "--axis",
                     "blk.*.w=1"], "folder"),
     "gguf-merge": (["gguf", "merge", "gtp", "-o", "{out}/merged.gguf"], "files"),
     "gguf-merge-set": (["gguf", "merge", "gset/model-00001-of-00006.gguf", "-o",
                         "{out}/whole.gguf"], "files"),
-    "gguf-reshard": (["gguf", "reshard", "gtp", "-o", "{out}", "-n", "2"], "folder"),
-    "gguf-split": (["gguf", "split", "g/model.gguf", "-o", "{out}", "--max-tensors", "8",
+    "gguf-reshard": (["gguf", "reshard", "gtp", "-o", "{out}", "-n", "8"], "folder"),
+    "gguf-split": (["gguf", "split", "g/model.gguf", "-o", "{out}", "--max-tensors", "4",
                     "--tensor", "blk.*.w", "-a", "0", "-n", "2", "--into", "*.a,*.b"], "folder"),
     "npy-split": (["split", "-a", "1", "-n", "64", "-o", "{out}/p", "in.npy"], "files"),
 }
@@ -236,17 +236,19 @@ class Faults:
         self.job = job
         job.clear()
         self.inputs = job.input_state()
-        # The old output -f replaces: the same verb on the older inputs.
+        # The old output -f replaces: the same verb on the older inputs; then the new output.
+        # How long a run lasts: the shorter of the two (the machine may be busy).
+        begin = time.monotonic()
         r = subprocess.run([clitest.CLEAVE] + job.old_args + ["-q"], cwd=job.root, env=job.env,
                            capture_output=True, text=True)
+        self.seconds = time.monotonic() - begin
         assert r.returncode == 0, f"{job.name} on the old inputs: {r.stderr}"
         self.old = job.outputs()
-        # The new output, and how long a run lasts.
         job.clear()
         begin = time.monotonic()
         r = subprocess.run([clitest.CLEAVE] + job.args + ["-q"], cwd=job.root, env=job.env,
                            capture_output=True, text=True)
-        self.seconds = time.monotonic() - begin
+        self.seconds = min(self.seconds, time.monotonic() - begin)
         assert r.returncode == 0, f"{job.name}: {r.stderr}"
         self.new = job.outputs()
         check(data_of(self.new) != data_of(self.old), f"{job.name}: old and new outputs are alike")
@@ -290,7 +292,8 @@ class Faults:
                     return True
             return False
         # "rename": a final name appears, or one gets another file (-f), or the output folder
-        # is swapped in with its outputs.
+        # is swapped in with its outputs. (A commit takes a fraction of a millisecond: the poll
+        # may see it only once it is over, when the run has ended.)
         home, old = self.finals()
         while proc.poll() is None:
             now_home, now = self.finals()
@@ -342,6 +345,9 @@ class Faults:
             check(state in (before, "new"), f"{label}: the output folder holds {state}, "
                   f"expected {before} or new")
             return
+        strays = [t for t in temps if f"{MARK}{proc.pid}-" not in t]
+        check(not strays, f"{label}: temporaries not named after the killed run's PID "
+              f"{proc.pid}: {few(strays)}")
         allowed = ("old" if force else "nothing", "new")
         if job.kind == "files" and temps:
             allowed += (state,)  # a commit among other files, for the next run to settle
