@@ -652,3 +652,193 @@ def test_open_file_limits(work):
                                ["Too many open files", "a resource limit",
                                 "may have 64 files open, its hard limit is 64"],
                                preexec_fn=limit(64, 64))
+
+
+def load_manifest(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_verify_proof(work):
+    """verify reports an edit of any member of the manifest (65, naming self_xxh3, nothing on
+    stdout), reads a manifest of version 1 with a warning, and checks that every tensor's pieces
+    cover its bytes exactly once (65 naming the tensor's place and the first byte left out or
+    covered twice), so that --against never calls a tensor equal to its inputs on bytes it did
+    not compare."""
+    make_models(work)
+    r = clitest.run(["st", "shard", "st", "-o", "tp", "-n", "2", "-q"] + ST_RULES, work)
+    check(r.returncode == 0, f"shard: {r.stderr}")
+    r = clitest.run(["st", "merge", "tp", "-o", "merged", "-q", "--no-sidecar"] + ST_RULES, work)
+    check(r.returncode == 0, f"merge: {r.stderr}")
+    path = os.path.join(work, "tp", "cleave-manifest.json")
+    with open(path, "rb") as f:
+        good = f.read()
+    r = clitest.run(["verify", "tp", "--against", "st"], work)
+    check(r.returncode == 0 and r.stderr == "" and "equal to the inputs" in r.stdout,
+          f"verify of an untouched manifest: {r.returncode} {r.stdout} {r.stderr}")
+
+    def edited(label, edit, fragments, against=True, manifest=path, outdir="tp"):
+        with open(manifest, "rb") as f:
+            before = f.read()
+        m = load_manifest(manifest)
+        text = edit(m, before)
+        text = text if isinstance(text, bytes) else (json.dumps(m) + "\n").encode()
+        with open(manifest, "wb") as f:
+            f.write(text)
+        args = ["verify", outdir] + (["--against", "st"] if against else [])
+        if b'"version": 1' in text[:40] and b'"self_xxh3"' not in text:
+            # A manifest of version 1: its warning, then the error; nothing else changes.
+            state = hostile.snapshot(work)
+            r = hostile.run(args, work)
+            lines = r.stderr.splitlines()
+            check(r.returncode == 65 and r.stdout == "" and len(lines) == 2 and
+                  "holds no checksum of itself" in lines[0] and
+                  lines[1].startswith("cleave: error: ") and
+                  all(f in lines[1] for f in fragments) and hostile.snapshot(work) == state,
+                  f"{label}: {r.returncode} {r.stdout!r} {r.stderr!r}")
+        else:
+            hostile.expect_failure(label, args, work, 65, fragments)
+        with open(manifest, "wb") as f:
+            f.write(before)
+
+    changed = ["st verify", "self_xxh3", "the manifest was changed after it was written"]
+    # An edit of any member, its bytes otherwise as cleave wrote them.
+    at = good.index(b'"xxh3": "') + len(b'"xxh3": "')
+    digit = good[at:at + 1]
+    flipped = b"1" if digit == b"0" else b"0"
+    for member, old, new in (("tool", b'"tool": "cleave ', b'"tool": "cleavE '),
+                             ("command", b'"command": "st shard"', b'"command": "st merge"'),
+                             ("argv", b'"-n", "2"', b'"-n", "3"'),
+                             ("inputs[].path", b'"path": "st/', b'"path": "sT/'),
+                             ("a piece", b'"take": 96', b'"take": 76'),
+                             ("a checksum", good[at - 9:at + 16],
+                              good[at - 9:at] + flipped + good[at + 1:at + 16]),
+                             ("the version, to 1", b'"version": 2', b'"version": 1'),
+                             ("whitespace", b'], "hash"', b'],  "hash"')):
+        check(old in good, f"{member}: {old!r} not in the manifest")
+        edited(f"an edit of {member}", lambda m, raw, o=old, n=new: raw.replace(o, n, 1),
+               changed + ["says", "have the checksum"])
+    # The checksum missing, moved, or in upper case.
+    edited("no self_xxh3", lambda m, raw: m.pop("self_xxh3") and None,
+           ["self_xxh3: missing"])
+    edited("self_xxh3 moved", lambda m, raw: raw.replace(b'{"manifest"', b'{"self_xxh3": "' +
+                                                          raw[-19:-3] + b'", "manifest"', 1)
+           [:-35] + b'}\n', changed + ["is not the manifest's last member"])
+    edited("self_xxh3 in upper case", lambda m, raw: raw[:-19] + raw[-19:-3].upper() + raw[-3:],
+           changed)
+    edited("pretty-printed", lambda m, raw: (json.dumps(m, indent=1) + "\n").encode(),
+           changed + ["is not the manifest's last member"])
+    # Version 1 (an earlier build's) is read, with one warning, and its status is the outputs'.
+    m = load_manifest(path)
+    clitest.write_manifest(path, m, version=1)
+    r = clitest.run(["verify", "tp", "--against", "st"], work)
+    warnings = r.stderr.splitlines()
+    check(r.returncode == 0 and len(warnings) == 1 and
+          warnings[0].startswith("cleave: warning: st verify: 'tp/cleave-manifest.json' is a "
+                                 "manifest of version 1, which holds no checksum of itself"),
+          f"version 1: {r.returncode} {r.stderr!r}")
+    r = clitest.run(["verify", "tp", "--json"], work)
+    check(r.returncode == 0 and json.loads(r.stdout)["ok"] is True, f"version 1 --json: {r.stdout}")
+    for version in (1, 2):
+        # Pieces that do not cover the tensor exactly once: 65 naming the place and the byte,
+        # in a manifest of version 1 and in one whose checksum was recomputed after the edit.
+        # rank0's tensors: [0] a.qkv (one range of 96 bytes), [1] b.norm, [2] c.w (8 rows of 2
+        # of the 4 bytes of each row of the model's c.w: one range of 16 bytes in the rank).
+        def piece_edit(change):
+            def edit(m, raw):
+                change(m["files"][0]["tensors"])
+                clitest.write_manifest(path, m, version)
+                with open(path, "rb") as f:
+                    return f.read()
+            return edit
+
+        def cut(ts):
+            ts[0]["pieces"][0]["take"] -= 20
+            ts[0]["pieces"][0]["stride"] -= 20
+            ts[0]["pieces"][0]["to_stride"] -= 20
+
+        def row(ts):
+            ts[2]["pieces"][0]["rows"] -= 1
+
+        def twice(ts):
+            ts[1]["pieces"].append(dict(ts[1]["pieces"][0]))
+
+        def overlap(ts):
+            p = ts[2]["pieces"][0]
+            p.update(rows=2, take=8, to_stride=6, stride=8)
+            ts[2]["pieces"].append({"input": 0, "offset": 0, "rows": 1, "take": 2, "stride": 2,
+                                    "to": 14, "to_stride": 2})
+
+        def late(ts):
+            p = ts[2]["pieces"][0]
+            p.update(rows=7, offset=p["offset"] + p["stride"], to=p["to"] + p["to_stride"])
+
+        where = "st verify: tp/cleave-manifest.json: "
+        for label, change, fragments in (
+                ("a piece cut by 20 bytes", cut,
+                 [where + "files[0].tensors[0]: tensor 'a.qkv': bytes 76:96 of the tensor (in "
+                  "row 2 of 3) are in no piece (the manifest does not say where they came "
+                  "from, and --against would not compare them)"]),
+                ("a piece cut by one row", row,
+                 [where + "files[0].tensors[2]: tensor 'c.w': rows 7:8 of 8 are in no piece"]),
+                ("a piece a row late", late,
+                 [where + "files[0].tensors[2]: tensor 'c.w': rows 0:1 of 8 are in no piece"]),
+                ("a piece given twice", twice,
+                 [where + "files[0].tensors[1]: tensor 'b.norm': elements 0:8 of 8 are in two "
+                  "pieces, pieces[0] and pieces[1] (each byte comes from one)"]),
+                ("rows that overlap", overlap,
+                 [where + "files[0].tensors[2].pieces[0]: tensor 'c.w': the piece's rows overlap "
+                  "each other (8 bytes each, 6 apart in the tensor)"])):
+            for against in (True, False):
+                edited(f"version {version}: {label} (--against {against})", piece_edit(change),
+                       fragments, against=against)
+    # Columns of the same rows (a merge along an inner axis): one column moved by a byte.
+    mpath = os.path.join(work, "merged", "cleave-manifest.json")
+    m = load_manifest(mpath)
+    cw = [t for t in m["files"][0]["tensors"] if t["name"] == "c.w"][0]
+    index = m["files"][0]["tensors"].index(cw)
+    check([p["to"] for p in cw["pieces"]] == [0, 2] and cw["pieces"][0]["rows"] == 8,
+          f"merged c.w pieces: {cw['pieces']}")
+
+    def shift(m, raw):
+        t = m["files"][0]["tensors"][index]
+        t["pieces"][1]["to"] = 1
+        clitest.write_manifest(mpath, m)
+        with open(mpath, "rb") as f:
+            return f.read()
+    edited("merged columns that overlap", shift,
+           [f"st verify: merged/cleave-manifest.json: files[0].tensors[{index}]: tensor 'c.w': "
+            "byte 1 of the tensor (in row 0 of 8) is in two pieces, pieces[0] and pieces[1]"],
+           manifest=mpath, outdir="merged")
+    with open(path, "wb") as f:
+        f.write(good)
+    r = clitest.run(["verify", "tp", "--against", "st"], work)
+    check(r.returncode == 0 and r.stderr == "", f"the manifest restored: {r.stderr}")
+    # GGUF, and the manifest of a merge into one file among others.
+    r = clitest.run(["shard", "model.gguf", "-o", "gtp", "-n", "2", "-q"] + GGUF_RULES, work)
+    check(r.returncode == 0, f"gguf shard: {r.stderr}")
+    r = clitest.run(["merge", "gtp", "-o", "one.gguf", "-q"] + GGUF_RULES, work)
+    check(r.returncode == 0, f"gguf merge: {r.stderr}")
+    gpath = os.path.join(work, "one.gguf.cleave-manifest.json")
+    edited("an edit of a GGUF merge's manifest",
+           lambda m, raw: raw.replace(b'"command": "gguf merge"', b'"command": "gguf mergE"'),
+           ["gguf verify", "one.gguf.cleave-manifest.json: self_xxh3"], manifest=gpath,
+           outdir="one.gguf", against=False)
+    # A GGUF rank's piece cut by one row (8 F32 of the model's 4 x 8, cut on axis 0).
+    tpath = os.path.join(work, "gtp", "cleave-manifest.json")
+
+    def gguf_row(m, raw):
+        t = m["files"][0]["tensors"][0]
+        check(t["name"] == "blk.0.w" and t["shape"] == [2, 8] and len(t["pieces"]) == 1,
+              f"gguf rank 0: {t}")
+        p = t["pieces"][0]
+        if p["rows"] == 1:
+            p.update(take=p["take"] - 32)
+        else:
+            p.update(rows=p["rows"] - 1)
+        clitest.write_manifest(tpath, m)
+        with open(tpath, "rb") as f:
+            return f.read()
+    edited("a GGUF piece cut by one row", gguf_row,
+           ["gguf verify: gtp/cleave-manifest.json: files[0].tensors[0]: tensor 'blk.0.w': rows "
+            "1:2 of 2 are in no piece"], manifest=tpath, outdir="gtp", against=False)

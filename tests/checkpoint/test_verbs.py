@@ -46,7 +46,8 @@ def copies(work, name):
 
 
 def tree(root):
-    """Every file under `root` with its bytes; a manifest without the command line it records."""
+    """Every file under `root` with its bytes; a manifest without the command line it records
+    (nor its checksum of itself, which covers the command line)."""
     files = {}
     for top, _, names in os.walk(root):
         for n in names:
@@ -56,6 +57,7 @@ def tree(root):
             if n.endswith("cleave-manifest.json"):
                 m = json.loads(data)
                 m.pop("argv", None)
+                m.pop("self_xxh3", None)
                 data = json.dumps(m, sort_keys=True).encode()
             files[os.path.relpath(path, root)] = data
     return files

@@ -8,6 +8,7 @@ tests/conftest.py fails it with the list of its failed checks (`begin` and `resu
 """
 import ast
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -195,3 +196,20 @@ def check_output(label, path, expected, fortran):
     if out.dtype.str == expected.dtype.str and out.shape == expected.shape:
         check(np.ascontiguousarray(out).tobytes() == np.ascontiguousarray(expected).tobytes(),
               f"{label}: values differ from NumPy's slicing")
+
+
+def write_manifest(path, m, version=None):
+    """Writes the checkpoint manifest `m` to `path` as cleave writes one (docs/manifest.md): one
+    line, and for version 2 its checksum of itself recomputed last (XXH3-64 of every byte before
+    ', "self_xxh3"'), so that a test's edit reaches the checks after it. `version` replaces the
+    manifest's; version 1 gets no checksum of itself."""
+    import xxhash
+    body = {k: v for k, v in m.items() if k != "self_xxh3"}
+    if version is not None:
+        body["version"] = version
+    text = json.dumps(body, ensure_ascii=False)
+    if body.get("version") == 2:
+        digest = xxhash.xxh3_64(text[:-1].encode()).hexdigest()
+        text = text[:-1] + f', "self_xxh3": "{digest}"}}'
+    with open(path, "w") as f:
+        f.write(text + "\n")

@@ -31,8 +31,13 @@ def check_manifest(label, outdir, cwd, argv, command):
     path = os.path.join(outdir, NAME)
     if not check(os.path.isfile(path), f"{label}: no manifest"):
         return None
-    m = json.load(open(path))
-    check(m.get("manifest") == "cleave" and m.get("version") == 1, f"{label}: header {m}")
+    raw = open(path, "rb").read()
+    m = json.loads(raw)
+    check(m.get("manifest") == "cleave" and m.get("version") == 2, f"{label}: header {m}")
+    # The manifest ends with its checksum of itself: XXH3-64 of every byte before the member.
+    tail = b', "self_xxh3": "' + m.get("self_xxh3", "").encode() + b'"}\n'
+    check(list(m)[-1] == "self_xxh3" and raw.endswith(tail) and
+          hexsum(raw[:-len(tail)]) == m["self_xxh3"], f"{label}: self_xxh3 {raw[-60:]!r}")
     check(m.get("hash") == "xxh3-64", f"{label}: hash")
     check(m.get("tool", "").startswith("cleave "), f"{label}: tool")
     check(m.get("command") == command, f"{label}: command {m.get('command')}")

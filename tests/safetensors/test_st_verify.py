@@ -16,6 +16,7 @@ import struct
 import numpy as np
 
 import gguf_util as g
+import clitest
 import st_util as u
 from clitest import check
 
@@ -199,9 +200,11 @@ def test_differences(work):
 
 
 def edit(path, fn):
+    """Changes the manifest and writes it with its checksum of itself recomputed, so that the
+    change reaches the schema's checks (test_trust.py checks that an edit alone is reported)."""
     m = json.load(open(path))
     fn(m)
-    open(path, "w").write(json.dumps(m))
+    clitest.write_manifest(path, m)
 
 
 def test_errors(work):
@@ -220,8 +223,8 @@ def test_errors(work):
 
     case("not JSON", lambda: open(mpath, "w").write(good[:40]), 65,
          ["cleave-manifest.json: line 1, column"])
-    case("another version", lambda: edit(mpath, lambda m: m.update(version=2)), 65,
-         ["version 2 is not supported"])
+    case("another version", lambda: edit(mpath, lambda m: m.update(version=3)), 65,
+         ["version 3 is not supported (this cleave reads versions 1 and 2)"])
     case("past its file", lambda: edit(mpath, lambda m: m["files"][0]["tensors"][1].update(
         bytes=10 ** 6)), 65, ["files[0].tensors[1]: ends past the end of its file"])
     case("a checksum", lambda: edit(mpath, lambda m: m["files"][0].update(xxh3="xyz")), 65,

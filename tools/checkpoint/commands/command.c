@@ -339,8 +339,8 @@ const cli_opt ckpt_write_options[] = {
              "of a cut tensor the axis and the elements it holds: 'axis 0, 3:6 of 6') from the "
              "headers alone; write nothing"),
     CLI_FLAG('f', "force", ckpt_args, run.force,
-             "replace existing outputs, inputs included (an input is replaced by a rename once "
-             "the output is complete, never written in place; without -f: status 73)"),
+             "replace existing outputs, each by a rename once the new one is complete (without "
+             "-f: status 73); an output among the inputs is refused (64) all the same"),
     CLI_FLAG(0, "sync", ckpt_args, run.sync, "fsync the outputs and their folder before finishing"),
     CLI_FLAG(0, "json", ckpt_args, run.json,
              "print {\"command\", \"dry_run\", \"outputs\": [{\"path\", \"tensors\", "

@@ -219,10 +219,10 @@ static int read_top(place *p, json_t *root, ckpt_manifest *mf, tool_error *err) 
     rc = bad(p, err, "manifest", "is not \"cleave\"");
   }
   rc = rc != 0 ? rc : get_uint(p, root, "version", &version, err);
-  if (rc == 0 && version != CKPT_MANIFEST_VERSION) {
+  if (rc == 0 && version != CKPT_MANIFEST_VERSION && version != 1) {
     rc = tool_fail(err, CLI_EXIT_DATA,
-                   "%s: version %llu is not supported (this cleave reads version %d)", p->path,
-                   (unsigned long long)version, CKPT_MANIFEST_VERSION);
+                   "%s: version %llu is not supported (this cleave reads versions 1 and %d)",
+                   p->path, (unsigned long long)version, CKPT_MANIFEST_VERSION);
   }
   rc = rc != 0 ? rc : get_string(p, root, "hash", &hash, err);
   if (rc == 0 && strcmp(hash, "xxh3-64") != 0) {
@@ -287,6 +287,40 @@ static int read_text(const char *path, char **text, size_t *size, tool_error *er
   return rc;
 }
 
+/* A manifest of version 2 (or any that holds the member) ends with its checksum of itself: exactly
+ * CKPT_MANIFEST_SELF_HEAD, 16 lowercase hex digits and CKPT_MANIFEST_SELF_TAIL, the digits the
+ * XXH3-64 of every byte before. Checked on the bytes, before the schema: an edited manifest is
+ * named as such, whatever else the edit broke. */
+static int check_self(const place *p, json_t *root, const char *text, size_t size,
+                      tool_error *err) {
+  static const char head[] = CKPT_MANIFEST_SELF_HEAD, tail[] = CKPT_MANIFEST_SELF_TAIL;
+  size_t nh = sizeof head - 1, nt = sizeof tail - 1, n = nh + 16 + nt;
+  json_t *v = json_object_get(root, CKPT_MANIFEST_SELF);
+  if (v == NULL) {
+    return bad(p, err, CKPT_MANIFEST_SELF,
+               "missing: a manifest of version 2 ends with its checksum of itself");
+  }
+  const char *digits = size >= n ? text + size - n + nh : NULL;
+  if (digits == NULL || memcmp(digits - nh, head, nh) != 0 || memcmp(digits + 16, tail, nt) != 0 ||
+      !json_is_string(v) || json_string_length(v) != 16 ||
+      memcmp(json_string_value(v), digits, 16) != 0) {
+    return bad(p, err, CKPT_MANIFEST_SELF,
+               "is not the manifest's last member as cleave writes it (16 hex digits, then the "
+               "end of the object and a newline): the manifest was changed after it was written");
+  }
+  char hex[CKPT_HASH_HEX];
+  ckpt_hash_hex(ckpt_hash_bytes(text, size - n), hex);
+  if (memcmp(hex, digits, 16) != 0) {
+    char msg[192];
+    snprintf(msg, sizeof msg,
+             "says %.16s, but the manifest's bytes before it have the checksum %s: the manifest "
+             "was changed after it was written",
+             digits, hex);
+    return bad(p, err, CKPT_MANIFEST_SELF, msg);
+  }
+  return 0;
+}
+
 int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err) {
   memset(mf, 0, sizeof *mf);
   char *text = NULL;
@@ -298,14 +332,23 @@ int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err) {
   }
   json_error_t jerr;
   json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
-  free(text);
   if (root == NULL) {
+    free(text);
     return tool_fail(err, CLI_EXIT_DATA, "%s: line %d, column %d: %s", path, jerr.line, jerr.column,
                      jerr.text);
   }
   mf->root = root;
   place p = {path, ""};
-  return read_top(&p, root, mf, err);
+  /* A manifest of version 2 must check itself, any other one that holds the member too (a
+   * version edited to 1 is an edit); the rest of the schema only after. */
+  json_t *version = json_is_object(root) ? json_object_get(root, "version") : NULL;
+  if ((json_is_integer(version) && json_integer_value(version) == CKPT_MANIFEST_VERSION) ||
+      (json_is_object(root) && json_object_get(root, CKPT_MANIFEST_SELF) != NULL)) {
+    rc = check_self(&p, root, text, size, err);
+    mf->proved = rc == 0;
+  }
+  free(text);
+  return rc != 0 ? rc : read_top(&p, root, mf, err);
 }
 
 void ckpt_manifest_free(ckpt_manifest *mf) {
@@ -319,4 +362,187 @@ void ckpt_manifest_free(ckpt_manifest *mf) {
   free(mf->inputs);
   json_decref(mf->root);
   memset(mf, 0, sizeof *mf);
+}
+
+/* ---- the pieces of a tensor cover each of its bytes exactly once ------------------------- */
+
+/* A piece as byte ranges of the tensor: `rows` ranges of `take` bytes, `stride` apart from
+ * `to`. A piece whose rows follow each other is one range. */
+typedef struct span {
+  uint64_t to, rows, take, stride;
+  size_t piece;
+} span;
+
+/* The next range of each piece not yet visited, by where it starts (a min-heap). */
+typedef struct cursor {
+  uint64_t start, row;
+  size_t span;
+} cursor;
+
+static int cursor_before(const cursor *a, const cursor *b) {
+  return a->start < b->start || (a->start == b->start && a->span < b->span);
+}
+
+static void sift_down(cursor *h, size_t n, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    m = l < n && cursor_before(&h[l], &h[m]) ? l : m;
+    m = r < n && cursor_before(&h[r], &h[m]) ? r : m;
+    if (m == i) {
+      return;
+    }
+    cursor t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+static int span_by_to(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  return x->to < y->to ? -1 : x->to > y->to ? 1 : (x->piece > y->piece) - (x->piece < y->piece);
+}
+
+/* Bytes [from, to) of tensor t as a reader counts them: "rows 4:5 of 8" when they are whole rows
+ * of its first dimension (elements of a vector), else "bytes 76:96 of the tensor (in rows 2:3 of
+ * 3)". Returns 1 when that is one byte, to be said in the singular. */
+static int describe(char *out, size_t size, const ckpt_mf_tensor *t, uint64_t from, uint64_t to) {
+  uint64_t n = t->ndim > 0 && t->shape[0] > 0 ? (uint64_t)t->shape[0] : 0;
+  uint64_t row = n > 0 && t->bytes % n == 0 ? t->bytes / n : 0;
+  const char *rows = t->ndim == 1 ? "elements" : "rows", *one = t->ndim == 1 ? "element" : "row";
+  int single = to - from == 1;
+  if (row == 0) {
+    snprintf(out, size, single ? "byte %llu of the tensor" : "bytes %llu:%llu of the tensor",
+             (unsigned long long)from, (unsigned long long)to);
+  } else if (from % row == 0 && to % row == 0) {
+    snprintf(out, size, "%s %llu:%llu of %llu", rows, (unsigned long long)(from / row),
+             (unsigned long long)(to / row), (unsigned long long)n);
+    single = 0;
+  } else {
+    uint64_t last = to / row + (to % row != 0);
+    char of[96];
+    if (last - from / row == 1) {
+      snprintf(of, sizeof of, "%s %llu of %llu", one, (unsigned long long)(from / row),
+               (unsigned long long)n);
+    } else {
+      snprintf(of, sizeof of, "%s %llu:%llu of %llu", rows, (unsigned long long)(from / row),
+               (unsigned long long)last, (unsigned long long)n);
+    }
+    if (single) {
+      snprintf(out, size, "byte %llu of the tensor (in %s)", (unsigned long long)from, of);
+    } else {
+      snprintf(out, size, "bytes %llu:%llu of the tensor (in %s)", (unsigned long long)from,
+               (unsigned long long)to, of);
+    }
+  }
+  return single;
+}
+
+static int no_piece(const char *path, const char *where, const ckpt_mf_tensor *t, uint64_t from,
+                    uint64_t to, tool_error *err) {
+  char range[224];
+  int single = describe(range, sizeof range, t, from, to);
+  return tool_fail(err, CLI_EXIT_DATA,
+                   "%s: %s: tensor '%s': %s %s in no piece (the manifest does not say where %s "
+                   "came from, and --against would not compare %s)",
+                   path, where, t->name, range, single ? "is" : "are", single ? "it" : "they",
+                   single ? "it" : "them");
+}
+
+static int two_pieces(const char *path, const char *where, const ckpt_mf_tensor *t, uint64_t from,
+                      uint64_t to, size_t a, size_t b, tool_error *err) {
+  char range[224];
+  int single = describe(range, sizeof range, t, from, to);
+  return tool_fail(err, CLI_EXIT_DATA,
+                   "%s: %s: tensor '%s': %s %s in two pieces, pieces[%zu] and pieces[%zu] (each "
+                   "byte comes from one)",
+                   path, where, t->name, range, single ? "is" : "are", a < b ? a : b,
+                   a < b ? b : a);
+}
+
+/* Columns of the same rows (a tensor joined from ranks along an inner axis, reshard's parts,
+ * stacked experts): every span has `rows` rows `stride` apart starting in the first row, and
+ * their columns tile the first row. Then they tile the tensor, checked in O(k log k). */
+static int columns_tile(const span *s, size_t k, uint64_t bytes) {
+  uint64_t rows = s[0].rows, stride = s[0].stride, end = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (s[i].rows != rows || s[i].stride != stride || s[i].to != end ||
+        s[i].take > stride - s[i].to) {
+      return 0;
+    }
+    end = s[i].to + s[i].take;
+  }
+  return end == stride && rows <= bytes / stride && rows * stride == bytes;
+}
+
+int ckpt_mf_tiling(const char *path, const char *where, const ckpt_mf_tensor *t, tool_error *err) {
+  span *s = calloc(t->piece_count + 1, sizeof *s);
+  cursor *h = calloc(t->piece_count + 1, sizeof *h);
+  if (s == NULL || h == NULL) {
+    free(s);
+    free(h);
+    return tool_oom(err, "checking the manifest's pieces");
+  }
+  size_t k = 0;
+  int rc = 0;
+  for (size_t i = 0; i < t->piece_count && rc == 0; i++) {
+    const ckpt_mf_piece *p = &t->pieces[i];
+    if (p->rows == 0 || p->take == 0) {
+      continue; /* covers nothing */
+    }
+    if (p->rows > 1 && p->to_stride < p->take) {
+      rc = tool_fail(err, CLI_EXIT_DATA,
+                     "%s: %s.pieces[%zu]: tensor '%s': the piece's rows overlap each other "
+                     "(%llu bytes each, %llu apart in the tensor)",
+                     path, where, i, t->name, (unsigned long long)p->take,
+                     (unsigned long long)p->to_stride);
+      break;
+    }
+    /* Rows that follow each other are one range (the reader checked that they fit). */
+    int one = p->rows == 1 || p->to_stride == p->take;
+    s[k++] = (span){p->to, one ? 1 : p->rows, one ? p->rows * p->take : p->take,
+                    one ? 0 : p->to_stride, i};
+  }
+  if (rc == 0) {
+    qsort(s, k, sizeof *s, span_by_to);
+  }
+  if (rc == 0 && !(k > 0 && s[0].rows > 1 && columns_tile(s, k, t->bytes))) {
+    /* Every range in order of its start, each piece's next one on the heap: the ranges must
+     * follow each other from byte 0 to the end. Each range visited covers at least one byte not
+     * covered before, or is the fault: at most bytes + 1 of them. */
+    for (size_t i = 0; i < k; i++) {
+      h[i] = (cursor){s[i].to, 0, i};
+    }
+    for (size_t i = k / 2; i-- > 0;) {
+      sift_down(h, k, i);
+    }
+    uint64_t expect = 0;
+    size_t n = k, last = SIZE_MAX;
+    while (n > 0 && rc == 0) {
+      cursor c = h[0];
+      const span *x = &s[c.span];
+      if (c.start > expect) {
+        rc = no_piece(path, where, t, expect, c.start, err);
+      } else if (c.start < expect) {
+        /* Every range before ends at `expect` at the latest, the last one visited there. */
+        uint64_t end = c.start + x->take < expect ? c.start + x->take : expect;
+        rc = two_pieces(path, where, t, c.start, end, x->piece, s[last].piece, err);
+      } else {
+        expect = c.start + x->take;
+        last = c.span;
+        if (++c.row < x->rows) {
+          h[0] = (cursor){x->to + c.row * x->stride, c.row, c.span};
+        } else {
+          h[0] = h[--n];
+        }
+        sift_down(h, n, 0);
+      }
+    }
+    if (rc == 0 && expect < t->bytes) {
+      rc = no_piece(path, where, t, expect, t->bytes, err);
+    }
+  }
+  free(s);
+  free(h);
+  return rc;
 }

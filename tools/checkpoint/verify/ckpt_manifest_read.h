@@ -50,6 +50,10 @@ typedef struct ckpt_mf_input {
 /** A manifest read. Free with ckpt_manifest_free. */
 typedef struct ckpt_manifest {
   void *root; /* the jansson tree the strings point into */
+  /** 1 when it held its checksum of itself and the checksum was found right (always so for
+   * version CKPT_MANIFEST_VERSION); 0 for a manifest of version 1 without one, whose edit
+   * cannot be told. */
+  int proved;
   const char *command;
   size_t input_count;
   ckpt_mf_input *inputs;
@@ -58,12 +62,30 @@ typedef struct ckpt_manifest {
 } ckpt_manifest;
 
 /**
- * Reads the manifest at `path`. Returns 0; CLI_EXIT_NOINPUT (it cannot be opened); CLI_EXIT_DATA
- * when it is not a manifest of this version or breaks the schema, the message naming the place
- * ("PATH: line L, column C: ...", "PATH: files[2].tensors[0].bytes: ..."); or CLI_EXIT_SOFTWARE;
- * with the message in `err`. Free `mf` in either case.
+ * Reads the manifest at `path`: a version-2 manifest must end with its checksum of itself
+ * (`self_xxh3`, docs/manifest.md), which must match its bytes; a version-1 manifest, which has
+ * none, is read as it is (mf->proved says which; one that holds the member is checked too). Returns
+ * 0; CLI_EXIT_NOINPUT (it cannot be opened; CLI_EXIT_SOFTWARE for a resource limit); CLI_EXIT_DATA
+ * when it was changed since it was written (its checksum of itself differs, or is not where cleave
+ * writes it), is not a manifest of a version this cleave reads, or breaks the schema, the message
+ * naming the place ("PATH: line L, column C: ...", "PATH: self_xxh3: ...", "PATH:
+ * files[2].tensors[0].bytes: ..."); or CLI_EXIT_SOFTWARE; with the message in `err`. Free `mf` in
+ * either case.
  */
 int ckpt_manifest_read(const char *path, ckpt_manifest *mf, tool_error *err);
+
+/**
+ * Checks that the pieces of tensor `t` (as ckpt_manifest_read returns it: every row of every
+ * piece inside the tensor) cover each of its bytes exactly once (what `verify
+ * --against` relies on to say the tensor equals its inputs). Returns 0, or CLI_EXIT_DATA with
+ * "PATH: WHERE.pieces...: ..." in `err` (`where` the tensor's place, "files[0].tensors[2]"),
+ * naming the first byte of the tensor in no piece or in two pieces, or a piece whose rows overlap
+ * each other; or CLI_EXIT_SOFTWARE (out of memory). Time: O(k log k) for k pieces that are byte
+ * ranges, or columns of the same rows; otherwise O(n log k) for n rows in all, and never more
+ * than about the tensor's bytes: check first that its file holds them, when the manifest cannot
+ * be trusted to say so.
+ */
+int ckpt_mf_tiling(const char *path, const char *where, const ckpt_mf_tensor *t, tool_error *err);
 
 /** Releases the manifest and zeroes it. */
 void ckpt_manifest_free(ckpt_manifest *mf);

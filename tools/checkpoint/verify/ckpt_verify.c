@@ -768,6 +768,37 @@ static int verify_file(const ckpt_verify_options *o, const ckpt_mf_file *f, ckpt
   return rc;
 }
 
+/* Every tensor of a data file whose size is the manifest's is covered by its pieces exactly once
+ * (a file of another size is a difference already, and the manifest's sizes bound the check's
+ * time only once the file is found to hold them). */
+static int check_pieces(const ckpt_verify_options *o, const ckpt_manifest *mf, const char *path) {
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < mf->file_count; i++) {
+    const ckpt_mf_file *f = &mf->files[i];
+    if (f->kind != CKPT_MF_DATA) {
+      continue;
+    }
+    char *file = join(o->outdir, f->name);
+    if (file == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    struct stat st;
+    int whole = stat(file, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == f->bytes;
+    free(file);
+    for (size_t k = 0; rc == 0 && whole && k < f->tensor_count; k++) {
+      char where[64];
+      snprintf(where, sizeof where, "files[%zu].tensors[%zu]", i, k);
+      tool_error err;
+      if (ckpt_mf_tiling(path, where, &f->tensors[k], &err) != 0) {
+        tool_prefix(&err, "%s", o->cmd);
+        tool_scrub(&err);
+        rc = tool_report(&err);
+      }
+    }
+  }
+  return rc;
+}
+
 int ckpt_verify_outputs(const ckpt_verify_options *o) {
   char *path = o->manifest != NULL ? strdup(o->manifest) : join(o->outdir, CKPT_MANIFEST_NAME);
   if (path == NULL) {
@@ -780,6 +811,18 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     tool_prefix(&err, "%s", o->cmd);
     tool_scrub(&err);
     tool_report(&err);
+  } else if (!mf.proved) {
+    /* Read as it is: what it says is checked, but an edit of it could not be told. */
+    tool_error warn;
+    tool_fail(&warn, 0,
+              "%s: '%s' is a manifest of version 1, which holds no checksum of itself: an edit "
+              "of it cannot be told (cleave now writes version %d, which holds one)",
+              o->cmd, path, CKPT_MANIFEST_VERSION);
+    tool_scrub(&warn);
+    cli_warning("%s", warn.message);
+  }
+  if (rc == 0) {
+    rc = check_pieces(o, &mf, path);
   }
   ckpt_differences d;
   memset(&d, 0, sizeof d);

@@ -40,10 +40,15 @@ typedef struct ckpt_verify_options {
  * ("FILE: tensor 'T': ... (byte B of the file, byte K of the tensor)") and a summary line; with
  * `json` one object {"command", "outdir", "ok", "files", "tensors", "bytes", "against",
  * "differences": [{"file"[, "tensor"][, "file_offset", "tensor_offset"], "problem"}]}.
+ * The manifest is checked first: its checksum of itself (a manifest of version 1, which has
+ * none, gives a warning on stderr), its schema, and the pieces of each tensor of a data file whose
+ * size is the manifest's, which must cover the tensor exactly once.
  * Returns 0 (no difference), 1 (differences, reported), or prints an error on stderr (nothing
- * on stdout) and returns CLI_EXIT_NOINPUT (no manifest, an input of --against missing),
- * CLI_EXIT_DATA (the manifest is malformed, or contradicts an output whose checksum it matches),
- * CLI_EXIT_IOERR or CLI_EXIT_SOFTWARE.
+ * on stdout) and returns CLI_EXIT_NOINPUT (a file it must read cannot be opened: the manifest, an
+ * output, an input of --against; or an input of --against missing), CLI_EXIT_DATA (the manifest
+ * is malformed, was changed since it was written, has pieces that do not cover a tensor exactly
+ * once, or contradicts an output whose checksum it matches), CLI_EXIT_IOERR or CLI_EXIT_SOFTWARE
+ * (a resource limit among them).
  */
 int ckpt_verify_outputs(const ckpt_verify_options *o);
 

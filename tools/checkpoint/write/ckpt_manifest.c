@@ -76,9 +76,11 @@ static void render_whole(json_out *j, const char *name, const char *kind, uint64
   json_out_end_object(j);
 }
 
-static int render(FILE *out, const ckpt_plan *plan, const ckpt_model *model,
-                  const ckpt_manifest_info *info, const ckpt_file_sums *sums,
-                  const ckpt_manifest_copy *copies, size_t copy_count) {
+/* Renders the manifest into `out`, an open_memstream of `*written` and `*size`: every member, then
+ * its checksum of itself over the bytes written so far, last. */
+static int render(FILE *out, char *const *written, const size_t *size, const ckpt_plan *plan,
+                  const ckpt_model *model, const ckpt_manifest_info *info,
+                  const ckpt_file_sums *sums, const ckpt_manifest_copy *copies, size_t copy_count) {
   json_out j;
   json_out_begin(&j, out);
   json_out_object(&j, NULL);
@@ -114,6 +116,11 @@ static int render(FILE *out, const ckpt_plan *plan, const ckpt_model *model,
     render_whole(&j, copies[c].name, "sidecar", copies[c].bytes, copies[c].hash, copies[c].source);
   }
   json_out_end_array(&j);
+  /* Every byte so far, up to the ", " before the member json_out writes next. */
+  if (fflush(out) != 0) {
+    return CLI_EXIT_SOFTWARE;
+  }
+  json_hash(&j, CKPT_MANIFEST_SELF, ckpt_hash_bytes(*written, *size));
   json_out_end_object(&j);
   return json_out_finish(&j);
 }
@@ -135,7 +142,7 @@ int ckpt_manifest_write(const ckpt_plan *plan, const ckpt_model *model,
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the manifest");
   }
   if (mem != NULL) {
-    int failed = render(mem, plan, model, info, sums, copies, copy_count) != 0;
+    int failed = render(mem, &text, &size, plan, model, info, sums, copies, copy_count) != 0;
     if (fclose(mem) != 0 || failed) {
       rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory writing the manifest");
     }

@@ -24,8 +24,16 @@
 #define CKPT_MANIFEST_NAME "cleave-manifest.json"
 #define CKPT_MANIFEST_SUFFIX ".cleave-manifest.json"
 
-/** The schema version written in "version". */
-#define CKPT_MANIFEST_VERSION 1
+/** The schema version written in "version": 2 since the manifest ends with its checksum of
+ * itself (CKPT_MANIFEST_SELF); version 1 had none. */
+#define CKPT_MANIFEST_VERSION 2
+
+/** The member that ends a manifest: the XXH3-64 of every byte before it (docs/manifest.md, "A
+ * checksum of itself"). A manifest of version 2 ends with exactly CKPT_MANIFEST_SELF_HEAD, the
+ * 16 digits and CKPT_MANIFEST_SELF_TAIL. */
+#define CKPT_MANIFEST_SELF "self_xxh3"
+#define CKPT_MANIFEST_SELF_HEAD ", \"" CKPT_MANIFEST_SELF "\": \""
+#define CKPT_MANIFEST_SELF_TAIL "\"}\n"
 
 /** What the manifest says of the run beside the plan. */
 typedef struct ckpt_manifest_info {

@@ -36,6 +36,24 @@ int ckpt_any_matches(const ckpt_model *m, const char *glob) {
   return 0;
 }
 
+/* What ls and the plan say first of a tensor, in JSON (an object opened) or as text columns
+ * ("NAME\tDTYPE\tSHAPE\tBYTES\t"). */
+static void tensor_head(json_out *j, const char *name, const char *dtype, const int64_t *shape,
+                        int ndim, uint64_t bytes) {
+  if (j != NULL) {
+    json_out_object(j, NULL);
+    json_out_string(j, "name", name);
+    json_out_string(j, "dtype", dtype);
+    json_out_dims(j, "shape", shape, (size_t)ndim);
+    json_out_uint(j, "bytes", bytes);
+    return;
+  }
+  ckpt_print_text(name);
+  printf("\t%s\t", dtype);
+  shape_print(stdout, shape, (size_t)ndim);
+  printf("\t%llu\t", (unsigned long long)bytes);
+}
+
 void ckpt_list_tensors(const ckpt_model *m, const char *glob, json_out *j, int quiet,
                        int with_offset) {
   for (size_t i = 0; i < m->tensor_count; i++) {
@@ -44,22 +62,18 @@ void ckpt_list_tensors(const ckpt_model *m, const char *glob, json_out *j, int q
       continue;
     }
     const char *file = m->files[t->file].name;
+    if (j == NULL && quiet) {
+      continue;
+    }
+    tensor_head(j, t->name, t->dtype->name, t->shape, t->ndim, t->bytes);
     if (j != NULL) {
-      json_out_object(j, NULL);
-      json_out_string(j, "name", t->name);
-      json_out_string(j, "dtype", t->dtype->name);
-      json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
-      json_out_uint(j, "bytes", t->bytes);
       if (with_offset) {
         json_out_uint(j, "offset", t->offset);
       }
       json_out_string(j, "file", file);
       json_out_end_object(j);
-    } else if (!quiet) {
-      ckpt_print_text(t->name);
-      printf("\t%s\t", t->dtype->name);
-      shape_print(stdout, t->shape, (size_t)t->ndim);
-      printf("\t%llu\t%s\n", (unsigned long long)t->bytes, file);
+    } else {
+      printf("%s\n", file);
     }
   }
 }
@@ -158,23 +172,18 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
     const char *source_file = r->m->files[t->source->file].name;
+    if (j == NULL) {
+      fputs("  ", stdout);
+    }
+    tensor_head(j, t->name, t->dtype->name, t->shape, t->ndim, t->bytes);
     if (j != NULL) {
-      json_out_object(j, NULL);
-      json_out_string(j, "name", t->name);
-      json_out_string(j, "dtype", t->dtype->name);
-      json_out_dims(j, "shape", t->shape, (size_t)t->ndim);
-      json_out_uint(j, "bytes", t->bytes);
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
       report_slice(t, j);
       report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
-      fputs("  ", stdout);
-      ckpt_print_text(t->name);
-      printf("\t%s\t", t->dtype->name);
-      shape_print(stdout, t->shape, (size_t)t->ndim);
-      printf("\t%llu\t<- ", (unsigned long long)t->bytes);
+      fputs("<- ", stdout);
       ckpt_print_text(t->source->name);
       report_slice(t, NULL);
       report_sources(r, f, t, NULL);
