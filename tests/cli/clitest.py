@@ -10,6 +10,7 @@ import ast
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -122,11 +123,46 @@ def snapshot(root):
     return state
 
 
+# A run's staging folder (tools/common/outputs_staging.h): .NAME.cleave-tmp-PID-TAG, beside the
+# output folder or among the output files, holding the outputs under their own names; its
+# commit's journal is that name and ".commit".
+STAGE_NAME = re.compile(r"^\.(?P<base>.*)\.cleave-tmp-(?P<pid>[0-9]+)-(?P<tag>[0-9a-f]{8})"
+                        r"(?P<journal>\.commit)?$")
+
+
 def temporaries(root):
-    """Lists the cleave temporary files left under `root`."""
+    """Lists the cleave temporaries left under `root`: every file inside a staging folder, every
+    file whose name marks it as one (a journal), and every empty staging folder."""
     found = []
-    for dirpath, _, filenames in os.walk(root):
-        found += [os.path.join(dirpath, n) for n in filenames if ".cleave-tmp-" in n]
+    for dirpath, dirnames, filenames in os.walk(root):
+        inside = ".cleave-tmp-" in os.path.relpath(dirpath, root)
+        found += [os.path.join(dirpath, n) for n in filenames if inside or ".cleave-tmp-" in n]
+        if inside and not dirnames and not filenames:
+            found.append(dirpath + "/")
+    return found
+
+
+def staged_files(folder):
+    """The files in the staging folders directly in `folder`: a list of (match of STAGE_NAME,
+    file name, path, size); files that vanish meanwhile are left out."""
+    found = []
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return found
+    for entry in entries:
+        m = STAGE_NAME.match(entry.name)
+        if m is None or m.group("journal"):
+            continue
+        try:
+            inner = list(os.scandir(entry.path))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for f in inner:
+            try:
+                found.append((m, f.name, f.path, f.stat().st_size))
+            except FileNotFoundError:
+                pass
     return found
 
 

@@ -29,13 +29,7 @@ def prepare(work, rows):
 
 def growing_temporary(work):
     """The size of the largest temporary with data beyond its header, or 0."""
-    best = 0
-    for entry in os.scandir(work):
-        if ".cleave-tmp-" in entry.name:
-            try:
-                best = max(best, entry.stat().st_size)
-            except FileNotFoundError:
-                pass
+    best = max([size for _, _, _, size in clitest.staged_files(work)], default=0)
     return best if best > 128 else 0
 
 

@@ -22,10 +22,6 @@ CLEAVE = clitest.CLEAVE
 # setpriv runs cleave as nobody, for whom a directory owned by root is not writable.
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
-# The name cleave gives the temporary file of output i (outputs.h): .BASE_i.npy.cleave-tmp-PID-RAND
-TEMP_NAME = re.compile(r"^\.(?P<base>.+)_(?P<index>[0-9]+)\.npy\.cleave-tmp-(?P<pid>[0-9]+)-"
-                       r"(?P<tag>[0-9a-f]{8})$")
-
 
 def snapshot(root):
     """Maps every entry under `root` (hidden ones included) to what identifies its state: a

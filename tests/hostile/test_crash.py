@@ -4,22 +4,24 @@ split, and in the middle of its commit.
 
 After every kill: no file named like a final output (PREFIX_i.npy) exists unless it is complete
 and equal to NumPy's slice (an existing output replaced with --force is either its old self or
-complete); every leftover file is a temporary named .PREFIX_i.npy.cleave-tmp-PID-RAND with the
-killed process's PID and one RAND for the run, holding a prefix of output i. A new run succeeds
-beside the leftovers (which it does not touch), and removing them by that pattern cleans up.
+complete); every leftover file is output i in the run's staging folder .PREFIX.cleave-tmp-PID-TAG
+(the killed process's PID), holding a prefix of output i. A new run succeeds, removes the
+staging folder and says so with its size.
 
 The same points with SIGINT and SIGTERM leave nothing at all (cleave's handler runs).
 
 The large split: a 320 MB input (4 x 80 MB along axis 0, copied in the kernel) made in chunks.
 The commit: 2000 small outputs; cleave is held before its commit by a one-page stdout pipe, then
 released and killed as soon as the first output has its final name. Renames go in output order,
-so the outputs 0..k-1 are final and k..1999 are still temporaries: after a kill -9 during the
-commit a run WITHOUT --force leaves a subset of complete outputs (each one whole), not none.
+so the outputs 0..k-1 are final and k..1999 are still in the staging folder, beside the commit's
+journal; the next run into the folder takes the k outputs back (the file they replaced restored)
+and says so, before it does anything else.
 """
 import fcntl
 import io
 import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -98,6 +100,12 @@ def check_leftovers(label, work, pid, expected, allow_final):
         path = os.path.join(work, name)
         if name == "in.npy":
             continue
+        stage = clitest.STAGE_NAME.match(name)
+        if stage and not stage.group("journal"):
+            tags.add(stage.group("tag"))
+            check(stage.group("base") == "p" and stage.group("pid") == str(pid),
+                  f"{label}: staging folder {name} is not named after the prefix and PID {pid}")
+            continue
         m = FINAL.match(name)
         if m:
             i = int(m.group(1))
@@ -107,24 +115,28 @@ def check_leftovers(label, work, pid, expected, allow_final):
                                  expected.matches_prefix(i, path, whole=True)),
                   f"{label}: {name} is neither the existing file nor complete and correct")
             continue
-        t = hostile.TEMP_NAME.match(name)
-        if not check(t is not None, f"{label}: unexpected file {name!r}"):
-            continue
-        temps.append(name)
-        tags.add(t.group("tag"))
-        check(t.group("base") == "p" and t.group("pid") == str(pid),
-              f"{label}: temporary {name} is not named after the prefix and PID {pid}")
-        i = int(t.group("index"))
+        check(False, f"{label}: unexpected file {name!r}")
+    for _, name, path, _ in clitest.staged_files(work):
+        temps.append(path)
+        m = FINAL.match(name)
+        i = int(m.group(1)) if m else PARTS
         check(i < PARTS and expected.matches_prefix(i, path, whole=False),
-              f"{label}: temporary {name} is not a prefix of output {i}")
-    check(len(tags) <= 1, f"{label}: temporaries of one run with several tags {tags}")
+              f"{label}: temporary {path} is not a prefix of output {i}")
+    check(len(tags) <= 1, f"{label}: staging folders of one run with several tags {tags}")
     return temps
+
+
+def remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
 
 
 def clean(work):
     for name in os.listdir(work):
         if name != "in.npy":
-            os.unlink(os.path.join(work, name))
+            remove(os.path.join(work, name))
     hostile.write(os.path.join(work, "p_1.npy"), OLD)
 
 
@@ -135,14 +147,10 @@ def start(work):
 
 
 def temp_size(work, index):
-    """The size of temporary `index`, or -1 when it does not exist."""
-    for entry in os.scandir(work):
-        t = hostile.TEMP_NAME.match(entry.name)
-        if t and int(t.group("index")) == index:
-            try:
-                return entry.stat().st_size
-            except FileNotFoundError:
-                return -1
+    """The size of output `index` in the staging folder, or -1 when it does not exist."""
+    for _, name, _, size in clitest.staged_files(work):
+        if name == f"p_{index}.npy":
+            return size
     return -1
 
 
@@ -187,22 +195,22 @@ def large_split(work):
         label, proc, temps = interrupt(work, expected, point, signal.SIGKILL)
         counts.append(f"{label}: {len(temps)} temporaries")
     print("kill -9: " + "; ".join(counts))
-    # A new run next to the leftovers of the last one: it succeeds and leaves them alone.
+    # A new run next to the leftovers of the last one: it succeeds, removes them and says so.
+    stages = [n for n in os.listdir(work) if clitest.STAGE_NAME.match(n)]
+    size = sum(os.path.getsize(p) for p in temps)
     r = hostile.run(["split", "-a", "0", "-n", str(PARTS), "-f", "-q", "-o", "p", "in.npy"], work)
     check(r.returncode == 0, f"run after kill -9: {r.returncode} {r.stderr}")
     for i in range(PARTS):
         check(expected.matches_prefix(i, os.path.join(work, f"p_{i}.npy"), whole=True),
               f"run after kill -9: output {i} is not complete and correct")
-    stale = [n for n in os.listdir(work) if hostile.TEMP_NAME.match(n)]
-    check(sorted(stale) == sorted(temps), f"run after kill -9: leftovers changed: {stale}")
-    # The documented clean-up: remove .PREFIX_*.npy.cleave-tmp-* files.
-    for name in os.listdir(work):
-        if name.startswith(".p_") and ".npy.cleave-tmp-" in name:
-            os.unlink(os.path.join(work, name))
+    check(len(stages) == 1 and r.stderr ==
+          f"cleave: warning: removed '{stages[0]}' ({size} bytes in {len(temps)} "
+          f"file{'s' if len(temps) != 1 else ''}), left by a cleave run that ended without "
+          "cleaning up\n", f"run after kill -9: stderr {r.stderr!r} (leftovers {stages})")
     check(sorted(os.listdir(work)) == ["in.npy"] + [f"p_{i}.npy" for i in range(PARTS)],
-          f"after clean-up: {sorted(os.listdir(work))}")
+          f"after the run: {sorted(os.listdir(work))}")
     for name in os.listdir(work):
-        os.unlink(os.path.join(work, name))
+        remove(os.path.join(work, name))
 
 
 def during_commit(work):
@@ -212,7 +220,7 @@ def during_commit(work):
     for attempt in range(5):
         for name in os.listdir(work):
             if name != "rows.npy":
-                os.unlink(os.path.join(work, name))
+                remove(os.path.join(work, name))
         hostile.write(os.path.join(work, "p_1500.npy"), OLD)
         proc = subprocess.Popen([hostile.CLEAVE, "split", "-a", "0", "-n", str(n), "-f", "-o",
                                  "p", "rows.npy"], cwd=work, stdout=subprocess.PIPE,
@@ -235,36 +243,55 @@ def during_commit(work):
         proc.stderr.read()
         check(proc.returncode in (-signal.SIGKILL, 0), f"during the commit: {proc.returncode}")
         final, temps = set(), set()
-        tags = set()
+        stages = []
         for name in os.listdir(work):
             m = FINAL.match(name)
-            t = hostile.TEMP_NAME.match(name)
+            t = clitest.STAGE_NAME.match(name)
             if m:
                 final.add(int(m.group(1)))
             elif t:
                 check(t.group("base") == "p" and t.group("pid") == str(proc.pid),
                       f"during the commit: temporary {name}")
-                temps.add(int(t.group("index")))
-                tags.add(t.group("tag"))
+                stages.append(name)
             else:
                 check(name == "rows.npy", f"during the commit: unexpected file {name!r}")
-        check(len(tags) <= 1, f"during the commit: several tags {tags}")
+        for _, name, path, _ in clitest.staged_files(work):
+            m = FINAL.match(name)
+            check(m is not None, f"during the commit: unexpected staged file {path}")
+            if m:
+                temps.add(int(m.group(1)))
         with open(os.path.join(work, "p_1500.npy"), "rb") as f:
             if f.read() == OLD:
                 final.discard(1500)  # the existing file, not yet replaced
         k = len(final)
-        # Renames go in output order: outputs 0..k-1 are final, k..n-1 still temporaries; each
-        # output is in exactly one place, and each final one is complete.
+        if k > 1500:
+            temps.discard(1500)  # the file it replaced, set aside in the staging folder
+        # Renames go in output order: outputs 0..k-1 are final, k..n-1 still staged; each output
+        # is in exactly one place, and each final one is complete.
         check(final == set(range(k)), "during the commit: the renamed outputs are not the first "
               f"ones: {sorted(set(range(k)) ^ final)[:5]}")
-        check(temps == set(range(k, n)), "during the commit: the temporaries are not the "
+        check(temps == set(range(k, n)), "during the commit: the staged files are not the "
               f"outputs after the renamed ones: {sorted(set(range(k, n)) ^ temps)[:5]}")
         for i in sorted(final):
             clitest.check_output(f"during the commit: p_{i}.npy",
                                  os.path.join(work, f"p_{i}.npy"), a[i:i + 1], False)
         if 0 < k < n:
+            stage = [s for s in stages if not s.endswith(".commit")]
+            check(sorted(stages) == sorted(stage + [stage[0] + ".commit"]) if stage else False,
+                  f"during the commit: not a staging folder and its journal: {stages}")
+            # The next run (without -f: refused, as p_1500.npy exists) first takes the commit
+            # back: the folder is as it was before the killed run.
+            r = hostile.run(["split", "-a", "0", "-n", str(n), "-o", "p", "rows.npy"], work)
+            check(r.returncode == 73 and f"the {k} output{'s' if k != 1 else ''} it had put in "
+                  f"place {'were' if k != 1 else 'was'} taken back ({int(k > 1500)} old "
+                  f"file{'s' if k <= 1500 else ''} restored)" in r.stderr,
+                  f"after the kill during the commit: {r.returncode} {r.stderr!r}")
+            check(sorted(os.listdir(work)) == ["p_1500.npy", "rows.npy"],
+                  f"after the kill during the commit: left {sorted(os.listdir(work))[:5]}")
+            with open(os.path.join(work, "p_1500.npy"), "rb") as f:
+                check(f.read() == OLD, "after the kill during the commit: p_1500.npy not restored")
             print(f"kill -9 during the commit: {k} of {n} outputs renamed, {len(temps)} "
-                  f"temporaries left (attempt {attempt + 1})")
+                  f"staged; the next run took them back (attempt {attempt + 1})")
             break
         print(f"kill -9 during the commit: {k} of {n} renamed; trying again")
     else:

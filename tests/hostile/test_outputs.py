@@ -65,7 +65,7 @@ def not_writable(work):
     if hostile.setpriv_works(os.path.join(work, "in", "x.npy")):
         expect_failure("directory not writable (as nobody)", ["split", "-a", "0", "-n", "2", "-f",
                                                               "-o", "ro/p", "in/x.npy"],
-                       work, 73, ["cannot create output 'ro/p_0.npy' (as 'ro/.p_0.npy.cleave-tmp-",
+                       work, 73, ["cannot create output 'ro/p_0.npy' (as 'ro/.p.cleave-tmp-",
                                   "Permission denied"], wrap=hostile.NOBODY)
         unwritable_at_commit(work)
     else:
@@ -82,8 +82,9 @@ def not_writable(work):
 
 
 def unwritable_at_commit(work):
-    """The directory is writable while the temporaries are written, then not: the renames fail
-    (74), nothing is renamed; the temporaries cannot be removed without write permission."""
+    """The directory is writable while the outputs are staged, then not: the commit's journal
+    cannot be made (74), nothing is renamed; the outputs in the staging folder are removed, the
+    staging folder cannot be without write permission on the directory, and stays, empty."""
     d = os.path.join(work, "late")
     os.mkdir(d)
     os.chown(d, 65534, 65534)
@@ -97,18 +98,24 @@ def unwritable_at_commit(work):
     _, err = proc.communicate(timeout=60)
     os.chmod(d, 0o755)
     check(proc.returncode == 74, f"unwritable at commit: status {proc.returncode}: {err}")
-    check(re.fullmatch(r"cleave: error: cannot rename 'late/\.p_0\.npy\.cleave-tmp-[0-9]+-"
-                       r"[0-9a-f]{8}' to 'late/p_0\.npy': Permission denied\n", err) is not None,
-          f"unwritable at commit: message {err!r}")
+    stage = rf"late/\.p\.cleave-tmp-{proc.pid}-[0-9a-f]{{8}}"
+    check(re.fullmatch(rf"cleave: error: cannot create the commit's journal '{stage}\.commit': "
+                       r"Permission denied \(no output was put in place\); the staging folder "
+                       rf"'{stage}' cannot be removed either: Permission denied\n", err)
+          is not None, f"unwritable at commit: message {err!r}")
     after = hostile.snapshot(d)
     left = sorted(set(after) - set(before))
     check(all(k in after and after[k] == v for k, v in before.items()),
           "unwritable at commit: an existing file changed or vanished")
-    names = [hostile.TEMP_NAME.match(name) for name in left]
-    check(all(m is not None and m.group("base") == "p" and m.group("pid") == str(proc.pid)
-              for m in names), f"unwritable at commit: unexpected files {left[:5]}")
-    check(len(left) == n, f"unwritable at commit: {len(left)} temporaries left, expected {n}")
-    print(f"unwritable at commit: {len(left)} temporaries stay (no permission to remove them)")
+    folders = sorted({name.split("/")[0] for name in left})
+    names = [clitest.STAGE_NAME.match(name) for name in folders]
+    check(len(names) == 1 and all(m is not None and m.group("base") == "p" and
+                                  m.group("pid") == str(proc.pid) for m in names),
+          f"unwritable at commit: unexpected files {left[:5]}")
+    # The outputs in it are removed; the folder itself cannot be.
+    check(left == [folders[0] + "/"], f"unwritable at commit: left {left[:5]}")
+    print(f"unwritable at commit: the empty staging folder {folders[0]} stays (no permission to "
+          "remove it)")
 
 
 def full_disk_child(mount_point, input_dir):

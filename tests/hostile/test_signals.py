@@ -39,12 +39,8 @@ def start_and_wait_for_data(work, args, preexec_fn=no_core):
     proc = subprocess.Popen([hostile.CLEAVE] + args, cwd=work, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
     while proc.poll() is None:
-        for entry in os.scandir(work):
-            try:
-                if ".cleave-tmp-" in entry.name and entry.stat().st_size > 4096:
-                    return proc, True
-            except FileNotFoundError:
-                pass
+        if any(size > 4096 for _, _, _, size in clitest.staged_files(work)):
+            return proc, True
     return proc, False
 
 

@@ -173,14 +173,10 @@ def shrinks_while_read(work):
                                 stderr=subprocess.PIPE, text=True)
         cut = False
         while proc.poll() is None:
-            temps = [e for e in os.scandir(work) if ".cleave-tmp-" in e.name]
-            try:
-                if any(e.stat().st_size > 4096 for e in temps):
-                    os.truncate(os.path.join(work, "in.npy"), offset)
-                    cut = True
-                    break
-            except FileNotFoundError:
-                pass
+            if any(size > 4096 for _, _, _, size in clitest.staged_files(work)):
+                os.truncate(os.path.join(work, "in.npy"), offset)
+                cut = True
+                break
         out, err = proc.communicate(timeout=120)
         if cut and proc.returncode != 0:
             check(proc.returncode == 74, f"input cut while read: status {proc.returncode}: {err}")

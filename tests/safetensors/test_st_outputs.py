@@ -36,15 +36,13 @@ def appeared_while_writing(work):
                                 env=env)
         caught = False
         while proc.poll() is None and not caught:
-            try:
-                caught = any(".cleave-tmp-" in e.name and e.stat().st_size > 65536
-                             for e in os.scandir(late))
-            except FileNotFoundError:
-                pass
+            caught = any(m.group("base") == f"late{attempt}" and size > 65536
+                         for m, _, _, size in clitest.staged_files(work))
         if not caught:
             proc.wait(timeout=120)
             continue
         proc.send_signal(signal.SIGSTOP)
+        os.mkdir(late)  # the folder appears, with one of the outputs in it
         with open(os.path.join(late, "rank3.safetensors"), "wb") as f:
             f.write(b"planted")
         proc.send_signal(signal.SIGCONT)

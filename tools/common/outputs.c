@@ -1,4 +1,4 @@
-/* All-or-nothing output files: temporaries, signal clean-up, commit by rename. */
+/* All-or-nothing output files: the staging folder, signal clean-up, the commit (outputs.h). */
 #include "outputs.h"
 
 #include <errno.h>
@@ -10,35 +10,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "error.h"
 #include "io.h"
+#include "outputs_commit.h"
+#include "outputs_staging.h"
 #include "outputs_stale.h"
 
 /* The size of the buffers paths are composed in. A prefix set's paths always fit (out_set_init
- * refuses a longer prefix); a temporary of a folder set that does not fit is longer than PATH_MAX,
- * so no system call could create it: composing it fails. */
+ * refuses a longer prefix); a staged path of a folder set that does not fit is longer than
+ * PATH_MAX, so no system call could create it. */
 #define PATH_BUF OUT_PATH_BUF
 
-/* Signal-handler state. The handler may read only these: temporaries 0..g_created-1 are named
- * g_temp_head, the index in decimal, then g_temp_tail; g_made_dir (when not NULL) is the folder
- * this run created. All are set before the handlers are installed, and g_created is raised before
- * each creation, so a file can never exist without the handler knowing it. */
-static const char *volatile g_temp_head;
-static const char *volatile g_temp_tail;
-static const char *volatile g_made_dir;
+/* Signal-handler state. The handler may read only these: outputs 0..g_created-1 are named
+ * g_names[i] in the staging folder g_stage_fd, which is g_stage_name in g_stage_dir_fd. All are
+ * set before the handlers are installed, and g_created is raised before each creation, so a file
+ * can never exist without the handler knowing it. */
+static volatile int g_stage_dir_fd = -1;
+static volatile int g_stage_fd = -1;
+static const char *volatile g_stage_name;
+static char *const *volatile g_names;
 static atomic_size_t g_created;
 
 /* SIGPIPE: the report on stdout is written before the commit, and may meet a closed pipe. */
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 #define CLEANUP_SIGNAL_COUNT (sizeof cleanup_signals / sizeof cleanup_signals[0])
 
-/* Writes head, i in decimal and tail to buf; async-signal-safe (no stdio). Returns 0, or -1 when
- * the result was shortened to fit. */
+/* Writes head, i in decimal and tail to buf. Returns 0, or -1 when the result was shortened to
+ * fit. */
 static int compose(char *buf, size_t size, const char *head, size_t i, const char *tail) {
   char digits[24];
   size_t nd = 0;
@@ -64,22 +67,15 @@ static int compose(char *buf, size_t size, const char *head, size_t i, const cha
   return cut ? -1 : 0;
 }
 
-/* The path of temporary i in buf; -1 when it does not fit (then no such file can exist). */
-static int temp_path(size_t i, char *buf, size_t size) {
-  return compose(buf, size, g_temp_head, i, g_temp_tail);
-}
-
+/* Async-signal-safe: unlinkat and nothing else. */
 static void remove_temporaries(void) {
-  char path[PATH_BUF];
   size_t n = atomic_load(&g_created);
   for (size_t i = 0; i < n; i++) {
-    if (temp_path(i, path, sizeof path) == 0) {
-      unlink(path);
-    }
+    unlinkat(g_stage_fd, g_names[i], 0);
   }
   atomic_store(&g_created, 0);
-  if (g_made_dir != NULL) {
-    rmdir(g_made_dir);
+  if (g_stage_name != NULL) {
+    unlinkat(g_stage_dir_fd, g_stage_name, AT_REMOVEDIR);
   }
 }
 
@@ -112,21 +108,16 @@ static void install_handlers(void) {
   signal(SIGXFSZ, SIG_IGN);
 }
 
+/* The clean-up signals, and the stop of a terminal's ^Z: a commit is not left half done while
+ * the process is stopped. */
 static void block_signals(sigset_t *old) {
   sigset_t set;
   sigemptyset(&set);
   for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++) {
     sigaddset(&set, cleanup_signals[i]);
   }
+  sigaddset(&set, SIGTSTP);
   sigprocmask(SIG_BLOCK, &set, old);
-}
-
-static uint32_t random_tag(void) {
-  uint32_t r = 0;
-  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-    r = (uint32_t)time(NULL) ^ (uint32_t)clock() * 2654435761u;
-  }
-  return r;
 }
 
 const char *out_set_final(const out_set *set, size_t i, char *buf, size_t size) {
@@ -137,8 +128,38 @@ const char *out_set_final(const out_set *set, size_t i, char *buf, size_t size) 
   return buf;
 }
 
-int out_set_init(out_set *set, const char *prefix, size_t count, int force, int sync) {
+void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
+  if (set->folder) {
+    snprintf(buf, size, "%s", set->finals[i]);
+  } else {
+    compose(buf, size, set->final_head, i, ".npy");
+  }
+}
+
+static const char *final_of(const void *ctx, size_t i, char *buf, size_t size) {
+  return out_set_final(ctx, i, buf, size);
+}
+
+/* The path of output i in the staging folder, for messages. */
+static const char *staged_path(const out_set *set, size_t i, char *buf, size_t size) {
+  snprintf(buf, size, "%s%s/%s", set->stage_in, set->stage_name, set->names[i]);
+  return buf;
+}
+
+static void reset(out_set *set) {
   memset(set, 0, sizeof *set);
+  set->stage_dir_fd = -1;
+  set->stage_fd = -1;
+}
+
+/* The folder part of `path` ("" or ending in '/'), malloc'd. */
+static char *folder_part(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return strndup(path, slash != NULL ? (size_t)(slash - path) + 1 : 0);
+}
+
+int out_set_init(out_set *set, const char *prefix, size_t count, int force, int sync) {
+  reset(set);
   set->count = count;
   set->force = force;
   set->sync = sync;
@@ -146,26 +167,26 @@ int out_set_init(out_set *set, const char *prefix, size_t count, int force, int 
   if (len + 96 > PATH_MAX) {
     return cli_error(CLI_EXIT_CANTCREAT, "the output prefix '%s' is too long", prefix);
   }
-  const char *slash = strrchr(prefix, '/');
-  size_t dir_len = slash != NULL ? (size_t)(slash - prefix) + 1 : 0;
+  set->stage_in = folder_part(prefix);
   set->final_head = malloc(len + 2);
-  set->dir = malloc(dir_len + 2);
-  set->temp_head = malloc(len + 3);
-  set->temp_tail = malloc(64);
-  if (set->final_head == NULL || set->dir == NULL || set->temp_head == NULL ||
-      set->temp_tail == NULL) {
-    out_set_free(set);
+  set->names = calloc(count + 1, sizeof *set->names);
+  if (set->stage_in == NULL || set->final_head == NULL || set->names == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  size_t dir_len = strlen(set->stage_in);
+  set->dir = strdup(dir_len == 0 ? "." : set->stage_in);
+  set->stage_for = strdup(prefix + dir_len);
+  if (set->dir == NULL || set->stage_for == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   snprintf(set->final_head, len + 2, "%s_", prefix);
-  if (dir_len == 0) {
-    strcpy(set->dir, ".");
-  } else {
-    memcpy(set->dir, prefix, dir_len);
-    set->dir[dir_len] = '\0';
+  char name[PATH_BUF];
+  for (size_t i = 0; i < count; i++) {
+    compose(name, sizeof name, set->final_head + dir_len, i, ".npy");
+    if ((set->names[i] = strdup(name)) == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
   }
-  snprintf(set->temp_head, len + 3, "%.*s.%s_", (int)dir_len, prefix, prefix + dir_len);
-  snprintf(set->temp_tail, 64, ".npy.cleave-tmp-%ld-%08x", (long)getpid(), (unsigned)random_tag());
   return 0;
 }
 
@@ -174,8 +195,8 @@ static int same_file(const char *path, const struct stat *st) {
   return stat(path, &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino;
 }
 
-/* A named output of a folder or file set that exists: refused when it is a directory, and
- * without --force, naming it "one of the inputs" when it is. */
+/* A named output that exists: refused when it is a directory, and without --force, naming it
+ * "one of the inputs" when it is. */
 static int check_existing(const char *final, const char *const *inputs, size_t input_count,
                           int force) {
   struct stat st;
@@ -202,10 +223,107 @@ static int check_existing(const char *final, const char *const *inputs, size_t i
   return 0;
 }
 
-int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
-                        const char *const *inputs, size_t input_count, int force, int sync,
-                        int replace_last) {
-  memset(set, 0, sizeof *set);
+/* ---- the temporaries dead runs left ------------------------------------------------------- */
+
+/* Finishes or undoes the commits of the dead runs' temporaries in the folder `fd` (path `path`:
+ * "" or ending in '/'), those starting with `prefix` (NULL: all), removes them and says so. */
+static void clear_in(int fd, const char *path, const char *prefix) {
+  out_temp *found = NULL;
+  size_t count = 0;
+  if (out_temps_dead(fd, prefix, 1, &found, &count) != 0) {
+    return;
+  }
+  for (size_t i = 0; i < count; i++) {
+    out_temp *t = &found[i];
+    char note[512];
+    int rc = out_commit_recover(fd, t, note, sizeof note);
+    tool_error w;
+    if (rc == 0) {
+      tool_fail(&w, 0,
+                "removed '%s%s' (%llu %s in %zu %s), left by a cleave run that ended without "
+                "cleaning up%s",
+                path, t->name, (unsigned long long)t->bytes, tool_plural(t->bytes, "byte", "bytes"),
+                t->files, tool_plural(t->files, "file", "files"), note);
+    } else {
+      tool_fail(&w, 0,
+                "cannot remove '%s%s', left by a cleave run that ended without cleaning up: "
+                "%s%s",
+                path, t->name, strerror(errno), note);
+    }
+    tool_scrub(&w); /* a folder's names are anyone's */
+    cli_warning("%s", w.message);
+  }
+  out_temps_free(found, count);
+}
+
+/* Opens the folder of the staging folder when it exists, and clears the dead runs' temporaries
+ * of the set under the commit lock: its own staging folders beside a folder of its own, and all
+ * those inside that folder; all those of the folder of the files. */
+static void clear_dead(out_set *set) {
+  if (set->cleared) {
+    return;
+  }
+  set->cleared = 1;
+  if (set->stage_dir_fd < 0) {
+    set->stage_dir_fd =
+        open(set->stage_in[0] != '\0' ? set->stage_in : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  }
+  if (set->stage_dir_fd < 0 || out_commit_lock(set->stage_dir_fd) != 0) {
+    return; /* the folder is missing (creating the outputs says so), or busy: left for later */
+  }
+  char prefix[NAME_MAX + 1];
+  clear_in(set->stage_dir_fd, set->stage_in,
+           set->own != NULL ? out_stage_prefix(set->own, prefix, sizeof prefix) : NULL);
+  if (set->own != NULL) {
+    int fd = open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && out_commit_lock(fd) == 0) {
+      clear_in(fd, set->dir, NULL);
+    }
+    if (fd >= 0) {
+      close(fd);
+    }
+  }
+  flock(set->stage_dir_fd, LOCK_UN);
+}
+
+/* ---- named files ------------------------------------------------------------------------- */
+
+/* OUTDIR as a folder and a name in it: the name as given, or, for ".", "..", "/" and a symbolic
+ * link, the folder it resolves to (the staging folder goes beside the folder itself). NULL
+ * `*name`: the root, which has no folder to stage beside. */
+static int split_outdir(const char *dir, char **parent, char **name) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') {
+    n--;
+  }
+  char *s = strndup(dir, n);
+  if (s == NULL) {
+    return -1;
+  }
+  const char *slash = strrchr(s, '/');
+  const char *last = slash != NULL ? slash + 1 : s;
+  struct stat st;
+  if (strcmp(s, "/") == 0 || strcmp(last, ".") == 0 || strcmp(last, "..") == 0 ||
+      (lstat(s, &st) == 0 && S_ISLNK(st.st_mode))) {
+    char *real = realpath(s, NULL);
+    if (real != NULL) {
+      free(s);
+      s = real;
+      slash = strrchr(s, '/');
+      last = slash != NULL ? slash + 1 : s;
+    }
+  }
+  int root = strcmp(s, "/") == 0;
+  *parent = root ? strdup("/") : strndup(s, slash != NULL ? (size_t)(slash - s) + 1 : 0);
+  *name = root ? NULL : strdup(last);
+  free(s);
+  return *parent == NULL || (!root && *name == NULL) ? -1 : 0;
+}
+
+/* The folder sets' common part: the names and final paths, the folder with a trailing '/'. */
+static int init_named(out_set *set, const char *dir, char *const *names, size_t count, int force,
+                      int sync, int replace_last) {
+  reset(set);
   set->folder = 1;
   set->replace_last = replace_last;
   set->count = count;
@@ -214,22 +332,27 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
   size_t n = strlen(dir);
   set->dir = malloc(n + 2);
   set->finals = calloc(count + 1, sizeof *set->finals);
-  set->temp_head = malloc(n + 64);
-  set->temp_tail = calloc(1, 1);
-  if (set->dir == NULL || set->finals == NULL || set->temp_head == NULL || set->temp_tail == NULL) {
+  set->names = calloc(count + 1, sizeof *set->names);
+  if (set->dir == NULL || set->finals == NULL || set->names == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   snprintf(set->dir, n + 2, "%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/");
-  snprintf(set->temp_head, n + 64, "%s.cleave-tmp-%ld-%08x-", set->dir, (long)getpid(),
-           (unsigned)random_tag());
   for (size_t i = 0; i < count; i++) {
-    if (asprintf(&set->finals[i], "%s%s", set->dir, names[i]) < 0) {
+    if ((set->names[i] = strdup(names[i])) == NULL ||
+        asprintf(&set->finals[i], "%s%s", set->dir, names[i]) < 0) {
       set->finals[i] = NULL;
       return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
+  }
+  return 0;
+}
+
+static int check_all_existing(out_set *set, const char *const *inputs, size_t input_count) {
+  clear_dead(set);
+  for (size_t i = 0; i < set->count; i++) {
     /* The last output of a set that asks for it (a manifest) replaces its earlier run's. */
     int rc = check_existing(set->finals[i], inputs, input_count,
-                            force || (replace_last && i + 1 == count));
+                            set->force || (set->replace_last && i + 1 == set->count));
     if (rc != 0) {
       return rc;
     }
@@ -237,14 +360,54 @@ int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_
   return 0;
 }
 
+int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
+                        const char *const *inputs, size_t input_count, int force, int sync,
+                        int replace_last) {
+  int rc = init_named(set, dir, names, count, force, sync, replace_last);
+  if (rc != 0) {
+    return rc;
+  }
+  if (split_outdir(dir, &set->stage_in, &set->own) != 0) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  if (set->own == NULL) {
+    /* The root: staged inside. */
+    free(set->stage_in);
+    set->stage_in = strdup(set->dir);
+    set->stage_for = strdup("root");
+  } else {
+    set->stage_for = strdup(set->own);
+  }
+  if (set->stage_in == NULL || set->stage_for == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  return check_all_existing(set, inputs, input_count);
+}
+
+int out_set_init_files(out_set *set, const char *dir, const char *name, char *const *names,
+                       size_t count, const char *const *inputs, size_t input_count, int force,
+                       int sync, int replace_last) {
+  struct stat st;
+  if (stat(dir[0] != '\0' ? dir : ".", &st) != 0 && errno == ENOENT) {
+    /* A folder that does not exist yet is the run's own: made and put in place in one step. */
+    return out_set_init_folder(set, dir, names, count, inputs, input_count, force, sync,
+                               replace_last);
+  }
+  int rc = init_named(set, dir, names, count, force, sync, replace_last);
+  if (rc != 0) {
+    return rc;
+  }
+  set->stage_in = strdup(set->dir);
+  set->stage_for = strdup(name);
+  if (set->stage_in == NULL || set->stage_for == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  return check_all_existing(set, inputs, input_count);
+}
+
 int out_set_init_file(out_set *set, const char *path, const char *const *inputs, size_t input_count,
                       int force, int sync) {
-  memset(set, 0, sizeof *set);
-  set->folder = 1;
-  set->file = 1;
-  set->count = 1;
-  set->force = force;
-  set->sync = sync;
+  reset(set);
   size_t len = strlen(path);
   if (len == 0 || path[len - 1] == '/') {
     return cli_error(CLI_EXIT_CANTCREAT, "output '%s' names a directory, not a file", path);
@@ -252,26 +415,27 @@ int out_set_init_file(out_set *set, const char *path, const char *const *inputs,
   if (len + 96 > PATH_MAX) {
     return cli_error(CLI_EXIT_CANTCREAT, "the output path '%s' is too long", path);
   }
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash != NULL ? (size_t)(slash - path) + 1 : 0;
-  set->finals = calloc(2, sizeof *set->finals);
-  set->dir = malloc(dir_len + 2);
-  set->temp_head = malloc(len + 64);
-  set->temp_tail = calloc(1, 1);
-  if (set->finals == NULL || set->dir == NULL || set->temp_head == NULL || set->temp_tail == NULL ||
-      (set->finals[0] = strdup(path)) == NULL) {
+  char *dir = folder_part(path);
+  if (dir == NULL) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  if (dir_len == 0) {
-    strcpy(set->dir, ".");
-  } else {
-    memcpy(set->dir, path, dir_len);
-    set->dir[dir_len] = '\0';
+  char *name = (char *)path + strlen(dir);
+  int rc = init_named(set, dir, &name, 1, force, sync, 0);
+  if (rc == 0) {
+    set->file = 1;
+    free(set->finals[0]);
+    set->finals[0] = strdup(path);
+    free(set->dir);
+    set->dir = strdup(dir[0] == '\0' ? "." : dir);
+    set->stage_in = dir;
+    dir = NULL;
+    set->stage_for = strdup(name);
+    if (set->finals[0] == NULL || set->dir == NULL || set->stage_for == NULL) {
+      rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
   }
-  /* "DIR/.NAME.cleave-tmp-PID-RANDOM-0", beside the output as a prefix set's temporaries. */
-  snprintf(set->temp_head, len + 64, "%.*s.%s.cleave-tmp-%ld-%08x-", (int)dir_len, path,
-           path + dir_len, (long)getpid(), (unsigned)random_tag());
-  return check_existing(path, inputs, input_count, force);
+  free(dir);
+  return rc != 0 ? rc : check_all_existing(set, inputs, input_count);
 }
 
 void out_set_limit_mode(out_set *set, unsigned widest) {
@@ -322,33 +486,11 @@ void out_set_watch_stale(out_set *set, const char *const *suffixes) {
   set->stale_suffixes = suffixes;
 }
 
-void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size) {
-  if (set->folder) {
-    snprintf(buf, size, "%s", set->finals[i]);
-  } else {
-    compose(buf, size, set->final_head, i, ".npy");
-  }
-}
+/* ---- the staging folder ------------------------------------------------------------------ */
 
-/* Prefix sets: refuses existing outputs. Folder sets (checked by out_set_init_folder): creates
- * the folder when missing. */
-static int prepare(out_set *set) {
-  if (set->file) {
-    return 0; /* checked by out_set_init_file; its directory is never created */
-  }
-  if (set->folder) {
-    struct stat st;
-    if (stat(set->dir, &st) != 0) {
-      if (errno != ENOENT || mkdir(set->dir, 0777) != 0) {
-        return cli_error(CLI_EXIT_CANTCREAT, "cannot create the output folder '%s': %s", set->dir,
-                         strerror(errno));
-      }
-      set->made_dir = 1;
-    } else if (!S_ISDIR(st.st_mode)) {
-      return cli_error(CLI_EXIT_CANTCREAT, "the output folder '%s' is not a folder", set->dir);
-    }
-    return 0;
-  }
+/* Prefix sets: clears the dead runs' temporaries, then refuses existing outputs. */
+static int prepare_prefix(out_set *set) {
+  clear_dead(set);
   char path[PATH_BUF];
   for (size_t i = 0; i < set->count; i++) {
     out_set_final_path(set, i, path, sizeof path);
@@ -366,74 +508,155 @@ static int prepare(out_set *set) {
   return 0;
 }
 
+/* Whether OUTDIR, open as `fd`, is a mount point (a staging folder beside it would be on
+ * another file system). */
+static int outdir_mounted(int fd) {
+  struct stat here, above;
+  return fstat(fd, &here) != 0 || fstatat(fd, "..", &above, 0) != 0 || here.st_dev != above.st_dev;
+}
+
+/* Makes the staging folder in `stage_in` (its folder opened if not yet). */
+static int make_in_stage_dir(out_set *set) {
+  if (set->stage_dir_fd < 0) {
+    set->stage_dir_fd =
+        open(set->stage_in[0] != '\0' ? set->stage_in : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (set->stage_dir_fd < 0) {
+      return -1;
+    }
+  }
+  return out_stage_make(set->stage_dir_fd, set->stage_for, &set->stage_name, &set->stage_fd);
+}
+
+/* Stages inside OUTDIR itself (it exists), its files to be placed one by one. */
+static int stage_inside(out_set *set) {
+  if (set->stage_dir_fd >= 0) {
+    close(set->stage_dir_fd);
+    set->stage_dir_fd = -1;
+  }
+  free(set->stage_in);
+  free(set->own);
+  set->own = NULL;
+  set->stage_in = strdup(set->dir);
+  if (set->stage_in == NULL) {
+    errno = ENOMEM;
+    return -1;
+  }
+  return make_in_stage_dir(set);
+}
+
+static int make_stage(out_set *set) {
+  char path[PATH_BUF];
+  if (set->own == NULL && !set->folder) {
+    /* A prefix set: its folder must exist, and is not created. */
+    if (make_in_stage_dir(set) == 0) {
+      return 0;
+    }
+    int e = errno;
+    char prefix[NAME_MAX + 1];
+    snprintf(path, sizeof path, "%s%s%ld-XXXXXXXX/%s", set->stage_in,
+             out_stage_prefix(set->stage_for, prefix, sizeof prefix), (long)getpid(),
+             set->count > 0 ? set->names[0] : "");
+    char buf[PATH_BUF];
+    return cli_error(CLI_EXIT_CANTCREAT, "cannot create output '%s' (as '%s'): %s%s",
+                     set->count > 0 ? out_set_final(set, 0, buf, sizeof buf) : set->dir, path,
+                     strerror(e), e == ENOENT ? " (the output directory is not created)" : "");
+  }
+  if (set->own == NULL) {
+    /* Files among others, or the root: in their folder, which must exist. */
+    if (make_in_stage_dir(set) == 0) {
+      return 0;
+    }
+    int e = errno;
+    return cli_error(CLI_EXIT_CANTCREAT,
+                     "cannot create output '%s' (its staging folder in '%s'): %s%s",
+                     set->count > 0 ? set->finals[0] : set->dir, set->dir, strerror(e),
+                     e == ENOENT ? " (the output directory is not created)" : "");
+  }
+  /* A folder of the run's own: beside it, or inside it when it is a mount point or its folder
+   * cannot be written. */
+  int fd = open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int e = errno;
+  if (fd < 0 && e != ENOENT) {
+    return cli_error(CLI_EXIT_CANTCREAT, "cannot create the output folder '%s': %s", set->dir,
+                     strerror(e));
+  }
+  int inside = fd >= 0 && outdir_mounted(fd);
+  if (fd >= 0) {
+    close(fd);
+  }
+  int rc = inside ? -1 : make_in_stage_dir(set);
+  e = errno;
+  if (rc != 0 && fd >= 0 && (inside || e == EACCES || e == EPERM || e == EROFS)) {
+    rc = stage_inside(set);
+    e = errno;
+  }
+  if (rc != 0) {
+    return cli_error(CLI_EXIT_CANTCREAT, "cannot create the output folder '%s': %s", set->dir,
+                     strerror(e));
+  }
+  return 0;
+}
+
 int out_set_create(out_set *set) {
-  int rc = prepare(set);
+  int rc = set->folder ? 0 : prepare_prefix(set);
+  if (rc == 0) {
+    rc = make_stage(set);
+  }
   if (rc != 0) {
     return rc;
   }
   atomic_store(&g_created, 0);
-  g_temp_head = set->temp_head;
-  g_temp_tail = set->temp_tail;
-  g_made_dir = set->made_dir ? set->dir : NULL;
+  g_stage_dir_fd = set->stage_dir_fd;
+  g_stage_fd = set->stage_fd;
+  g_stage_name = set->stage_name;
+  g_names = set->names;
   install_handlers();
   set->active = 1;
-  char path[PATH_BUF];
   for (size_t i = 0; i < set->count; i++) {
     atomic_store(&g_created, i + 1);
-    int fd = -1;
-    int e = ENAMETOOLONG;
-    if (temp_path(i, path, sizeof path) == 0) {
-      fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, create_mode(set, i));
-      e = errno;
-      if (fd >= 0 && (e = settle_mode(set, i, fd)) != 0) {
-        close(fd);
-        fd = -1;
-      }
+    int fd = openat(set->stage_fd, set->names[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                    create_mode(set, i));
+    int e = errno;
+    if (fd >= 0 && (e = settle_mode(set, i, fd)) != 0) {
+      close(fd);
+      fd = -1;
     }
     if (fd < 0) {
-      char buf[PATH_BUF];
+      char buf[PATH_BUF], path[PATH_BUF];
       const char *final = out_set_final(set, i, buf, sizeof buf);
+      staged_path(set, i, path, sizeof path);
       out_set_abort(set);
       char reason[256];
       return cli_error(io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_CANTCREAT,
-                       "cannot create output '%s' (as '%s'): %s%s", final, path,
-                       io_open_reason(e, reason, sizeof reason),
-                       e == ENOENT && (!set->folder || set->file)
-                           ? " (the output directory is not created)"
-                           : "");
+                       "cannot create output '%s' (as '%s'): %s", final, path,
+                       io_open_reason(e, reason, sizeof reason));
     }
     close(fd);
   }
   return 0;
 }
 
-/* Opens temporary i with `flags`; `what` says what for in the message. */
-static int open_temp(size_t i, int flags, const char *what, int *fd) {
-  char path[PATH_BUF];
-  *fd = -1;
-  errno = ENAMETOOLONG;
-  if (temp_path(i, path, sizeof path) == 0) {
-    *fd = open(path, flags | O_CLOEXEC);
-  }
+/* Opens output i in the staging folder with `flags`; `what` says what for in the message. */
+static int open_staged(const out_set *set, size_t i, int flags, const char *what, int *fd) {
+  *fd = openat(set->stage_fd, set->names[i], flags | O_CLOEXEC);
   if (*fd < 0) {
     /* Too many files open at once is a resource limit (70), named with its value. */
     int e = errno;
-    char reason[256];
+    char path[PATH_BUF], reason[256];
     return cli_error(io_resource_limit(e) ? CLI_EXIT_SOFTWARE : CLI_EXIT_IOERR,
-                     "cannot %s the temporary output '%s': %s", what, path,
+                     "cannot %s the temporary output '%s': %s", what,
+                     staged_path(set, i, path, sizeof path),
                      io_open_reason(e, reason, sizeof reason));
   }
   return 0;
 }
 
 int out_set_open(const out_set *set, size_t i, int *fd) {
-  (void)set;
-  return open_temp(i, O_WRONLY, "open", fd);
+  return open_staged(set, i, O_WRONLY, "open", fd);
 }
 
 int out_set_open_read(const out_set *set, size_t i, int *fd) {
-  (void)set;
-  return open_temp(i, O_RDONLY, "read back", fd);
+  return open_staged(set, i, O_RDONLY, "read back", fd);
 }
 
 int out_set_close(const out_set *set, size_t i, int fd) {
@@ -453,92 +676,99 @@ int out_set_close(const out_set *set, size_t i, int fd) {
   return 0;
 }
 
-/* Renames without replacing an existing file. Returns 0 or -1 with errno (EEXIST when the
- * target exists). */
-static int rename_noreplace(const char *from, const char *to) {
-  if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) {
-    return 0;
+/* ---- the commit -------------------------------------------------------------------------- */
+
+/* Takes the commit lock of the staging folder's folder. That folder may have been replaced by a
+ * run that wrote it as its own folder (our staging folder moved into the new one with the
+ * folder's other entries): the new one is then locked. */
+static int lock_stage_dir(out_set *set) {
+  const char *path = set->stage_in[0] != '\0' ? set->stage_in : ".";
+  for (int tries = 0; tries < 8; tries++) {
+    if (out_commit_lock(set->stage_dir_fd) != 0) {
+      return cli_error(CLI_EXIT_CANTCREAT,
+                       "another cleave run has been committing into '%s' for a minute; nothing "
+                       "was written",
+                       path);
+    }
+    struct stat now, locked, mine, found;
+    if (stat(path, &now) == 0 && fstat(set->stage_dir_fd, &locked) == 0 &&
+        now.st_dev == locked.st_dev && now.st_ino == locked.st_ino) {
+      return 0;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fstat(set->stage_fd, &mine) != 0 ||
+        fstatat(fd, set->stage_name, &found, AT_SYMLINK_NOFOLLOW) != 0 ||
+        found.st_ino != mine.st_ino || found.st_dev != mine.st_dev) {
+      if (fd >= 0) {
+        close(fd);
+      }
+      return cli_error(CLI_EXIT_IOERR,
+                       "the folder '%s' was replaced while the outputs were written, and the "
+                       "staging folder '%s' with it; nothing was written",
+                       path, set->stage_name);
+    }
+    close(set->stage_dir_fd);
+    set->stage_dir_fd = fd;
+    g_stage_dir_fd = fd;
   }
-  if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
-    return -1;
+  return cli_error(CLI_EXIT_IOERR, "the folder '%s' keeps being replaced; nothing was written",
+                   path);
+}
+
+static void release(out_set *set) {
+  atomic_store(&g_created, 0);
+  g_stage_name = NULL;
+  set->active = 0;
+  if (set->stage_fd >= 0) {
+    close(set->stage_fd); /* its lock with it */
+    set->stage_fd = -1;
   }
-  /* A file system without RENAME_NOREPLACE: link() also fails on an existing target. */
-  if (link(from, to) == 0) {
-    unlink(from);
-    return 0;
+  if (set->stage_dir_fd >= 0) {
+    close(set->stage_dir_fd);
+    set->stage_dir_fd = -1;
   }
-  return -1;
 }
 
 int out_set_commit(out_set *set) {
-  char from[PATH_BUF], buf[PATH_BUF];
-  const char *to = NULL;
+  int rc = lock_stage_dir(set);
+  if (rc != 0) {
+    out_set_abort(set);
+    return rc;
+  }
   sigset_t old;
   block_signals(&old);
-  int status = 0;
-  size_t done = 0;
-  int e = 0;
-  for (; done < set->count; done++) {
-    /* Every temporary exists (out_set_create), so its path fits. */
-    temp_path(done, from, sizeof from);
-    to = out_set_final(set, done, buf, sizeof buf);
-    int replace = set->force || (set->replace_last && done + 1 == set->count);
-    int rc = replace ? rename(from, to) : rename_noreplace(from, to);
-    if (rc != 0) {
-      e = errno;
-      break;
+  int dir_is_target = set->own == NULL;
+  out_commit c = {.dir_fd = set->stage_dir_fd,
+                  .dir_path = set->stage_in,
+                  .stage_name = set->stage_name,
+                  .stage_fd = set->stage_fd,
+                  .folder = set->own,
+                  .folder_path = set->dir,
+                  .target_fd = dir_is_target ? set->stage_dir_fd : -1,
+                  .names = set->names,
+                  .count = set->count,
+                  .final = final_of,
+                  .final_ctx = set,
+                  .force = set->force,
+                  .replace_last = set->replace_last,
+                  .sync = set->sync};
+  tool_error err;
+  rc = out_commit_run(&c, &err);
+  if (rc != 0) {
+    if (out_remove_tree(set->stage_dir_fd, set->stage_name, NULL, NULL) != 0 && errno != ENOENT) {
+      size_t n = strlen(err.message);
+      snprintf(err.message + n, sizeof err.message - n,
+               "; the staging folder '%s%s' cannot be removed either: %s", set->stage_in,
+               set->stage_name, strerror(errno));
     }
+    tool_report(&err);
   }
-  if (done < set->count) {
-    status = e == EEXIST ? CLI_EXIT_CANTCREAT : CLI_EXIT_IOERR;
-    if (!set->force) {
-      /* These outputs did not exist before (the commit refuses to replace): remove them. */
-      for (size_t k = 0; k < done; k++) {
-        char path[PATH_BUF];
-        unlink(out_set_final(set, k, path, sizeof path));
-      }
-    }
-    /* `from` and `to` still name the temporary that failed, for the message below. */
-    for (size_t k = done; k < set->count; k++) {
-      char path[PATH_BUF];
-      if (temp_path(k, path, sizeof path) == 0) {
-        unlink(path);
-      }
-    }
-    if (set->made_dir) {
-      rmdir(set->dir);
-    }
-    if (e == EEXIST) {
-      cli_error(status,
-                "output '%s' appeared while the outputs were written; nothing was "
-                "written (use -f/--force to overwrite it)",
-                to);
-    } else if (set->force && done > 0) {
-      cli_error(status, "cannot rename '%s' to '%s': %s; the first %zu %s already replaced", from,
-                to, strerror(e), done, done == 1 ? "output was" : "outputs were");
-    } else {
-      cli_error(status, "cannot rename '%s' to '%s': %s", from, to, strerror(e));
-    }
-  }
-  atomic_store(&g_created, 0);
-  g_made_dir = NULL;
-  set->active = 0;
+  release(set);
   sigprocmask(SIG_SETMASK, &old, NULL);
-  if (status == 0 && set->sync) {
-    int dfd = open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || fsync(dfd) != 0) {
-      status =
-          cli_error(CLI_EXIT_IOERR, "cannot sync the %s '%s': %s",
-                    set->folder && !set->file ? "folder" : "directory", set->dir, strerror(errno));
-    }
-    if (dfd >= 0) {
-      close(dfd);
-    }
-  }
-  if (status == 0) {
+  if (rc == 0) {
     out_stale_warn(set);
   }
-  return status;
+  return rc;
 }
 
 void out_set_abort(out_set *set) {
@@ -546,23 +776,36 @@ void out_set_abort(out_set *set) {
     sigset_t old;
     block_signals(&old);
     remove_temporaries();
-    g_made_dir = NULL;
-    set->active = 0;
+    out_remove_tree(set->stage_dir_fd, set->stage_name, NULL, NULL);
+    release(set);
     sigprocmask(SIG_SETMASK, &old, NULL);
   }
 }
 
 void out_set_free(out_set *set) {
-  if (set->finals != NULL) {
-    for (size_t i = 0; i < set->count; i++) {
+  out_set_abort(set);
+  for (size_t i = 0; i < set->count; i++) {
+    if (set->finals != NULL) {
       free(set->finals[i]);
+    }
+    if (set->names != NULL) {
+      free(set->names[i]);
     }
   }
   free(set->finals);
+  free(set->names);
   free(set->final_head);
-  free(set->temp_head);
-  free(set->temp_tail);
   free(set->dir);
   free(set->modes);
-  memset(set, 0, sizeof *set);
+  free(set->stage_for);
+  free(set->stage_in);
+  free(set->own);
+  free(set->stage_name);
+  if (set->stage_fd >= 0) {
+    close(set->stage_fd);
+  }
+  if (set->stage_dir_fd >= 0) {
+    close(set->stage_dir_fd);
+  }
+  reset(set);
 }

@@ -1,24 +1,35 @@
 /*
- * The output files of one cleave run, written all-or-nothing. One machinery serves two kinds of
+ * The output files of one cleave run, written all-or-nothing. One machinery serves three kinds of
  * output set:
  *
- * - from a PREFIX (the .npy commands, `cleave ir-run`): output i goes to PREFIX_i.npy, its
- *   temporary is ".BASE_i.npy.cleave-tmp-PID-RANDOM" in the same directory;
- * - in a folder (`cleave st split|shard`): output i goes to OUTDIR/NAME_i for a list of file names
- *   (renamed in that order, so the caller puts an index last), its temporary is
- *   "OUTDIR/.cleave-tmp-PID-RANDOM-i". OUTDIR is created when missing, and removed again on
- *   failure when this run created it. An output that would replace one of the given input files
- *   is refused without --force; with it the input is replaced by a rename, never written in place;
- * - one named file (`cleave concat -o OUT.npy`): the output is PATH itself, its temporary
- *   "DIR/.NAME.cleave-tmp-PID-RANDOM-0" beside it; its directory must exist (it is not created),
- *   and an output that is one of the inputs is treated as in a folder set.
+ * - from a PREFIX (the .npy commands, `cleave ir-run`): output i goes to PREFIX_i.npy, among the
+ *   other files of its folder, which must exist;
+ * - a folder of the run's own (`cleave st split|shard|merge|reshard`, OUTDIR): output i goes to
+ *   OUTDIR/NAME_i for a list of file names (renamed in that order, so the caller puts an index and
+ *   a manifest last); OUTDIR is created when missing (its parent must exist), and an existing one
+ *   keeps its other files;
+ * - named files among others (`cleave concat -o OUT.npy`, a GGUF `merge -o OUT.gguf` with its
+ *   manifest): their folder must exist.
  *
- * Each output is first written to its temporary file; only when every output is complete are they
- * renamed into place (with signals blocked, so that an interrupt cannot leave half of them
- * renamed). Until then SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove every temporary file
- * (and a folder this run created) before the process dies of the signal, and SIGXFSZ is ignored so
- * that exceeding the file-size limit is an ordinary write error. Without --force an existing output
- * is never replaced, even one that appears while the outputs are being written.
+ * An output that would replace one of the given input files is refused without --force; with it
+ * the input is replaced by a rename, never written in place.
+ *
+ * Every output is first written into the run's staging folder, ".NAME.cleave-tmp-PID-RANDOM",
+ * which the run locks (outputs_staging.h): beside OUTDIR (NAME its name), or in the folder of the
+ * files (NAME the prefix's or the file's name; inside OUTDIR when OUTDIR cannot be made beside
+ * it). Only when every output is complete are they put in place (outputs_commit.h): OUTDIR by one
+ * rename (renameat2 RENAME_EXCHANGE with an existing one), files among others one by one, each
+ * exchanged with the file it replaces so that a failure takes them all back. The commit runs with
+ * the signals below blocked, and under a lock of the folder it renames in (flock), so that two
+ * runs into one place commit one after the other, each complete. Until then SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT and SIGPIPE remove the staging folder before the process dies of the signal, and
+ * SIGXFSZ is ignored so that exceeding the file-size limit is an ordinary write error. Without
+ * --force an existing output is never replaced, even one that appears while the outputs are being
+ * written.
+ *
+ * Before anything else a set removes the temporaries of dead runs in its folder (OUTDIR's own
+ * staging folders beside it, every temporary inside it; every temporary in the folder of the
+ * files), finishing or undoing a commit a run died in, and names each in a warning with its size.
  *
  * Only one output set may be active in a process at a time (the signal handler needs static
  * state). Not thread-safe.
@@ -32,25 +43,30 @@
 /** A buffer that holds any path of a prefix set (and any path the system can open). */
 #define OUT_PATH_BUF (PATH_MAX + 96)
 
-/** The outputs of one run. Fields are private to outputs.c. */
+/** The outputs of one run. Fields are private to outputs.c (outputs_stale.c reads them). */
 typedef struct out_set {
   size_t count;
   int force;
   int sync;
-  int folder;       /* made by out_set_init_folder (or out_set_init_file) */
-  int file;         /* made by out_set_init_file: one named file */
+  int folder;       /* named files: out_set_init_folder, out_set_init_files, out_set_init_file */
+  int file;         /* one named file: out_set_init_file */
   char *final_head; /* PREFIX "_" (prefix sets) */
-  char **finals;    /* the final paths (folder sets) */
-  char *temp_head;  /* temporary i: temp_head, i in decimal, temp_tail */
-  char *temp_tail;
-  char *dir;        /* the directory of the outputs, for fsync (folder sets: with a trailing '/') */
-  int made_dir;     /* this run created the folder */
-  int active;       /* temporaries may exist */
-  int replace_last; /* the last output may replace a file without force (folder sets) */
+  char **finals;    /* the final paths (named files) */
+  char **names;     /* every output's file name in its folder */
+  char *dir;        /* the folder of the outputs as given: "." or ending in '/' */
+  int replace_last; /* the last output may replace a file without force */
   const char *const *stale_suffixes; /* out_set_watch_stale */
-  unsigned limit;  /* out_set_limit_mode: the bits group and others may have (0: 0066) */
-  unsigned *modes; /* out_set_copy_mode, per output: OUT_MODE_SET | the bits; then OUT_MODE_FIX
-                      when out_set_close must set them (they lack the owner's read or write) */
+  unsigned limit;   /* out_set_limit_mode: the bits group and others may have (0: 0066) */
+  unsigned *modes;  /* out_set_copy_mode, per output: OUT_MODE_SET | the bits; then OUT_MODE_FIX
+                       when out_set_close must set them (they lack the owner's read or write) */
+  char *stage_for;  /* NAME, what the staging folder is named after */
+  char *stage_in;   /* the folder it is made in, as a path: "" (the current one) or ending in '/' */
+  char *own;        /* a folder of the run's own staged beside it: its name in stage_in */
+  char *stage_name; /* the staging folder's name in stage_in */
+  int stage_dir_fd; /* stage_in, open (-1: not yet) */
+  int stage_fd;     /* the staging folder, locked (-1: none) */
+  int cleared;      /* the dead runs' temporaries were looked for */
+  int active;       /* the staging folder exists */
 } out_set;
 
 /** Flags of out_set.modes (private to outputs.c). */
@@ -66,17 +82,26 @@ typedef struct out_set {
 int out_set_init(out_set *set, const char *prefix, size_t count, int force, int sync);
 
 /**
- * Prepares `count` outputs `names` (file names, in rename order) in folder `dir`. Refuses (prints
- * an error, returns CLI_EXIT_CANTCREAT) an output that exists as a directory, and without `force`
- * one that exists, naming it "one of the inputs" when it is the same file as one of the
- * `input_count` paths `inputs`. With `replace_last` the last output replaces a file of its name
- * even without `force` (a file that describes the set, such as a checkpoint's manifest: it is
- * renamed last, so a failed commit never removed the old one). Returns 0 or an exit status; call
- * out_set_free in either case.
+ * Prepares `count` outputs `names` (file names, in rename order) in `dir`, a folder of the run's
+ * own (created when missing; an existing one keeps its other files). First removes the dead runs'
+ * temporaries (see above). Refuses (prints an error, returns CLI_EXIT_CANTCREAT) an output that
+ * exists as a directory, and without `force` one that exists, naming it "one of the inputs" when
+ * it is the same file as one of the `input_count` paths `inputs`. With `replace_last` the last
+ * output replaces a file of its name even without `force` (a file that describes the set, such as
+ * a checkpoint's manifest). Returns 0 or an exit status; call out_set_free in either case.
  */
 int out_set_init_folder(out_set *set, const char *dir, char *const *names, size_t count,
                         const char *const *inputs, size_t input_count, int force, int sync,
                         int replace_last);
+
+/**
+ * As out_set_init_folder, for outputs that go among the other files of `dir`: the staging folder
+ * is named after `name` (the file the user named), and the dead runs' temporaries removed are all
+ * those of `dir`. A `dir` that does not exist is the run's own, as with out_set_init_folder.
+ */
+int out_set_init_files(out_set *set, const char *dir, const char *name, char *const *names,
+                       size_t count, const char *const *inputs, size_t input_count, int force,
+                       int sync, int replace_last);
 
 /**
  * Prepares one output, the file `path` (as given: its directory, "." when it has none, must
@@ -138,20 +163,20 @@ void out_set_final_path(const out_set *set, size_t i, char *buf, size_t size);
 const char *out_set_final(const out_set *set, size_t i, char *buf, size_t size);
 
 /**
- * Prefix sets: refuses existing outputs (without --force) and outputs that are directories.
- * Folder sets: creates the folder when missing. Then creates every temporary file (empty) and
- * installs the signal handlers. Returns 0 or prints an error and returns CLI_EXIT_CANTCREAT; on
- * failure nothing is left behind.
+ * Prefix sets: removes the dead runs' temporaries, then refuses existing outputs (without --force)
+ * and outputs that are directories. Then makes the staging folder, installs the signal handlers
+ * and creates every output in it (empty). Returns 0 or prints an error and returns
+ * CLI_EXIT_CANTCREAT; on failure nothing is left behind.
  */
 int out_set_create(out_set *set);
 
 /**
- * Opens the temporary file of output i for writing and stores the descriptor in `*fd`. Returns 0
+ * Opens output i in the staging folder for writing and stores the descriptor in `*fd`. Returns 0
  * or prints an error and returns CLI_EXIT_IOERR.
  */
 int out_set_open(const out_set *set, size_t i, int *fd);
 
-/** Opens the temporary file of output i for reading (a complete output read back, e.g. to
+/** Opens output i in the staging folder for reading (a complete output read back, e.g. to
  * checksum it) and stores the descriptor in `*fd` (close it with close). Returns 0 or prints an
  * error and returns CLI_EXIT_IOERR. */
 int out_set_open_read(const out_set *set, size_t i, int *fd);
@@ -164,18 +189,19 @@ int out_set_open_read(const out_set *set, size_t i, int *fd);
 int out_set_close(const out_set *set, size_t i, int fd);
 
 /**
- * Renames every temporary file to its final name, in order. The set then warns on stderr about
- * the files beside its outputs that an earlier run may have left (outputs_stale.h: a prefix
- * set's PREFIX_k.npy with k >= count, a folder set's watched files; they are not touched). Returns
- * 0; or, when a rename fails, undoes the renames it can (an output that replaced an existing file
- * under --force cannot be undone: the message says so), removes the temporaries (and a folder this
- * run created), prints an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile) or
- * CLI_EXIT_IOERR.
+ * Puts every output in place in one step (outputs_commit.h), with the signals blocked and under
+ * the lock of the folder it renames in. The set then warns on stderr about the files beside its
+ * outputs that an earlier run may have left (outputs_stale.h: a prefix set's PREFIX_k.npy with
+ * k >= count, a folder set's watched files; they are not touched). Returns 0; or, when a rename
+ * fails, takes back every rename it made (the files it replaced are restored; on a file system
+ * without RENAME_EXCHANGE a replaced file cannot be, and the message says so), removes the staging
+ * folder, prints an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile, or another
+ * run held the folder's lock for a minute) or CLI_EXIT_IOERR.
  */
 int out_set_commit(out_set *set);
 
-/** Removes every temporary file (and a folder this run created) after a failure. Safe to call
- * more than once. */
+/** Removes the staging folder and every output in it after a failure. Safe to call more than
+ * once. */
 void out_set_abort(out_set *set);
 
 /** Releases the memory of the set (after commit or abort). */

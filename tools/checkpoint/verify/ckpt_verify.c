@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include "error.h"
 #include "io.h"
 #include "json_out.h"
+#include "outputs_staging.h"
 #include "thread_start.h"
 
 /*
@@ -588,7 +590,8 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The entries of OUTDIR the manifest does not list (hidden files aside: temporaries). */
+/* The entries of OUTDIR the manifest does not list (hidden files aside; temporaries are
+ * outdir_temporaries'). */
 static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differences *d) {
   DIR *dir = opendir(outdir);
   if (dir == NULL) {
@@ -613,6 +616,75 @@ static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differe
   }
   closedir(dir);
   return 0;
+}
+
+/* The temporaries of cleave runs in the folder `folder` (shown as `shown`: "" or ending in '/'),
+ * those starting with `prefix` (NULL: all, journals included): a dead run's is a difference, a
+ * live run's (it holds its lock) a warning. */
+static void temporaries(const char *folder, const char *shown, const char *prefix,
+                        ckpt_differences *d) {
+  int fd = open(folder[0] != '\0' ? folder : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  out_temp *dead = NULL;
+  size_t n = 0;
+  if (fd < 0 || out_temps_dead(fd, prefix, 0, &dead, &n) != 0) {
+    if (fd >= 0) {
+      close(fd);
+    }
+    return; /* an unreadable folder is reported where its files are read */
+  }
+  for (size_t i = 0; i < n; i++) {
+    char *name = NULL;
+    if (asprintf(&name, "%s%s", shown, dead[i].name) < 0) {
+      d->oom = 1;
+      break;
+    }
+    ckpt_diff_add(d, name, NULL, -1, -1,
+                  "is a temporary that a cleave run left when it died (%llu %s in %zu %s); the "
+                  "next run into this folder removes it",
+                  (unsigned long long)dead[i].bytes, tool_plural(dead[i].bytes, "byte", "bytes"),
+                  dead[i].files, tool_plural(dead[i].files, "file", "files"));
+    free(name);
+  }
+  DIR *dir = fdopendir(fd);
+  struct dirent *e;
+  while (dir != NULL && (e = readdir(dir)) != NULL) {
+    size_t k = 0;
+    while (k < n && strcmp(dead[k].name, e->d_name) != 0) {
+      k++;
+    }
+    if (k == n && (prefix != NULL ? strncmp(e->d_name, prefix, strlen(prefix)) == 0
+                                  : out_temp_name(e->d_name))) {
+      cli_warning("'%s%s' is a temporary of a cleave run that is still writing there", shown,
+                  e->d_name);
+    }
+  }
+  if (dir != NULL) {
+    closedir(dir);
+  } else {
+    close(fd);
+  }
+  out_temps_free(dead, n);
+}
+
+/* The temporaries in OUTDIR, and beside it those of the runs that wrote it as their own folder
+ * (.NAME.cleave-tmp-*). */
+static void outdir_temporaries(const char *outdir, ckpt_differences *d) {
+  temporaries(outdir, "", NULL, d);
+  size_t n = strlen(outdir);
+  while (n > 1 && outdir[n - 1] == '/') {
+    n--;
+  }
+  char *s = strndup(outdir, n), *slash = s != NULL ? strrchr(s, '/') : NULL;
+  const char *base = slash != NULL ? slash + 1 : s;
+  if (s != NULL && base[0] != '\0' && strcmp(base, ".") != 0 && strcmp(base, "..") != 0) {
+    char prefix[NAME_MAX + 1];
+    out_stage_prefix(base, prefix, sizeof prefix);
+    if (slash != NULL) {
+      slash[1] = '\0';
+    }
+    temporaries(slash != NULL ? s : "", "../", prefix, d);
+  }
+  free(s);
 }
 
 /* The tensor that holds file byte `at` (or the first after it), or NULL. */
@@ -835,6 +907,9 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
    * others (a merge into OUT.gguf) only those. */
   if (rc == 0 && o->manifest == NULL) {
     rc = extra_files(o->outdir, &mf, &d);
+  }
+  if (rc == 0) {
+    outdir_temporaries(o->outdir, &d);
   }
   for (size_t i = 0; rc == 0 && i < mf.file_count; i++) {
     int same;

@@ -139,8 +139,18 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   for (size_t i = 0; i < s->count; i++) {
     inputs[input_count++] = s->copies[i].source;
   }
-  int rc = out_set_init_folder(out, o->outdir, names, count, inputs, input_count, o->force, o->sync,
-                               o->manifest != NULL);
+  /* A manifest named after a file (a merge into OUT.gguf) goes beside that file among the other
+   * files of its folder: the outputs are files among others, staged under the file's name. */
+  const char *mf = o->manifest != NULL ? o->manifest->name : NULL;
+  size_t mf_len = mf != NULL ? strlen(mf) : 0, suffix_len = strlen(CKPT_MANIFEST_SUFFIX);
+  char *file = mf != NULL && strcmp(mf, CKPT_MANIFEST_NAME) != 0 && mf_len > suffix_len
+                   ? strndup(mf, mf_len - suffix_len)
+                   : NULL;
+  int rc = file != NULL ? out_set_init_files(out, o->outdir, file, names, count, inputs,
+                                             input_count, o->force, o->sync, 1)
+                        : out_set_init_folder(out, o->outdir, names, count, inputs, input_count,
+                                              o->force, o->sync, o->manifest != NULL);
+  free(file);
   out_set_watch_stale(out, o->stale_suffixes);
   /* The files made from the model's data (and its index and manifest) are no more readable than
    * the most readable of the model's files; a sidecar keeps its own bits. */
