@@ -21,7 +21,7 @@ After each kill:
 
 The random kill delays come from a seeded generator: the seed is printed, fixed by default, and
 $CLEAVE_FAULT_SEED changes it; $CLEAVE_FAULT_ROUNDS sets the number of random points per verb,
-mode and signal (default 1). The runs copy through 1 KiB buffers (CLEAVE_CHUNK_BYTES) so that
+mode and signal (default 2). The runs copy through 1 KiB buffers (CLEAVE_CHUNK_BYTES) so that
 they last long enough to be caught between their first temporary and their commit."""
 import hashlib
 import os
@@ -42,7 +42,7 @@ import st_util as u
 from clitest import check
 
 SEED = int(os.environ.get("CLEAVE_FAULT_SEED", "33"))
-ROUNDS = int(os.environ.get("CLEAVE_FAULT_ROUNDS", "1"))
+ROUNDS = int(os.environ.get("CLEAVE_FAULT_ROUNDS", "2"))
 MARK = ".cleave-tmp-"
 CHUNK = "1024"
 
@@ -208,9 +208,10 @@ class Job:
                              if e.name.startswith("." + self.out + MARK)}
         return set(tree(self.root, skip, digest=False))
 
-    def start(self, force):
+    def start(self, force, fault=None):
+        env = self.env if fault is None else dict(self.env, CLEAVE_TEST_FAULT=fault)
         return subprocess.Popen([clitest.CLEAVE] + self.args + (["-f"] if force else []) +
-                                ["-q"], cwd=self.root, env=self.env, stdout=subprocess.PIPE,
+                                ["-q"], cwd=self.root, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
 
     def verify(self, files):
@@ -261,6 +262,8 @@ class Faults:
                 clitest.check_output(f"{job.name} output {i}", os.path.join(job.path, f"p_{i}.npy"),
                                      part, False)
         self.counts = {}
+        self.states = {}
+        self.reruns = 0
 
     def state(self):
         """What the output folder holds, temporaries aside: 'nothing', 'old', 'new' or 'mixed
@@ -283,6 +286,8 @@ class Faults:
     def trigger(self, proc, point, force, delay):
         """Waits for the kill point; returns whether cleave still ran then."""
         job = self.job
+        if point.startswith("commit"):
+            return False  # cleave kills itself (CLEAVE_TEST_FAULT)
         if point == "random":
             time.sleep(delay)
             return proc.poll() is None
@@ -322,7 +327,7 @@ class Faults:
                     f.write(data)
         before = self.state()
         outside = job.outside()
-        proc = job.start(force)
+        proc = job.start(force, f"kill:{point.split()[1]}" if point.startswith("commit") else None)
         caught = self.trigger(proc, point, force, delay)
         if caught:
             proc.send_signal(sig)
@@ -340,6 +345,8 @@ class Faults:
         check(not os.listdir(job.tmpdir), f"{label}: files in $TMPDIR: {os.listdir(job.tmpdir)}")
         temps = job.temps()
         state = self.state()
+        kind = state.split(" ")[0] + (" with temporaries" if temps else "")
+        self.states[kind] = self.states.get(kind, 0) + 1
         if sig == signal.SIGINT or not landed:
             check(not temps, f"{label}: temporaries left: {few(temps)}")
             check(state in (before, "new"), f"{label}: the output folder holds {state}, "
@@ -355,9 +362,17 @@ class Faults:
               f"{' or '.join(allowed)}; temporaries: {few(temps)}")
         if not temps:
             return
+        if state in ("old", "new") and job.name != "npy-split":
+            # verify reports what a dead run left.
+            v = subprocess.run([clitest.CLEAVE, "verify", job.target], cwd=job.root,
+                               capture_output=True, text=True)
+            check(v.returncode == 1 and MARK in v.stdout + v.stderr,
+                  f"{label}: verify {job.target} with temporaries {few(temps)} left: status "
+                  f"{v.returncode}: {(v.stdout + v.stderr).strip()[:300]}")
         # The same command again, with -f when outputs are in place: it removes the dead run's
         # temporaries, saying so, and writes the new output.
         again = force or bool(job.outputs())
+        self.reruns += 1
         r = subprocess.run([clitest.CLEAVE] + job.args + (["-f"] if again else []) + ["-q"],
                            cwd=job.root, env=job.env, capture_output=True, text=True)
         rerun = f"{label}, then the same command{' with -f' if again else ''}"
@@ -386,8 +401,9 @@ def test_faults(name, root):
     plan = []
     for sig in (signal.SIGKILL, signal.SIGINT):
         for force in (False, True):
-            fixed = ["temporary", "rename"] if sig == signal.SIGKILL else \
-                ["rename" if force else "temporary"]
+            fixed = ["temporary", "rename", "commit 1", "commit 2"] + \
+                (["commit 33"] if name == "npy-split" else []) \
+                if sig == signal.SIGKILL else ["rename" if force else "temporary"]
             plan += [(sig, force, p, 0.0) for p in fixed]
             plan += [(sig, force, "random", rng.uniform(0, 1.1 * f.seconds))
                      for _ in range(ROUNDS)]
@@ -399,7 +415,9 @@ def test_faults(name, root):
     landed = sum(v[0] for v in f.counts.values())
     print(f"{name}: {landed} of {len(plan)} kills landed during the run (a run lasts "
           f"{f.seconds * 1000:.0f} ms; {time.monotonic() - begin:.1f} s in all): " +
-          ", ".join(f"{s} at {p} {v[0]}/{sum(v)}" for (s, p), v in sorted(f.counts.items())))
+          ", ".join(f"{s} at {p} {v[0]}/{sum(v)}" for (s, p), v in sorted(f.counts.items())) +
+          "; left: " + ", ".join(f"{k} {v}" for k, v in sorted(f.states.items())) +
+          f"; {f.reruns} reruns")
     # The model is large enough that the first temporary is met while the run goes on.
     caught = sum(v[0] for (s, p), v in f.counts.items() if p == "temporary")
     check(caught >= 1, f"{name}: never caught after its first temporary: a larger model is "
