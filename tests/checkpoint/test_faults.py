@@ -351,6 +351,9 @@ class Faults:
             check(not temps, f"{label}: temporaries left: {few(temps)}")
             check(state in (before, "new"), f"{label}: the output folder holds {state}, "
                   f"expected {before} or new")
+            if job.kind == "folder" and not force and state == "nothing":
+                check(not os.path.exists(job.path), f"{label}: the output folder {job.out} "
+                      "was left behind, empty")
             return
         strays = [t for t in temps if f"{MARK}{proc.pid}-" not in t]
         check(not strays, f"{label}: temporaries not named after the killed run's PID "
@@ -401,9 +404,11 @@ def test_faults(name, root):
     plan = []
     for sig in (signal.SIGKILL, signal.SIGINT):
         for force in (False, True):
+            # A SIGINT as the first temporary appears meets the moment a run makes its
+            # temporaries known to its signal handler: four times, fresh and with -f.
             fixed = ["temporary", "rename", "commit 1", "commit 2"] + \
                 (["commit 33"] if name == "npy-split" else []) \
-                if sig == signal.SIGKILL else ["rename" if force else "temporary"]
+                if sig == signal.SIGKILL else ["temporary"] * 4 + (["rename"] if force else [])
             plan += [(sig, force, p, 0.0) for p in fixed]
             plan += [(sig, force, "random", rng.uniform(0, 1.1 * f.seconds))
                      for _ in range(ROUNDS)]
