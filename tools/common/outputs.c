@@ -524,7 +524,16 @@ static int make_in_stage_dir(out_set *set) {
       return -1;
     }
   }
-  return out_stage_make(set->stage_dir_fd, set->stage_for, &set->stage_name, &set->stage_fd);
+  /* Under the folder's commit lock, which a run clearing the dead runs' temporaries holds: it
+   * never sees this staging folder made and not yet locked. */
+  int locked = out_commit_lock(set->stage_dir_fd) == 0;
+  int rc = out_stage_make(set->stage_dir_fd, set->stage_for, &set->stage_name, &set->stage_fd);
+  int e = errno;
+  if (locked) {
+    flock(set->stage_dir_fd, LOCK_UN);
+  }
+  errno = e;
+  return rc;
 }
 
 /* Stages inside OUTDIR itself (it exists), its files to be placed one by one. */
@@ -599,10 +608,16 @@ static int make_stage(out_set *set) {
 
 int out_set_create(out_set *set) {
   int rc = set->folder ? 0 : prepare_prefix(set);
-  if (rc == 0) {
-    rc = make_stage(set);
-  }
   if (rc != 0) {
+    return rc;
+  }
+  /* From the staging folder's creation to the handlers' installation a signal waits: it then
+   * finds the handler, which removes the folder. */
+  sigset_t old;
+  block_signals(&old);
+  rc = make_stage(set);
+  if (rc != 0) {
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
   }
   atomic_store(&g_created, 0);
@@ -612,6 +627,7 @@ int out_set_create(out_set *set) {
   g_names = set->names;
   install_handlers();
   set->active = 1;
+  sigprocmask(SIG_SETMASK, &old, NULL);
   for (size_t i = 0; i < set->count; i++) {
     atomic_store(&g_created, i + 1);
     int fd = openat(set->stage_fd, set->names[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
@@ -685,10 +701,15 @@ static int lock_stage_dir(out_set *set) {
   const char *path = set->stage_in[0] != '\0' ? set->stage_in : ".";
   for (int tries = 0; tries < 8; tries++) {
     if (out_commit_lock(set->stage_dir_fd) != 0) {
+      long pid = out_commit_holder(set->stage_dir_fd);
+      char who[64] = "";
+      if (pid > 0) {
+        snprintf(who, sizeof who, " (pid %ld)", pid);
+      }
       return cli_error(CLI_EXIT_CANTCREAT,
-                       "another cleave run has been committing into '%s' for a minute; nothing "
+                       "another cleave run%s has been committing into '%s' for a minute; nothing "
                        "was written",
-                       path);
+                       who, path);
     }
     struct stat now, locked, mine, found;
     if (stat(path, &now) == 0 && fstat(set->stage_dir_fd, &locked) == 0 &&

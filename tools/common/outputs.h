@@ -193,10 +193,10 @@ int out_set_close(const out_set *set, size_t i, int fd);
  * the lock of the folder it renames in. The set then warns on stderr about the files beside its
  * outputs that an earlier run may have left (outputs_stale.h: a prefix set's PREFIX_k.npy with
  * k >= count, a folder set's watched files; they are not touched). Returns 0; or, when a rename
- * fails, takes back every rename it made (the files it replaced are restored; on a file system
- * without RENAME_EXCHANGE a replaced file cannot be, and the message says so), removes the staging
- * folder, prints an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile, or another
- * run held the folder's lock for a minute) or CLI_EXIT_IOERR.
+ * fails, takes back every rename it made (the files it replaced are restored, also on a file
+ * system without RENAME_EXCHANGE, where each is kept aside before it is replaced), removes the
+ * staging folder, prints an error and returns CLI_EXIT_CANTCREAT (an output appeared meanwhile, or
+ * another run held the folder's lock for a minute) or CLI_EXIT_IOERR.
  */
 int out_set_commit(out_set *set);
 

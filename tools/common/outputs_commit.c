@@ -28,25 +28,51 @@
 
 static long fault_at = -2; /* -2: CLEAVE_TEST_FAULT not read yet; -1: none */
 static int fault_kills;
+static int fault_no_wait;     /* "nowait": a commit lock held by another run is not waited for */
+static int fault_no_exchange; /* "noexchange": RENAME_EXCHANGE refused (EINVAL), as by some file
+                                 systems */
 static long steps_made;
+
+/* One word of CLEAVE_TEST_FAULT (`len` bytes at `w`). Returns 0, or -1 when it is none. */
+static int read_fault_word(const char *w, size_t len) {
+  if (len == 6 && strncmp(w, "nowait", 6) == 0) {
+    fault_no_wait = 1;
+    return 0;
+  }
+  if (len == 10 && strncmp(w, "noexchange", 10) == 0) {
+    fault_no_exchange = 1;
+    return 0;
+  }
+  size_t skip = len > 7 && strncmp(w, "rename:", 7) == 0 ? 7
+                : len > 5 && strncmp(w, "kill:", 5) == 0 ? 5
+                                                         : 0;
+  long at = 0;
+  for (size_t i = skip; skip > 0 && i < len && at < 1000000000L; i++) {
+    if (w[i] < '0' || w[i] > '9') {
+      return -1;
+    }
+    at = at * 10 + (w[i] - '0');
+  }
+  if (skip == 0 || at < 1) {
+    return -1;
+  }
+  fault_at = at;
+  fault_kills = w[0] == 'k';
+  return 0;
+}
 
 static void read_fault(void) {
   fault_at = -1;
   const char *v = getenv("CLEAVE_TEST_FAULT");
-  if (v == NULL || v[0] == '\0') {
-    return;
+  for (const char *w = v; w != NULL && *w != '\0';) {
+    size_t len = strcspn(w, ",");
+    if (read_fault_word(w, len) != 0) {
+      cli_warning("CLEAVE_TEST_FAULT='%s': '%.*s' is none of rename:N, kill:N (N from 1), nowait, "
+                  "noexchange: ignored",
+                  v, (int)len, w);
+    }
+    w += len + (w[len] == ',');
   }
-  const char *n = strncmp(v, "rename:", 7) == 0 ? v + 7
-                  : strncmp(v, "kill:", 5) == 0 ? v + 5
-                                                : NULL;
-  char *end = NULL;
-  long at = n != NULL ? strtol(n, &end, 10) : 0;
-  if (n == NULL || end == n || *end != '\0' || at < 1) {
-    cli_warning("CLEAVE_TEST_FAULT='%s' is neither rename:N nor kill:N (N from 1): ignored", v);
-    return;
-  }
-  fault_at = at;
-  fault_kills = v[0] == 'k';
 }
 
 /* Every rename of a commit comes here first: the test hook makes the chosen one fail, or kills
@@ -66,6 +92,13 @@ static int step_fault(void) {
 }
 
 static int step_rename(int from_fd, const char *from, int to_fd, const char *to, unsigned flags) {
+  if (fault_at == -2) {
+    read_fault();
+  }
+  if (fault_no_exchange && (flags & RENAME_EXCHANGE) != 0) {
+    errno = EINVAL; /* refused as by the file system: not a step */
+    return -1;
+  }
   if (step_fault() != 0) {
     return -1;
   }
@@ -81,7 +114,10 @@ static int unsupported(int e) {
 /* ---- the lock ------------------------------------------------------------------------------ */
 
 int out_commit_lock(int fd) {
-  for (int waited = 0; waited < 6000; waited++) {
+  if (fault_at == -2) {
+    read_fault();
+  }
+  for (int waited = 0; waited < (fault_no_wait ? 1 : 6000); waited++) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       return 0;
     }
@@ -364,6 +400,43 @@ static int journal_read(int dir_fd, const char *stage_name, journal *j, uint64_t
 
 enum { NOT_YET, PLACED, EXCHANGED, REPLACED };
 
+/* Where a file replaced without an exchange is kept, in the staging folder, to be put back. */
+#define REPLACED_DIR ".cleave-replaced"
+
+/* Keeps the file `name` of `tfd` in the staging folder's REPLACED_DIR before it is renamed over:
+ * a hard link, or (a file that cannot be linked) the file itself moved there, `*moved` set. */
+static int keep_replaced(const out_commit *c, int tfd, const char *name, int *moved) {
+  *moved = 0;
+  if (mkdirat(c->stage_fd, REPLACED_DIR, 0700) != 0 && errno != EEXIST) {
+    return -1;
+  }
+  int rfd = open_dir_at(c->stage_fd, REPLACED_DIR);
+  if (rfd < 0) {
+    return -1;
+  }
+  int rc = linkat(tfd, name, rfd, name, 0);
+  if (rc != 0 && errno != ENOENT) {
+    rc = renameat(tfd, name, rfd, name);
+    *moved = rc == 0;
+  }
+  int e = errno;
+  close(rfd);
+  errno = e;
+  return rc;
+}
+
+/* Puts back the file keep_replaced kept. */
+static int put_back_replaced(const out_commit *c, int tfd, const char *name) {
+  int rfd = open_dir_at(c->stage_fd, REPLACED_DIR);
+  int rc = rfd >= 0 ? renameat(rfd, name, tfd, name) : -1;
+  int e = errno;
+  if (rfd >= 0) {
+    close(rfd);
+  }
+  errno = e;
+  return rc;
+}
+
 static int may_replace(const out_commit *c, size_t i) {
   return c->force || (c->replace_last && i + 1 == c->count);
 }
@@ -392,9 +465,9 @@ static int check_targets(const out_commit *c, int tfd, tool_error *err) {
 }
 
 /* Takes back the first `done` outputs put in place: the files they replaced back, the others
- * removed. Counts those that replaced a file for good, and those that could not be taken back. */
+ * removed. Counts those that could not be taken back, with the errno of the first. */
 static void take_back(const out_commit *c, int tfd, const unsigned char *state, size_t done,
-                      size_t *lost, size_t *stuck) {
+                      size_t *stuck, int *stuck_errno) {
   for (size_t k = done; k-- > 0;) {
     const char *name = c->names[k];
     int rc = 0;
@@ -403,10 +476,10 @@ static void take_back(const out_commit *c, int tfd, const unsigned char *state, 
     } else if (state[k] == PLACED) {
       rc = unlinkat(tfd, name, 0);
     } else if (state[k] == REPLACED) {
-      (*lost)++;
+      rc = put_back_replaced(c, tfd, name);
     }
-    if (rc != 0) {
-      (*stuck)++;
+    if (rc != 0 && (*stuck)++ == 0) {
+      *stuck_errno = errno;
     }
   }
 }
@@ -422,8 +495,17 @@ static int place_one(const out_commit *c, int tfd, size_t i, unsigned char *stat
         return 0;
       }
       if (unsupported(errno)) {
-        /* No exchange here: the file is replaced for good. */
-        if (renameat(c->stage_fd, name, tfd, name) != 0) {
+        /* No exchange here: the file is kept aside first, to be put back on failure. */
+        int moved = 0;
+        if (keep_replaced(c, tfd, name, &moved) != 0) {
+          return -1;
+        }
+        if (step_rename(c->stage_fd, name, tfd, name, 0) != 0) {
+          int e = errno;
+          if (moved) {
+            put_back_replaced(c, tfd, name);
+          }
+          errno = e;
           return -1;
         }
         *state = REPLACED;
@@ -478,12 +560,12 @@ static int place_files(const out_commit *c, int tfd, const char *target, tool_er
   }
   if (done < c->count) {
     int e = errno;
-    char from[PATH_MAX + 96], to[PATH_MAX + 96];
+    char from[PATH_MAX + 96], to_buf[PATH_MAX + 96];
     staged(c, c->names[done], from, sizeof from);
-    c->final(c->final_ctx, done, to, sizeof to);
-    size_t lost = 0, stuck = 0;
-    take_back(c, tfd, state, done, &lost, &stuck);
-    int stuck_errno = errno;
+    const char *to = c->final(c->final_ctx, done, to_buf, sizeof to_buf);
+    size_t stuck = 0;
+    int stuck_errno = 0;
+    take_back(c, tfd, state, done, &stuck, &stuck_errno);
     if (e == EEXIST) {
       rc = tool_fail(err, CLI_EXIT_CANTCREAT,
                      "output '%s' appeared while the outputs were written; nothing was written "
@@ -497,14 +579,7 @@ static int place_files(const out_commit *c, int tfd, const char *target, tool_er
       snprintf(err->message + n, sizeof err->message - n,
                "; the %zu %s already in place %s taken back%s", done,
                tool_plural(done, "output", "outputs"), tool_plural(done, "was", "were"),
-               lost + stuck == 0 ? " and the files they replaced restored" : "");
-      n = strlen(err->message);
-    }
-    if (lost > 0) {
-      snprintf(err->message + n, sizeof err->message - n,
-               ", but %zu had replaced a file for good (this file system cannot exchange two "
-               "files)",
-               lost);
+               stuck == 0 ? " and the files they replaced restored" : "");
       n = strlen(err->message);
     }
     if (stuck > 0) {
@@ -807,10 +882,16 @@ static int commit_folder(const out_commit *c, tool_error *err) {
   }
   /* The runs that write files into OUTDIR itself commit under its lock. */
   if (out_commit_lock(ofd) != 0) {
+    long pid = out_commit_holder(ofd);
     close(ofd);
+    char who[64] = "";
+    if (pid > 0) {
+      snprintf(who, sizeof who, " (pid %ld)", pid);
+    }
     return tool_fail(err, CLI_EXIT_CANTCREAT,
-                     "another run has been committing into '%s' for a minute; nothing was written",
-                     c->folder_path);
+                     "another cleave run%s has been committing into '%s' for a minute; nothing "
+                     "was written",
+                     who, c->folder_path);
   }
   int rc = check_targets(c, ofd, err);
   name_index outputs = {NULL, 0};
@@ -826,6 +907,32 @@ static int commit_folder(const out_commit *c, tool_error *err) {
   free(outputs.sorted);
   close(ofd);
   return rc;
+}
+
+long out_commit_holder(int dir_fd) {
+  int dup_fd = dup(dir_fd);
+  DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  if (dir == NULL) {
+    if (dup_fd >= 0) {
+      close(dup_fd);
+    }
+    return 0;
+  }
+  rewinddir(dir);
+  long pid = 0;
+  size_t k = strlen(OUT_JOURNAL_SUFFIX);
+  struct dirent *e;
+  while (pid == 0 && (e = readdir(dir)) != NULL) {
+    const char *mark = strstr(e->d_name, OUT_TEMP_MARK);
+    size_t n = strlen(e->d_name);
+    if (out_temp_name(e->d_name) && n > k && strcmp(e->d_name + n - k, OUT_JOURNAL_SUFFIX) == 0) {
+      char *end = NULL;
+      long v = strtol(mark + strlen(OUT_TEMP_MARK), &end, 10);
+      pid = end != NULL && *end == '-' && v > 0 ? v : 0;
+    }
+  }
+  closedir(dir);
+  return pid;
 }
 
 int out_commit_run(const out_commit *c, tool_error *err) {
@@ -881,21 +988,37 @@ int out_commit_recover(int dir_fd, out_temp *t, char *note, size_t size) {
     }
   } else if (have && strcmp(j.kind, "place") == 0) {
     int tfd = strcmp(j.target, ".") == 0 ? dir_fd : open_dir_at(dir_fd, j.target);
+    /* Files replaced where no exchange could be made are kept there (keep_replaced). */
+    int rfd = open_dir_at(t->fd, REPLACED_DIR);
     for (size_t i = 0; tfd >= 0 && i < j.count; i++) {
       struct stat st, old;
-      if (lstat_at(tfd, j.names[i], &st) != 0 || st.st_ino != j.inos[i]) {
+      int placed = lstat_at(tfd, j.names[i], &st) == 0;
+      if (!placed && errno == ENOENT && rfd >= 0 && lstat_at(rfd, j.names[i], &old) == 0) {
+        /* Moved aside, and the run died before the output took its place. */
+        if (renameat(rfd, j.names[i], tfd, j.names[i]) != 0) {
+          first_errno = failed++ == 0 ? errno : first_errno;
+        }
+        continue;
+      }
+      if (!placed || st.st_ino != j.inos[i]) {
         continue; /* not put in place */
       }
-      /* The file it replaced is in the staging folder, under its name, when there was one. */
-      int had_old = lstat_at(t->fd, j.names[i], &old) == 0;
-      int rc =
-          had_old ? renameat(t->fd, j.names[i], tfd, j.names[i]) : unlinkat(tfd, j.names[i], 0);
+      /* The file it replaced is in the staging folder, under its name (exchanged) or in
+       * REPLACED_DIR, when there was one. */
+      int from = lstat_at(t->fd, j.names[i], &old) == 0             ? t->fd
+                 : rfd >= 0 && lstat_at(rfd, j.names[i], &old) == 0 ? rfd
+                                                                    : -1;
+      int had_old = from >= 0;
+      int rc = had_old ? renameat(from, j.names[i], tfd, j.names[i]) : unlinkat(tfd, j.names[i], 0);
       if (rc != 0) {
         first_errno = failed++ == 0 ? errno : first_errno;
       } else {
         undone++;
         restored += (size_t)had_old;
       }
+    }
+    if (rfd >= 0) {
+      close(rfd);
     }
     if (tfd < 0) {
       failed = 1;
@@ -926,5 +1049,6 @@ int out_commit_recover(int dir_fd, out_temp *t, char *note, size_t size) {
   }
   journal_remove(dir_fd, t->name);
   t->bytes += journal_bytes;
+  t->files += journal_bytes > 0;
   return out_remove_tree(dir_fd, t->name, &t->bytes, &t->files);
 }

@@ -16,8 +16,9 @@
  *   attributes this process cannot give a new folder, a file system without RENAME_EXCHANGE): each
  *   output is moved into place in order, exchanged with the file it replaces (which lands in the
  *   staging folder), so that a failure at any point takes every one back and leaves the old files
- *   as they were. On a file system without RENAME_EXCHANGE a replaced file is renamed over, and
- *   cannot be taken back.
+ *   as they were. On a file system without RENAME_EXCHANGE (EINVAL) a file to be replaced is first
+ *   kept in the staging folder's ".cleave-replaced" (a hard link, or the file moved there when it
+ *   cannot be linked), then renamed over; a failure puts it back.
  *
  * Before its first rename a commit writes a journal beside the staging folder
  * (".NAME.cleave-tmp-PID-RANDOM.commit": what it is about to do and the inode of each new file),
@@ -27,7 +28,8 @@
  * left are the old outputs or the new ones, never a mix.
  *
  * CLEAVE_TEST_FAULT, a test hook (tests/README.md): "rename:N" makes the Nth rename of the commits
- * of the process fail (EIO), "kill:N" kills the process (SIGKILL) just before it. Not for use.
+ * of the process fail (EIO), "kill:N" kills the process (SIGKILL) just before it, "nowait" makes a
+ * commit lock another run holds refused at once instead of after a minute. Not for use.
  *
  * Not thread-safe; the caller blocks the signals it handles while a commit runs.
  */
@@ -64,6 +66,12 @@ typedef struct out_commit {
  * when another run held it the whole minute.
  */
 int out_commit_lock(int fd);
+
+/**
+ * The PID of the run committing into the folder `dir_fd`, read from the name of its journal
+ * there, or 0 when there is none.
+ */
+long out_commit_holder(int dir_fd);
 
 /**
  * Puts the outputs staged in c->stage_name in place. Returns 0; or fills `err` (the message

@@ -639,14 +639,17 @@ static void temporaries(const char *folder, const char *shown, const char *prefi
       break;
     }
     ckpt_diff_add(d, name, NULL, -1, -1,
-                  "is a temporary that a cleave run left when it died (%llu %s in %zu %s); the "
-                  "next run into this folder removes it",
+                  "is a temporary that a cleave run left (%llu %s in %zu %s); the next run into "
+                  "this folder removes it",
                   (unsigned long long)dead[i].bytes, tool_plural(dead[i].bytes, "byte", "bytes"),
                   dead[i].files, tool_plural(dead[i].files, "file", "files"));
     free(name);
   }
   DIR *dir = fdopendir(fd);
   struct dirent *e;
+  if (dir != NULL) {
+    rewinddir(dir); /* out_temps_dead read it through a descriptor sharing its offset */
+  }
   while (dir != NULL && (e = readdir(dir)) != NULL) {
     size_t k = 0;
     while (k < n && strcmp(dead[k].name, e->d_name) != 0) {
