@@ -1,23 +1,28 @@
 """Fault injection (issue 33): every writing verb of both checkpoint formats (`split`, `shard`,
 `merge`, `reshard`; GGUF's `merge` of ranks and of a split set), and a plain `.npy` `cleave split`,
 killed with SIGKILL or interrupted with SIGINT at random points of its run and at fixed ones: as
-soon as its first temporary appears, and just after its first output gets its final name (or,
-with -f, replaces an old one). Each verb runs into a fresh output folder and, with -f, over an
-older complete output of its own.
+soon as its first temporary appears, just after its first output gets its final name (or, with
+-f, replaces an old one), and (CLEAVE_TEST_FAULT=kill:N, tests/README.md) just before the Nth
+rename of its commit, also with the files of a folder placed one by one (`noexchange`). Each verb
+runs into a fresh output folder and, with -f, over an older complete output of its own.
 
 After each kill:
 - the inputs are unchanged (checksums), nothing appeared outside the output folder (nor in
   $TMPDIR), apart from temporaries of the documented pattern beside it;
 - the output folder holds nothing, or the old complete output (-f), or the new complete one:
   the data files byte for byte those of an uninterrupted run and `cleave verify` content;
-- what else it holds are temporaries of the documented pattern (docs/cli.md: hidden names holding
-  `.cleave-tmp-`), and then the same command run again (with -f when outputs are in place)
-  succeeds with a warning about them, writes the new complete output and leaves no temporary.
-  Outputs put in place one file at a time among others (`.npy` outputs, a GGUF merge's file and
-  its manifest) may be a mix of old and new after a kill -9 only while such temporaries remain,
-  for the next run to finish or undo;
-- a SIGINT ends cleave as killed by SIGINT (status 130 in a shell) and leaves no temporary: the
-  output folder is as it was, or (a signal held back during the renames) holds the new output.
+- what else is left are temporaries of the pattern docs/cli.md gives (hidden names holding
+  `.cleave-tmp-`, named after the killed run's PID; an output folder's staging folder beside
+  it), which `verify` reports (status 1); and then the same command run again (with -f when
+  outputs are in place) succeeds with a warning about them, writes the new complete output and
+  leaves no temporary. Outputs put in place one file at a time (`.npy` outputs, a GGUF merge's
+  file and its manifest, a folder's files with `noexchange`) may be a mix of old and new after a
+  kill -9 only while such temporaries (the commit's journal) remain, for the next run to finish
+  or undo;
+- a SIGINT ends cleave as killed by SIGINT (status 130 in a shell) and leaves no temporary and
+  no output folder it made: the output folder is as it was, or (a signal held back during the
+  commit) holds the new output. A SIGINT as the first temporary appears is sent four times per
+  mode: it meets the moment a run makes its temporaries known to its signal handler.
 
 The random kill delays come from a seeded generator: the seed is printed, fixed by default, and
 $CLEAVE_FAULT_SEED changes it; $CLEAVE_FAULT_ROUNDS sets the number of random points per verb,
@@ -26,7 +31,6 @@ they last long enough to be caught between their first temporary and their commi
 import hashlib
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
@@ -327,7 +331,12 @@ class Faults:
                     f.write(data)
         before = self.state()
         outside = job.outside()
-        proc = job.start(force, f"kill:{point.split()[1]}" if point.startswith("commit") else None)
+        fault = None
+        if point.startswith("commit"):
+            # "commit N": killed before the Nth rename of its commit; "noexchange" places a
+            # folder's files one by one, as where the file system cannot swap folders.
+            fault = ",".join(point.split()[2:] + [f"kill:{point.split()[1]}"])
+        proc = job.start(force, fault)
         caught = self.trigger(proc, point, force, delay)
         if caught:
             proc.send_signal(sig)
@@ -359,7 +368,7 @@ class Faults:
         check(not strays, f"{label}: temporaries not named after the killed run's PID "
               f"{proc.pid}: {few(strays)}")
         allowed = ("old" if force else "nothing", "new")
-        if job.kind == "files" and temps:
+        if (job.kind == "files" or "noexchange" in point) and temps:
             allowed += (state,)  # a commit among other files, for the next run to settle
         check(state in allowed, f"{label}: the output folder holds {state}, expected "
               f"{' or '.join(allowed)}; temporaries: {few(temps)}")
@@ -407,7 +416,8 @@ def test_faults(name, root):
             # A SIGINT as the first temporary appears meets the moment a run makes its
             # temporaries known to its signal handler: four times, fresh and with -f.
             fixed = ["temporary", "rename", "commit 1", "commit 2"] + \
-                (["commit 33"] if name == "npy-split" else []) \
+                (["commit 33"] if name == "npy-split" else []) + \
+                (["commit 2 noexchange"] if JOBS[name][1] == "folder" else []) \
                 if sig == signal.SIGKILL else ["temporary"] * 4 + (["rename"] if force else [])
             plan += [(sig, force, p, 0.0) for p in fixed]
             plan += [(sig, force, "random", rng.uniform(0, 1.1 * f.seconds))
