@@ -7,7 +7,6 @@ modification times compared before and after).
 """
 import hashlib
 import os
-import re
 import resource
 import shutil
 import stat
