@@ -120,6 +120,20 @@ static void block_signals(sigset_t *old) {
   sigprocmask(SIG_BLOCK, &set, old);
 }
 
+/* Whether a clean-up signal arrived while they were blocked: it is delivered when they are not. */
+static int cleanup_signal_pending(void) {
+  sigset_t pending;
+  if (sigpending(&pending) != 0) {
+    return 0;
+  }
+  for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++) {
+    if (sigismember(&pending, cleanup_signals[i]) == 1) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 const char *out_set_final(const out_set *set, size_t i, char *buf, size_t size) {
   if (set->folder) {
     return set->finals[i];
@@ -758,6 +772,14 @@ int out_set_commit(out_set *set) {
   }
   sigset_t old;
   block_signals(&old);
+  if (cleanup_signal_pending()) {
+    /* A signal sent while the outputs were written, before the commit began: the run ends as
+     * the signal asks, with nothing changed: the temporaries are removed, then the signal is
+     * delivered as the mask is restored. */
+    out_set_abort(set);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return cli_error(CLI_EXIT_SOFTWARE, "interrupted by a signal; nothing was written");
+  }
   int dir_is_target = set->own == NULL;
   out_commit c = {.dir_fd = set->stage_dir_fd,
                   .dir_path = set->stage_in,
