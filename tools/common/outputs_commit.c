@@ -179,17 +179,10 @@ static int sync_fd(int fd) {
 /* Reads the folder `fd`'s entries (not . and ..) into a malloc'd NULL-terminated array of
  * malloc'd names. Returns NULL with errno set on failure. */
 static char **list_entries(int fd, size_t *count) {
-  int dup_fd = dup(fd);
-  DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  DIR *dir = out_dir_entries(fd);
   if (dir == NULL) {
-    int e = errno;
-    if (dup_fd >= 0) {
-      close(dup_fd);
-    }
-    errno = e;
     return NULL;
   }
-  rewinddir(dir);
   size_t n = 0, cap = 16;
   char **names = malloc(cap * sizeof *names);
   struct dirent *e;
@@ -910,15 +903,10 @@ static int commit_folder(const out_commit *c, tool_error *err) {
 }
 
 long out_commit_holder(int dir_fd) {
-  int dup_fd = dup(dir_fd);
-  DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  DIR *dir = out_dir_entries(dir_fd);
   if (dir == NULL) {
-    if (dup_fd >= 0) {
-      close(dup_fd);
-    }
     return 0;
   }
-  rewinddir(dir);
   long pid = 0;
   size_t k = strlen(OUT_JOURNAL_SUFFIX);
   struct dirent *e;

@@ -95,17 +95,28 @@ static int open_dir_at(int dir_fd, const char *name) {
   return openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* Counts the bytes and files under the folder `fd`. */
-static void tree_size(int fd, uint64_t *bytes, size_t *files, int depth) {
+DIR *out_dir_entries(int fd) {
   int dup_fd = dup(fd);
   DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
   if (dir == NULL) {
+    int e = errno;
     if (dup_fd >= 0) {
       close(dup_fd);
     }
+    errno = e;
+    return NULL;
+  }
+  /* A duplicate shares its offset with `fd`: an earlier listing may have moved it. */
+  rewinddir(dir);
+  return dir;
+}
+
+/* Counts the bytes and files under the folder `fd`. */
+static void tree_size(int fd, uint64_t *bytes, size_t *files, int depth) {
+  DIR *dir = out_dir_entries(fd);
+  if (dir == NULL) {
     return;
   }
-  rewinddir(dir);
   struct dirent *e;
   while ((e = readdir(dir)) != NULL) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
@@ -133,17 +144,10 @@ static int remove_tree_at(int dir_fd, const char *name, uint64_t *bytes, size_t 
 
 /* Removes everything in the folder `fd`. Returns 0 or -1 with errno of the first failure. */
 static int remove_in(int fd, uint64_t *bytes, size_t *files, int depth) {
-  int dup_fd = dup(fd);
-  DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  DIR *dir = out_dir_entries(fd);
   if (dir == NULL) {
-    int e = errno;
-    if (dup_fd >= 0) {
-      close(dup_fd);
-    }
-    errno = e;
     return -1;
   }
-  rewinddir(dir);
   int rc = 0, first = 0;
   struct dirent *e;
   while ((e = readdir(dir)) != NULL) {
@@ -248,17 +252,10 @@ static int try_dead(int dir_fd, const char *name, int is_dir, int lock, int *fd)
 int out_temps_dead(int dir_fd, const char *prefix, int lock, out_temp **found, size_t *count) {
   *found = NULL;
   *count = 0;
-  int dup_fd = dup(dir_fd);
-  DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+  DIR *dir = out_dir_entries(dir_fd);
   if (dir == NULL) {
-    int e = errno;
-    if (dup_fd >= 0) {
-      close(dup_fd);
-    }
-    errno = e;
     return -1;
   }
-  rewinddir(dir);
   size_t cap = 0;
   size_t prefix_len = prefix != NULL ? strlen(prefix) : 0;
   struct dirent *e;

@@ -16,6 +16,7 @@
 #ifndef CLEAVE_CLI_OUTPUTS_STAGING_H
 #define CLEAVE_CLI_OUTPUTS_STAGING_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,12 @@ int out_stage_make(int dir_fd, const char *name, char **stage_name, int *stage_f
  * it), written to buf. Returns buf.
  */
 char *out_stage_prefix(const char *name, char *buf, size_t size);
+
+/**
+ * The entries of the folder `fd` from the first, read through a descriptor of their own (`fd`
+ * stays open; closedir releases the stream). NULL with errno set on failure.
+ */
+DIR *out_dir_entries(int fd);
 
 /** Whether a folder entry's name is a cleave temporary: hidden and holding OUT_TEMP_MARK. */
 int out_temp_name(const char *entry);
