@@ -10,7 +10,8 @@
 #
 # It prints the folder on stdout when the client is there.
 # The folder: $CLEAVE_LLAMA_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/cleave/node-llama-cpp-VERSION.
-# It holds npm/ (the packages), llama.cpp/ (the source files gguf-split needs), build/
+# It holds npm/ (the packages), llama.cpp/ (the source files gguf-split needs, and llama.cpp's
+# converter convert_hf_to_gguf.py with its conversion/ and gguf-py/ packages, which the convert tests run), build/
 # (llama-gguf-split) and `ready`, written last: when it is there, nothing is done (about 40 s
 # and 90 MB from the npm registry otherwise). Needs node >= 20 and npm, git, cmake and g++.
 #
@@ -24,7 +25,15 @@ version=3.21.1
 here=$(cd "$(dirname "$0")" && pwd)
 home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
 dir=${CLEAVE_LLAMA_DIR:-${XDG_CACHE_HOME:-$home/.cache}/cleave/node-llama-cpp-$version}
+# The converter and gguf-py, taken from the clone of the bundle (a folder made before they were
+# part of it gets them here, without installing anything again).
+converter_files="convert_hf_to_gguf.py conversion gguf-py"
+add_converter() {
+  # shellcheck disable=SC2086
+  git -C "$dir/llama.cpp" -c advice.detachedHead=false checkout --quiet HEAD -- $converter_files
+}
 if [ -f "$dir/ready" ]; then
+  [ -d "$dir/llama.cpp/conversion" ] || add_converter
   echo "$dir"
   exit 0
 fi
@@ -46,6 +55,7 @@ mkdir -p "$dir"
 exec 9>"$dir/.lock"
 flock 9
 if [ -f "$dir/ready" ]; then
+  [ -d "$dir/llama.cpp/conversion" ] || add_converter
   echo "$dir"
   exit 0
 fi
@@ -75,6 +85,7 @@ echo "setup.sh: building llama-gguf-split from the package's llama.cpp source" >
 git clone --quiet --no-checkout "$package/llama/gitRelease.bundle" "$dir/llama.cpp"
 git -C "$dir/llama.cpp" -c advice.detachedHead=false checkout --quiet HEAD -- \
   include ggml/include common tools/gguf-split
+add_converter
 cmake -S "$here" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release \
   -DLLAMA_SOURCE="$dir/llama.cpp" -DLLAMA_LIBRARIES="$bins" >/dev/null
 cmake --build "$dir/build" >/dev/null
