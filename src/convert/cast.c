@@ -25,25 +25,22 @@ int cleave_cast_index(cleave_dtype dtype) {
   }
 }
 
-bool cleave_cast_has_simd(void) {
+const cleave_cast_kernels *cleave_cast_simd(void) {
 #if defined(CLEAVE_HAVE_AVX2_KERNELS) && defined(__GNUC__)
   /* The compiler runtime read CPUID once at load time for AVX2 (and checked that the OS saves
    * the YMM registers); F16C, which the builtin does not know, is bit 29 of leaf 1's ECX. */
   unsigned a = 0, b = 0, c = 0, d = 0;
-  return __builtin_cpu_supports("avx2") != 0 && __get_cpuid(1, &a, &b, &c, &d) != 0 &&
-         (c & (1u << 29)) != 0;
-#else
-  return false;
-#endif
-}
-
-const cleave_cast_kernels *cleave_cast_family(void) {
-#if defined(CLEAVE_HAVE_AVX2_KERNELS)
-  if (cleave_cast_has_simd()) {
+  if (__builtin_cpu_supports("avx2") != 0 && __get_cpuid(1, &a, &b, &c, &d) != 0 &&
+      (c & (1u << 29)) != 0) {
     return &cleave_cast_avx2;
   }
 #endif
-  return &cleave_cast_portable;
+  return NULL;
+}
+
+const cleave_cast_kernels *cleave_cast_family(void) {
+  const cleave_cast_kernels *simd = cleave_cast_simd();
+  return simd ? simd : &cleave_cast_portable;
 }
 
 int cleave_cast_supported(cleave_dtype from, cleave_dtype to) {

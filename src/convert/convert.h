@@ -30,13 +30,13 @@ int cleave_cast_index(cleave_dtype dtype);
 /** The portable kernels (every entry filled). */
 extern const cleave_cast_kernels cleave_cast_portable;
 
-/** The AVX2 + F16C kernels: use only when cleave_cast_has_simd(). */
+/** The AVX2 + F16C kernels (only in x86-64 builds): use only when cleave_cast_simd() says. */
 extern const cleave_cast_kernels cleave_cast_avx2;
 
-/** Whether this CPU runs the AVX2 + F16C kernels. */
-bool cleave_cast_has_simd(void);
+/** The vector family when this build has one and this CPU runs it (AVX2 and F16C), else NULL. */
+const cleave_cast_kernels *cleave_cast_simd(void);
 
-/** The family for this CPU. */
+/** The family for this CPU: the vector one, else the portable one. */
 const cleave_cast_kernels *cleave_cast_family(void);
 
 /* The portable rules on one element, which the vector kernels reproduce. */

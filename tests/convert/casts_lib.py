@@ -61,7 +61,7 @@ def dequantize(weight, scale, scale_type, block, dst, first=0, count=None):
     flat = np.ascontiguousarray(weight).reshape(-1)
     count = flat.size - first if count is None else count
     scale = np.ascontiguousarray(scale, dtype=BITS[scale_type])
-    out = np.zeros(count, dtype=BITS[dst])
+    out = np.zeros(count, dtype=BITS.get(dst, np.uint64))
     err = Error()
     status = lib().cleave_dequantize_fp8_blocks(
         flat.ctypes.data + first, rows, cols, scale.ctypes.data, scale_type, block[0], block[1],
