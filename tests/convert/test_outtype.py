@@ -205,6 +205,10 @@ def test_fp8_dequantized(work):
     want = reference(w, s, (128, 128), c.BF16)
     r = run(["shard", "m", "-n", "2", "--axis", "l.w=0", "--outtype", "bf16", "-o", "tp"], work)
     ok("shard FP8 --outtype bf16", r)
+    check("warning" in r.stderr and "config.json is copied unchanged" in r.stderr and
+          "quantization_config" in r.stderr, f"the config.json warning: {r.stderr.strip()}")
+    check(open(os.path.join(work, "tp", "config.json")).read() ==
+          open(os.path.join(work, "m", "config.json")).read(), "config.json copied unchanged")
     for rank in range(2):
         _, got = read_st(os.path.join(work, "tp", f"rank{rank}.safetensors"))
         check(sorted(got) == ["l.w", "n.b"], f"rank{rank}: the scale is left out: {sorted(got)}")
