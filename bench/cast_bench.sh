@@ -109,7 +109,7 @@ for ((r = 0; r < runs; r++)); do
     /usr/bin/time -f "%e %U %S %M" -o time.txt $(command_of "$name")
     read -r e u s m < time.txt
     wall[$name]+="$e "
-    cpu[$name]+="$(echo "$u + $s" | bc) "
+    cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') "
     rss[$name]+="$m "
     rm -rf out out.safetensors
   done
@@ -120,6 +120,6 @@ base=$(echo "${wall[cp]}" | median)
 printf "%-9s %9s %7s %9s %10s   (F32 model %d MiB, %d runs)\n" command "wall(s)" "x cp" "cpu(s)" "rss(KiB)" "$mib" "$runs"
 for name in "${names[@]}"; do
   w=$(echo "${wall[$name]}" | median)
-  printf "%-9s %9.3f %7.2f %9.3f %10s\n" "$name" "$w" "$(echo "$w / $base" | bc -l)" \
+  printf "%-9s %9.3f %7.2f %9.3f %10s\n" "$name" "$w" "$(awk -v w="$w" -v b="$base" 'BEGIN {print w / b}')" \
     "$(echo "${cpu[$name]}" | median)" "$(echo "${rss[$name]}" | maxof)"
 done
