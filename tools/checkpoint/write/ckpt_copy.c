@@ -50,7 +50,7 @@ typedef struct ckpt_copier {
   progress *progress;
   ckpt_writeq *wq;
   /* The scale of the FP8 weight last dequantized (ckpt_convert_piece), read once per weight. */
-  const ckpt_tensor *scaled;
+  const ckpt_tensor *scaled, *scale_of;
   unsigned char *scale;
 } ckpt_copier;
 
@@ -654,8 +654,10 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
     }
     return 0;
   }
-  const ckpt_tensor *w = NULL, *s = NULL;
-  if (ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
+  const ckpt_tensor *w = c->scaled, *s = c->scale_of;
+  /* The weight of the piece before, most often (the rows of one tensor). */
+  if ((w == NULL || w->file != src || from < w->offset || from - w->offset >= w->bytes) &&
+      ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
     return cli_error(CLI_EXIT_SOFTWARE,
                      "internal error: no FP8 weight with a scale at offset %llu of '%s'",
                      (unsigned long long)from, c->model->files[src].path);
@@ -673,6 +675,7 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
       return rc;
     }
     c->scaled = w;
+    c->scale_of = s;
   }
   const ckpt_quant *q = &c->model->quant;
   int64_t rows = w->shape[w->ndim - 2], cols = w->shape[w->ndim - 1];
