@@ -313,6 +313,16 @@ def test_gguf_shard_f16_read_by_gguf_py(work):
               f"rank{rank}: the Q8_0 tensor is untouched")
         check(seen["i.x"][1] == "I32", f"rank{rank}: the I32 tensor is untouched")
     ok("verify gguf", run(["verify", "tp", "--against", "model.gguf"], work))
+    # gguf merge --outtype f32 of the f16 ranks: the f16 values widened exactly.
+    ok("gguf merge --outtype f32",
+       run(["merge", "tp", "-o", "merged.gguf", "--outtype", "f32"], work))
+    r = subprocess.run([sys.executable, "-c", code, os.path.join(work, "merged.gguf")],
+                       capture_output=True, text=True, env=env)
+    seen = {line.split()[0]: line.split() for line in r.stdout.splitlines()}
+    check(seen.get("a.w", [None, None])[1] == "F32" and
+          seen["a.w"][-1] == a16.astype(np.float32).tobytes().hex(),
+          f"gguf merge --outtype f32: a.w is the f16 ranks widened: {r.stderr.strip()[-300:]}")
+    check(seen.get("q.w", [None, None])[1] == "Q8_0", "gguf merge: the Q8_0 tensor is untouched")
 
 
 def test_dry_run_names_the_conversion(work):
