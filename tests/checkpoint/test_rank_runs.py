@@ -299,7 +299,8 @@ def test_dry_run_and_json(work):
 
 def data_read(args, cwd):
     """(status, stderr, the bytes a run read beyond what its --dry-run reads: the headers, the
-    model's identity, config.json, the libraries' ELF headers)."""
+    model's identity, config.json, the libraries' ELF headers; the two differ by a few bytes
+    besides, under a sanitizer)."""
     status, err, read = run_counting(args, cwd)
     dry_status, dry_err, headers = run_counting(args + ["--dry-run"], cwd)
     return status or dry_status, err + dry_err, read - headers
@@ -320,7 +321,7 @@ def test_reads_only_its_bytes(work):
         status, err, read = data_read(base + ["-o", "ranks", "--rank", str(r)], work)
         # Reads start at their offset modulo 64: a little more than the bytes; the other ranks'
         # columns would be 3 * 256 KiB more.
-        check(status == 0 and need <= read <= need + 16 * 1024,
+        check(status == 0 and need - 4096 <= read <= need + 16 * 1024,
               f"rank {r} read {read} bytes ({status} {err.strip()}); it needs {need}, the whole "
               f"run read {whole}")
     gguf_file(os.path.join(work, "model.gguf"), np.random.default_rng(10))
@@ -329,7 +330,7 @@ def test_reads_only_its_bytes(work):
     need = cut // N + 16 * 8 * 34
     for r in (1, 3):
         status, err, read = data_read(gbase + ["-o", "gtp", "--rank", str(r)], work)
-        check(status == 0 and need <= read <= need + 16 * 1024,
+        check(status == 0 and need - 4096 <= read <= need + 16 * 1024,
               f"gguf rank {r} read {read} bytes ({status} {err.strip()}); it needs {need}")
     # reshard: a rank of 4 from 2 ranks reads its columns from the one input rank that holds
     # them, the replicated tensors it writes from input rank 0, and every copy of them once more
@@ -338,7 +339,7 @@ def test_reads_only_its_bytes(work):
     status, err, read = data_read(["reshard", "tp2", "-n", str(N), "--no-progress", "-o", "rs",
                                    "--rank", "2"], work)
     need = cut // N + 3 * replicated
-    check(status == 0 and need <= read <= need + 16 * 1024,
+    check(status == 0 and need - 4096 <= read <= need + 16 * 1024,
           f"reshard rank 2 read {read} bytes ({status} {err.strip()}); it needs {need}")
 
 
