@@ -206,6 +206,12 @@ def same_as_whole(work, base, label, parallel=True, merge_args=None):
     r = clitest.run(["verify", "apart"], work)
     check(r.returncode == 0, f"{label}: verify of the folders copied together: {r.returncode} "
           f"{r.stdout.strip()} {r.stderr.strip()}")
+    # check and ls read the union as any folder of ranks.
+    r = clitest.run(["check", "ranks"], work)
+    check(r.returncode == 0, f"{label}: check of the union: {r.returncode} {r.stderr.strip()}")
+    r = clitest.run(["ls", "ranks"], work)
+    check(r.returncode == 0 and r.stdout == clitest.run(["ls", "whole"], work).stdout.replace(
+        "whole", "ranks"), f"{label}: ls of the union: {r.returncode} {r.stderr.strip()}")
     r = clitest.run(["verify", "ranks"], work)
     check(r.returncode == 0 and "differ" not in r.stdout,
           f"{label}: verify of the union: {r.returncode} {r.stdout.strip()} {r.stderr.strip()}")

@@ -210,8 +210,9 @@ static const cli_opt one_rank_option[] = {
                   "write only rank R (0 to RANKS-1) of the run: the whole run is planned and "
                   "checked as without --rank, then only rank R's file is written, byte for byte "
                   "the whole run's, with its manifest cleave-manifest.rankR.json (the sidecars go "
-                  "with rank 0), reading only the bytes rank R needs; RANKS such runs, on one "
-                  "host or many, make the whole run's outputs"),
+                  "with rank 0), reading only the bytes rank R needs (and the copies the run "
+                  "compares); RANKS such runs, on one host or many, make the whole run's "
+                  "outputs, which verify and merge take as one"),
     CLI_END,
 };
 
