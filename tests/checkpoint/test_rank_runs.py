@@ -404,3 +404,23 @@ def test_errors(work):
               os.path.join(work, "v", "cleave-manifest.rank2.json"))
     u.expect_failure("a manifest renamed", ["verify", "v"], work, 65,
                      ["records rank 1, not 2 as its name says"])
+
+
+def test_earlier_runs_files(work):
+    """A rank's run warns about the files an earlier run left (rank 5 of an earlier -n 6), as the
+    whole run does, never about the other ranks of its own run."""
+    st_single(os.path.join(work, "m"), np.random.default_rng(13))
+    run_ok(["shard", "m", "-n", "8", "-o", "old8", "--axis", "row.w=0"], work, "old run of 8")
+    os.makedirs(os.path.join(work, "tp"))
+    shutil.copy(os.path.join(work, "old8", "rank5.safetensors"), os.path.join(work, "tp"))
+    base = ["shard", "m", "-n", str(N), "-o", "tp"] + ST_RULES
+    for r in (1, 0, 2):
+        res = run_ok(base + ["--rank", str(r)], work, f"rank {r} beside an earlier run's file")
+        warnings = [line for line in res.stderr.splitlines() if "warning" in line]
+        check(len(warnings) == 1 and "rank5.safetensors" in warnings[0] and
+              all(f"rank{k}." not in warnings[0] for k in range(N)),
+              f"rank {r}: the warnings {warnings}, expected one naming rank5.safetensors alone")
+    res = run_ok(base + ["--rank", "3"], os.path.join(work), "rank 3")
+    whole = run_ok(["shard", "m", "-n", str(N), "-o", "whole"] + ST_RULES, work, "whole")
+    check(whole.stderr == "" and "rank5.safetensors" in res.stderr,
+          f"the last rank's stderr {res.stderr!r}, the whole run's {whole.stderr!r}")

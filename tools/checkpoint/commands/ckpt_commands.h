@@ -131,8 +131,10 @@ typedef struct ckpt_command {
   ckpt_lineage lineage;
   char *record_text;
   char **record_words;
-  /** The manifest's name of a run of one rank (CKPT_MANIFEST_RANK_FORMAT). */
+  /** The manifest's name of a run of one rank (CKPT_MANIFEST_RANK_FORMAT), and the other ranks'
+   * files and manifests (NULL-terminated, malloc'd), which other runs write beside it. */
   char manifest_name[64];
+  char **other_ranks;
 } ckpt_command;
 
 /** How a verb runs: after its options were parsed into c->args (0 or an exit status). */

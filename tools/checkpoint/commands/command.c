@@ -298,17 +298,29 @@ static int add_records(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan, ow
  * the full run lays them out), then only rank R's file kept, so that it is byte for byte the
  * full run's rank R. Its manifest is named after the rank and says the run; the sidecars go with
  * rank 0 only, so that the union of the ranks' folders holds each once; the other ranks' files
- * beside it are expected, not an earlier run's leftovers. */
+ * and manifests beside it are expected (c->other_ranks), not an earlier run's leftovers. */
 static int keep_one_rank(ckpt_command *c, ckpt_plan *plan) {
   int64_t r = c->args.one_rank.rank;
-  if (plan->file_count != (size_t)c->args.ranks.spec.ranks || plan->index_name != NULL) {
+  size_t n = plan->file_count;
+  if (n != (size_t)c->args.ranks.spec.ranks || plan->index_name != NULL) {
     return cli_error(CLI_EXIT_SOFTWARE,
-                     "internal error: the plan of %zu files is not one file per rank of %lld",
-                     plan->file_count, (long long)c->args.ranks.spec.ranks);
+                     "internal error: the plan of %zu files is not one file per rank of %lld", n,
+                     (long long)c->args.ranks.spec.ranks);
   }
-  for (size_t i = 0; i < plan->file_count; i++) {
+  c->other_ranks = calloc(2 * n + 1, sizeof *c->other_ranks);
+  if (c->other_ranks == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
     if (i != (size_t)r) {
+      c->other_ranks[k++] = plan->files[i].name; /* taken from the file freed */
+      plan->files[i].name = NULL;
       ckpt_out_file_free(&plan->files[i]);
+      if (asprintf(&c->other_ranks[k++], CKPT_MANIFEST_RANK_FORMAT, (long long)i) < 0) {
+        c->other_ranks[k - 1] = NULL;
+        return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+      }
     }
   }
   if (r != 0) {
@@ -324,7 +336,7 @@ static int keep_one_rank(ckpt_command *c, ckpt_plan *plan) {
   run->manifest_ranks = c->args.ranks.spec.ranks;
   run->manifest_run = c->lineage.run;
   run->no_sidecar = run->no_sidecar || r != 0;
-  run->stale_suffixes = NULL;
+  run->expected = (const char *const *)c->other_ranks;
   return 0;
 }
 
@@ -357,6 +369,12 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
     c->driver->write.free_store(store);
   }
   owned_free(&records);
+  for (size_t i = 0; c->other_ranks != NULL && c->other_ranks[i] != NULL; i++) {
+    free(c->other_ranks[i]);
+  }
+  free(c->other_ranks);
+  c->other_ranks = NULL;
+  c->args.run.expected = NULL;
   return rc;
 }
 

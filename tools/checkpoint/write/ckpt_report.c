@@ -288,6 +288,7 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
                           .sync = o->sync,
                           .progress = o->progress && !o->quiet && isatty(2),
                           .stale_suffixes = o->stale_suffixes,
+                          .expected = o->expected,
                           .manifest = &info,
                           .sidecars = !o->no_sidecar};
   return ckpt_write_plan(plan, m, &w, report_before_commit, &r);

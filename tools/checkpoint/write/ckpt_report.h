@@ -30,6 +30,9 @@ typedef struct ckpt_run_options {
    * which its manifest records. */
   const char *manifest_run;
   int64_t manifest_rank, manifest_ranks;
+  /** The files of OUTDIR other runs write (the other ranks of a run of one rank), which the
+   * warning about an earlier run's files never names (NULL-terminated; NULL: none). */
+  const char *const *expected;
 } ckpt_run_options;
 
 /** Prints `text` to stdout with each control character as \xNN and each backslash as two, so

@@ -158,6 +158,7 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
                                               o->force, o->sync, o->manifest != NULL);
   free(file);
   out_set_watch_stale(out, o->stale_suffixes);
+  out_set_expect(out, o->expected);
   /* The files made from the model's data (and its index and manifest) are no more readable than
    * the most readable of the model's files; a sidecar keeps its own bits. */
   unsigned widest = 0;
