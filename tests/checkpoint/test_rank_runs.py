@@ -247,6 +247,27 @@ def gguf_merge(src, dst):
 def test_st_single(work):
     st_single(os.path.join(work, "m"), np.random.default_rng(1))
     same_as_whole(work, ["shard", "m", "-n", str(N)] + ST_RULES, "st single")
+    # --against compares every rank's pieces with the model; a file no rank's manifest lists is
+    # an extra file, a rank's file changed a difference (status 1 each).
+    r = clitest.run(["verify", "ranks", "--against", "m"], work)
+    check(r.returncode == 0, f"verify --against of the union: {r.returncode} {r.stdout.strip()} "
+          f"{r.stderr.strip()}")
+    with open(os.path.join(work, "ranks", "stray.safetensors"), "wb") as f:
+        f.write(b"x")
+    r = clitest.run(["verify", "ranks"], work)
+    check(r.returncode == 1 and "stray.safetensors" in r.stdout and "extra file" in r.stdout,
+          f"verify of the union with a stray file: {r.returncode} {r.stdout.strip()}")
+    os.remove(os.path.join(work, "ranks", "stray.safetensors"))
+    path = os.path.join(work, "ranks", "rank2.safetensors")
+    with open(path, "r+b") as f:
+        f.seek(os.path.getsize(path) - 1)
+        last = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([last[0] ^ 1]))
+    r = clitest.run(["verify", "ranks", "--against", "m"], work)
+    check(r.returncode == 1 and "rank2.safetensors" in r.stdout and
+          "differ" in r.stdout, f"verify of the union with rank 2 changed: {r.returncode} "
+          f"{r.stdout.strip()}")
 
 
 def test_st_sharded_sequential(work):
