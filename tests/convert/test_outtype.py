@@ -106,6 +106,13 @@ def test_shard_then_merge_bf16(work):
               f"rank{rank}: b.w is the bf16 cast of its rows")
         check(got["d.i"][0] == "I32" and np.array_equal(as_array(got["d.i"]), t["d.i"]),
               f"rank{rank}: d.i is untouched")
+    # One rank of the run (--rank) is the whole run's rank, byte for byte.
+    ok("shard --rank 1 --outtype bf16",
+       run(["shard", "m", "-n", "2", "--axis", "a.w=1", "--axis", "b.w=0", "--outtype", "bf16",
+            "--rank", "1", "-o", "r1"], work))
+    check(open(os.path.join(work, "r1", "rank1.safetensors"), "rb").read() ==
+          open(os.path.join(work, "tp", "rank1.safetensors"), "rb").read(),
+          "--rank 1 --outtype bf16 writes the whole run's rank 1")
     r = run(["merge", "tp", "-o", "merged"], work)
     ok("merge", r)
     _, got = read_st(os.path.join(work, "merged", "model.safetensors"))
