@@ -57,4 +57,8 @@ typedef void (*cleave_ggml_dequant_fn)(const uint8_t *src, int64_t n, float *dst
  * kernel's bits. */
 cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type);
 
+/* The portable kernel of a type (NULL when it is not dequantized), for the unit test that
+ * compares it with the AVX2 one. */
+cleave_ggml_dequant_fn cleave_ggml_dequant_portable(cleave_ggml_type type);
+
 #endif

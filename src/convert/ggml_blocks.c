@@ -308,7 +308,7 @@ static float ue4m3_half(uint8_t x) {
   if (exp == 0) {
     return (float)man * 0x1p-10f;
   }
-  return ldexpf(1.0f + (float)man / 8.0f, exp - 8);
+  return (1.0f + (float)man / 8.0f) * cleave_bits_float((uint32_t)(exp - 8 + 127) << 23);
 }
 
 /* NVFP4: 4 scales, then 4 groups of 8 bytes, each 16 values (low nibbles first). */
@@ -423,22 +423,30 @@ static uint16_t float_to_bf16(float f) {
   return (uint16_t)r;
 }
 
-/* NumPy's float32 -> int8 cast here (x86): truncation to int32, where NaN and values out of
- * int32's range give INT32_MIN, then the low byte. */
-static uint8_t numpy_int8_bits(float v) {
+/* v rounded half away from zero (gguf-py's np_roundf), then NumPy's float32 -> int8 cast here
+ * (x86): truncation to int32, where NaN and values out of int32's range give INT32_MIN, then the
+ * low byte. Without libm: the library links nothing but libc. */
+static uint8_t round_to_numpy_int8(float v) {
   if (!(v >= -2147483648.0f && v < 2147483648.0f)) {
     return 0;
   }
-  return (uint8_t)(uint32_t)(int32_t)v;
+  int32_t i = (int32_t)v;
+  float frac = v - (float)i; /* exact: the fraction of a float */
+  if (frac >= 0.5f) {
+    i++;
+  } else if (frac <= -0.5f) {
+    i--;
+  }
+  return (uint8_t)(uint32_t)i;
 }
 
 static void quantize_q8_0(const float *src, int64_t n_blocks, uint8_t *dst) {
   for (int64_t b = 0; b < n_blocks; b++, src += 32, dst += 34) {
-    /* NumPy's max propagates a NaN; fabsf keeps its payload and clears the sign */
+    /* NumPy's max propagates a NaN; abs keeps its payload and clears the sign */
     float amax = 0.0f;
     bool nan_seen = false;
     for (int j = 0; j < 32; j++) {
-      float a = fabsf(src[j]);
+      float a = cleave_bits_float(cleave_float_bits(src[j]) & 0x7fffffffu);
       if (isnan(a)) {
         if (!nan_seen) {
           amax = a;
@@ -454,7 +462,7 @@ static void quantize_q8_0(const float *src, int64_t n_blocks, uint8_t *dst) {
     dst[0] = (uint8_t)(dh & 0xff);
     dst[1] = (uint8_t)(dh >> 8);
     for (int j = 0; j < 32; j++) {
-      dst[2 + j] = numpy_int8_bits(roundf(src[j] * id));
+      dst[2 + j] = round_to_numpy_int8(src[j] * id);
     }
   }
 }
@@ -579,8 +587,6 @@ cleave_status cleave_ggml_dequantize(cleave_ggml_type type, const void *src, int
   return cleave_succeed(err);
 }
 
-/* The portable kernel of a type, for tests that compare it with the AVX2 one. */
-cleave_ggml_dequant_fn cleave_ggml_dequant_portable(cleave_ggml_type type);
 cleave_ggml_dequant_fn cleave_ggml_dequant_portable(cleave_ggml_type type) {
   const ggml_type_info *info = type_info(type);
   return info != NULL ? info->dequant : NULL;
