@@ -31,10 +31,12 @@ enum { GGML_TYPE_LIMIT = 43 };
  * a's NaN for the subtraction and b's (quieted) for the addition, as its loops order the x86
  * operands (the add is a broadcast scale's loop); a lone NaN propagates by itself. */
 static inline float sub_after(float a, float b) {
-  return isnan(a) ? a : a - b;
+  float r = a - b;
+  return isnan(a) ? a : r;
 }
 static inline float add_after(float a, float b) {
-  return isnan(b) ? cleave_bits_float(cleave_float_bits(b) | 0x00400000u) : a + b;
+  float r = a + b;
+  return isnan(b) ? cleave_bits_float(cleave_float_bits(b) | 0x00400000u) : r;
 }
 
 static inline float scale_at(const uint8_t *p) {
@@ -120,13 +122,18 @@ static void dq_q2_k(const uint8_t *src, int64_t n, float *dst) {
   for (int64_t b = 0; b < n; b++, src += 84, dst += 256) {
     const uint8_t *scales = src, *qs = src + 16;
     float d = scale_at(src + 80), dmin = scale_at(src + 82);
-    for (int g = 0; g < 16; g++) {
-      float dl = d * (float)(scales[g] & 15);
-      float ml = dmin * (float)(scales[g] >> 4);
-      for (int i = 0; i < 16; i++) {
-        int p = g * 16 + i;
-        int q = (qs[(p / 128) * 32 + p % 32] >> (2 * ((p % 128) / 32))) & 3;
-        dst[p] = sub_after(dl * (float)q, ml);
+    for (int j = 0; j < 2; j++) {
+      for (int s = 0; s < 4; s++) {
+        for (int h = 0; h < 2; h++) {
+          int g = j * 8 + s * 2 + h;
+          float dl = d * (float)(scales[g] & 15);
+          float ml = dmin * (float)(scales[g] >> 4);
+          const uint8_t *q = qs + j * 32 + h * 16;
+          float *y = dst + g * 16;
+          for (int l = 0; l < 16; l++) {
+            y[l] = sub_after(dl * (float)((q[l] >> (2 * s)) & 3), ml);
+          }
+        }
       }
     }
   }
@@ -139,15 +146,21 @@ static void dq_q3_k(const uint8_t *src, int64_t n, float *dst) {
   for (int64_t b = 0; b < n; b++, src += 110, dst += 256) {
     const uint8_t *hmask = src, *qs = src + 32, *sc = src + 96;
     float d = scale_at(src + 108);
-    for (int g = 0; g < 16; g++) {
-      int lo = (sc[g % 8] >> (4 * (g / 8))) & 15;
-      int hi = (sc[8 + g % 4] >> (2 * (g / 4))) & 3;
-      float dl = d * (float)((lo | (hi << 4)) - 32);
-      for (int i = 0; i < 16; i++) {
-        int p = g * 16 + i;
-        int q = (qs[(p / 128) * 32 + p % 32] >> (2 * ((p % 128) / 32))) & 3;
-        int h = (hmask[p % 32] >> (p / 32)) & 1;
-        dst[p] = dl * (float)(q - ((h ^ 1) << 2));
+    for (int j = 0; j < 2; j++) {
+      for (int s = 0; s < 4; s++) {
+        for (int h = 0; h < 2; h++) {
+          int g = j * 8 + s * 2 + h;
+          int lo = (sc[g % 8] >> (4 * (g / 8))) & 15;
+          int hi = (sc[8 + g % 4] >> (2 * (g / 4))) & 3;
+          float dl = d * (float)((lo | (hi << 4)) - 32);
+          const uint8_t *q = qs + j * 32 + h * 16, *m = hmask + h * 16;
+          int bit = j * 4 + s;
+          float *y = dst + g * 16;
+          for (int l = 0; l < 16; l++) {
+            int v = ((q[l] >> (2 * s)) & 3) - ((((m[l] >> bit) & 1) ^ 1) << 2);
+            y[l] = dl * (float)v;
+          }
+        }
       }
     }
   }
@@ -204,13 +217,18 @@ static void dq_q6_k(const uint8_t *src, int64_t n, float *dst) {
   for (int64_t b = 0; b < n; b++, src += 210, dst += 256) {
     const uint8_t *ql = src, *qh = src + 128, *sc = src + 192;
     float d = scale_at(src + 208);
-    for (int g = 0; g < 16; g++) {
-      float dg = d * (float)(int8_t)sc[g];
-      for (int i = 0; i < 16; i++) {
-        int p = g * 16 + i, j = p / 128, r = p % 128;
-        int lo = (ql[j * 64 + r % 64] >> (4 * (r / 64))) & 15;
-        int hi = (qh[j * 32 + r % 32] >> (2 * (r / 32))) & 3;
-        dst[p] = dg * (float)((lo | (hi << 4)) - 32);
+    for (int j = 0; j < 2; j++) {
+      for (int c = 0; c < 8; c++) {
+        /* 16 values at r = 16c of this half: nibble r / 64 of ql, pair r / 32 of qh */
+        int r = 16 * c, g = j * 8 + c;
+        float dg = d * (float)(int8_t)sc[g];
+        const uint8_t *l4 = ql + j * 64 + r % 64, *h2 = qh + j * 32 + r % 32;
+        int ls = 4 * (r / 64), hs = 2 * (r / 32);
+        float *y = dst + j * 128 + r;
+        for (int l = 0; l < 16; l++) {
+          int v = (((l4[l] >> ls) & 15) | (((h2[l] >> hs) & 3) << 4)) - 32;
+          y[l] = dg * (float)v;
+        }
       }
     }
   }
@@ -222,20 +240,17 @@ static void dq_tq1_0(const uint8_t *src, int64_t n, float *dst) {
   static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
   for (int64_t b = 0; b < n; b++, src += 54, dst += 256) {
     float d = scale_at(src + 52);
-    for (int p = 0; p < 256; p++) {
-      uint8_t byte, mul;
-      if (p < 160) {
-        byte = src[p % 32];
-        mul = pow3[p / 32];
-      } else if (p < 240) {
-        byte = src[32 + (p - 160) % 16];
-        mul = pow3[(p - 160) / 16];
-      } else {
-        byte = src[48 + (p - 240) % 4];
-        mul = pow3[(p - 240) / 4];
+    /* 160 values from bytes 0-31, 80 from 32-47, 16 from 48-51 */
+    static const int starts[3] = {0, 32, 48}, widths[3] = {32, 16, 4}, digits[3] = {5, 5, 4};
+    float *y = dst;
+    for (int part = 0; part < 3; part++) {
+      const uint8_t *q = src + starts[part];
+      for (int k = 0; k < digits[part]; k++) {
+        for (int l = 0; l < widths[part]; l++) {
+          uint8_t v = (uint8_t)(q[l] * pow3[k]);
+          *y++ = d * (float)(((v * 3) >> 8) - 1);
+        }
       }
-      uint8_t v = (uint8_t)(byte * mul);
-      dst[p] = d * (float)(((v * 3) >> 8) - 1);
     }
   }
 }
@@ -244,9 +259,14 @@ static void dq_tq1_0(const uint8_t *src, int64_t n, float *dst) {
 static void dq_tq2_0(const uint8_t *src, int64_t n, float *dst) {
   for (int64_t b = 0; b < n; b++, src += 66, dst += 256) {
     float d = scale_at(src + 64);
-    for (int p = 0; p < 256; p++) {
-      int q = (src[(p / 128) * 32 + p % 32] >> (2 * ((p % 128) / 32))) & 3;
-      dst[p] = d * (float)(q - 1);
+    for (int j = 0; j < 2; j++) {
+      for (int s = 0; s < 4; s++) {
+        const uint8_t *q = src + j * 32;
+        float *y = dst + j * 128 + s * 32;
+        for (int l = 0; l < 32; l++) {
+          y[l] = d * (float)(((q[l] >> (2 * s)) & 3) - 1);
+        }
+      }
     }
   }
 }
