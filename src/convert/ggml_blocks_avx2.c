@@ -171,6 +171,193 @@ static void dq_q6_k_avx2(const uint8_t *src, int64_t n, float *dst) {
   }
 }
 
+/* Stores dk * v - mk (NaN of the product first) for 16 uint8 values below 128 at dst. */
+static inline void store16_sub(float *dst, __m128i v, __m256 dk, __m256 mk) {
+  __m256 a = _mm256_mul_ps(dk, i8x8_to_ps(v));
+  __m256 c = _mm256_mul_ps(dk, i8x8_to_ps(_mm_srli_si128(v, 8)));
+  _mm256_storeu_ps(dst, sub_after8(a, mk));
+  _mm256_storeu_ps(dst + 8, sub_after8(c, mk));
+}
+
+/* 16 bits as 16 bytes of 0 or `value` (bit i to byte i). */
+static inline __m128i bits16_to_bytes(uint32_t bits, __m128i value) {
+  const __m128i spread = _mm_set_epi8(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m128i select = _mm_set_epi8((char)0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01,
+                                      (char)0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01);
+  __m128i b = _mm_shuffle_epi8(_mm_cvtsi32_si128((int)bits), spread);
+  __m128i set = _mm_cmpeq_epi8(_mm_and_si128(b, select), select);
+  return _mm_and_si128(set, value);
+}
+
+static void dq_q5_0_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i low4 = _mm_set1_epi8(15), b4 = _mm_set1_epi8(16);
+  for (int64_t b = 0; b < n; b++, src += 22, dst += 32) {
+    __m256 d = _mm256_set1_ps(cleave_half_to_float(cleave_le16(src)));
+    uint32_t qh = cleave_le32(src + 2);
+    __m128i q = _mm_loadu_si128((const __m128i *)(src + 6));
+    __m128i lo = _mm_or_si128(_mm_and_si128(q, low4), bits16_to_bytes(qh & 0xffffu, b4));
+    __m128i hi =
+        _mm_or_si128(_mm_and_si128(_mm_srli_epi16(q, 4), low4), bits16_to_bytes(qh >> 16, b4));
+    store16(dst, _mm_sub_epi8(lo, b4), d);
+    store16(dst + 16, _mm_sub_epi8(hi, b4), d);
+  }
+}
+
+static void dq_q5_1_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i low4 = _mm_set1_epi8(15), b4 = _mm_set1_epi8(16);
+  for (int64_t b = 0; b < n; b++, src += 24, dst += 32) {
+    __m256 d = _mm256_set1_ps(cleave_half_to_float(cleave_le16(src)));
+    __m256 m = _mm256_set1_ps(cleave_half_to_float(cleave_le16(src + 2)));
+    uint32_t qh = cleave_le32(src + 4);
+    __m128i q = _mm_loadu_si128((const __m128i *)(src + 8));
+    __m128i lo = _mm_or_si128(_mm_and_si128(q, low4), bits16_to_bytes(qh & 0xffffu, b4));
+    __m128i hi =
+        _mm_or_si128(_mm_and_si128(_mm_srli_epi16(q, 4), low4), bits16_to_bytes(qh >> 16, b4));
+    store16_add(dst, lo, d, m);
+    store16_add(dst + 16, hi, d, m);
+  }
+}
+
+static void dq_q2_k_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i low2 = _mm_set1_epi8(3);
+  for (int64_t b = 0; b < n; b++, src += 84, dst += 256) {
+    const uint8_t *scales = src, *qs = src + 16;
+    float d = cleave_half_to_float(cleave_le16(src + 80));
+    float dmin = cleave_half_to_float(cleave_le16(src + 82));
+    for (int j = 0; j < 2; j++) {
+      for (int h = 0; h < 2; h++) {
+        __m128i q = _mm_loadu_si128((const __m128i *)(qs + j * 32 + h * 16));
+        for (int s = 0; s < 4; s++) {
+          int g = j * 8 + s * 2 + h;
+          __m256 dl = _mm256_set1_ps(d * (float)(scales[g] & 15));
+          __m256 ml = _mm256_set1_ps(dmin * (float)(scales[g] >> 4));
+          __m128i v = _mm_and_si128(_mm_srl_epi16(q, _mm_cvtsi32_si128(2 * s)), low2);
+          store16_sub(dst + g * 16, v, dl, ml);
+        }
+      }
+    }
+  }
+}
+
+static void dq_q3_k_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i low2 = _mm_set1_epi8(3), one = _mm_set1_epi8(1), four = _mm_set1_epi8(4);
+  for (int64_t b = 0; b < n; b++, src += 110, dst += 256) {
+    const uint8_t *hmask = src, *qs = src + 32, *sc = src + 96;
+    float d = cleave_half_to_float(cleave_le16(src + 108));
+    for (int j = 0; j < 2; j++) {
+      for (int h = 0; h < 2; h++) {
+        __m128i q = _mm_loadu_si128((const __m128i *)(qs + j * 32 + h * 16));
+        __m128i m = _mm_loadu_si128((const __m128i *)(hmask + h * 16));
+        for (int s = 0; s < 4; s++) {
+          int g = j * 8 + s * 2 + h;
+          int lo = (sc[g % 8] >> (4 * (g / 8))) & 15;
+          int hi = (sc[8 + g % 4] >> (2 * (g / 4))) & 3;
+          __m256 dl = _mm256_set1_ps(d * (float)((lo | (hi << 4)) - 32));
+          __m128i v = _mm_and_si128(_mm_srl_epi16(q, _mm_cvtsi32_si128(2 * s)), low2);
+          __m128i bit = _mm_and_si128(_mm_srl_epi16(m, _mm_cvtsi32_si128(j * 4 + s)), one);
+          /* a clear bit subtracts 4 */
+          v = _mm_sub_epi8(v, _mm_andnot_si128(_mm_slli_epi16(bit, 2), four));
+          store16(dst + g * 16, v, dl);
+        }
+      }
+    }
+  }
+}
+
+static void dq_tq2_0_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i low2 = _mm_set1_epi8(3), one = _mm_set1_epi8(1);
+  for (int64_t b = 0; b < n; b++, src += 66, dst += 256) {
+    __m256 d = _mm256_set1_ps(cleave_half_to_float(cleave_le16(src + 64)));
+    for (int j = 0; j < 2; j++) {
+      for (int h = 0; h < 2; h++) {
+        __m128i q = _mm_loadu_si128((const __m128i *)(src + j * 32 + h * 16));
+        for (int s = 0; s < 4; s++) {
+          __m128i v = _mm_and_si128(_mm_srl_epi16(q, _mm_cvtsi32_si128(2 * s)), low2);
+          store16(dst + j * 128 + s * 32 + h * 16, _mm_sub_epi8(v, one), d);
+        }
+      }
+    }
+  }
+}
+
+/* 16 bytes of 4-bit indices: the table's int8 values for the low nibbles and the high ones. */
+static inline void lookup16(__m128i table, __m128i q, __m128i *lo, __m128i *hi) {
+  const __m128i low4 = _mm_set1_epi8(15);
+  *lo = _mm_shuffle_epi8(table, _mm_and_si128(q, low4));
+  *hi = _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(q, 4), low4));
+}
+
+static const int8_t iq4nl_table[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                       1,    13,   25,  38,  53,  69,  89,  113};
+static const int8_t e2m1_table[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+static void dq_iq4_nl_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i table = _mm_loadu_si128((const __m128i *)iq4nl_table);
+  for (int64_t b = 0; b < n; b++, src += 18, dst += 32) {
+    __m256 d = _mm256_set1_ps(cleave_half_to_float(cleave_le16(src)));
+    __m128i lo, hi;
+    lookup16(table, _mm_loadu_si128((const __m128i *)(src + 2)), &lo, &hi);
+    store16(dst, lo, d);
+    store16(dst + 16, hi, d);
+  }
+}
+
+static void dq_iq4_xs_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i table = _mm_loadu_si128((const __m128i *)iq4nl_table);
+  for (int64_t b = 0; b < n; b++, src += 136, dst += 256) {
+    float d = cleave_half_to_float(cleave_le16(src));
+    unsigned sh = cleave_le16(src + 2);
+    const uint8_t *sl = src + 4, *qs = src + 8;
+    for (int k = 0; k < 8; k++) {
+      int lo4 = (sl[k / 2] >> (4 * (k % 2))) & 15;
+      int hi2 = (int)((sh >> (2 * k)) & 3u);
+      __m256 dl = _mm256_set1_ps(d * (float)((lo4 | (hi2 << 4)) - 32));
+      __m128i lo, hi;
+      lookup16(table, _mm_loadu_si128((const __m128i *)(qs + k * 16)), &lo, &hi);
+      store16(dst + k * 32, lo, dl);
+      store16(dst + k * 32 + 16, hi, dl);
+    }
+  }
+}
+
+static void dq_mxfp4_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i table = _mm_loadu_si128((const __m128i *)e2m1_table);
+  for (int64_t b = 0; b < n; b++, src += 17, dst += 32) {
+    uint32_t e = src[0];
+    __m256 d = _mm256_set1_ps(cleave_bits_float(e < 2 ? 0x00200000u << e : (e - 1) << 23));
+    __m128i lo, hi;
+    lookup16(table, _mm_loadu_si128((const __m128i *)(src + 1)), &lo, &hi);
+    store16(dst, lo, d);
+    store16(dst + 16, hi, d);
+  }
+}
+
+/* IEEE halves to floats as cleave_half_to_float (NumPy's rule: NaN payloads kept, not quieted),
+ * 8 at a time, with integer operations (F16C would quiet signalling NaNs). */
+static void dq_f16_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m256i magnitude = _mm256_set1_epi32(0x7fff), exp_mask = _mm256_set1_epi32(0x7c00);
+  const __m256i sign_mask = _mm256_set1_epi32(0x8000), zero = _mm256_setzero_si256();
+  const __m256i normal_bias = _mm256_set1_epi32(0x38000000);
+  const __m256i special_bias = _mm256_set1_epi32(0x70000000);
+  const __m256 tiny = _mm256_set1_ps(0x1p-24f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + 2 * i)));
+    __m256i m = _mm256_and_si256(h, magnitude), e = _mm256_and_si256(h, exp_mask);
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(h, sign_mask), 16);
+    __m256i shifted = _mm256_slli_epi32(m, 13);
+    __m256i normal = _mm256_add_epi32(shifted, normal_bias);
+    __m256i special = _mm256_add_epi32(shifted, special_bias);
+    __m256i sub = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(m), tiny));
+    __m256i r = _mm256_blendv_epi8(normal, special, _mm256_cmpeq_epi32(e, exp_mask));
+    r = _mm256_blendv_epi8(r, sub, _mm256_cmpeq_epi32(e, zero));
+    _mm256_storeu_si256((__m256i *)(dst + i), _mm256_or_si256(r, sign));
+  }
+  for (; i < n; i++) {
+    dst[i] = cleave_half_to_float(cleave_le16(src + 2 * i));
+  }
+}
+
 cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type) {
   switch (type) {
   case CLEAVE_GGML_Q8_0:
@@ -185,6 +372,24 @@ cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type) {
     return dq_q5_k_avx2;
   case CLEAVE_GGML_Q6_K:
     return dq_q6_k_avx2;
+  case CLEAVE_GGML_Q5_0:
+    return dq_q5_0_avx2;
+  case CLEAVE_GGML_Q5_1:
+    return dq_q5_1_avx2;
+  case CLEAVE_GGML_Q2_K:
+    return dq_q2_k_avx2;
+  case CLEAVE_GGML_Q3_K:
+    return dq_q3_k_avx2;
+  case CLEAVE_GGML_TQ2_0:
+    return dq_tq2_0_avx2;
+  case CLEAVE_GGML_IQ4_NL:
+    return dq_iq4_nl_avx2;
+  case CLEAVE_GGML_IQ4_XS:
+    return dq_iq4_xs_avx2;
+  case CLEAVE_GGML_MXFP4:
+    return dq_mxfp4_avx2;
+  case CLEAVE_GGML_F16:
+    return dq_f16_avx2;
   default:
     return NULL;
   }
