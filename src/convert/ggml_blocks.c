@@ -392,46 +392,6 @@ static const ggml_type_info *type_info(cleave_ggml_type type) {
 
 /* ---- quantizing -------------------------------------------------------------------------- */
 
-/* float32 to IEEE half, rounded to nearest even, as NumPy's astype(float16): overflow gives an
- * infinity; a NaN keeps its top 10 payload bits (never becoming an infinity). */
-static uint16_t float_to_half(float f) {
-  uint32_t u = cleave_float_bits(f);
-  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-  uint32_t a = u & 0x7fffffffu;
-  if (a >= 0x7f800000u) {
-    if (a == 0x7f800000u) {
-      return (uint16_t)(sign | 0x7c00u);
-    }
-    uint32_t h = 0x7c00u + ((a & 0x7fffffu) >> 13);
-    return (uint16_t)(sign | (h == 0x7c00u ? 0x7c01u : h));
-  }
-  if (a < 0x38800000u) {
-    /* below the smallest normal half: a multiple of 2^-24, rounded to nearest even */
-    uint32_t exp = a >> 23;
-    if (exp == 0) {
-      return sign; /* float32 zero or subnormal: far below half's range */
-    }
-    uint32_t sig = (a & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126u - exp;
-    if (shift >= 25) {
-      return sign;
-    }
-    uint32_t q = sig >> shift, rem = sig & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    if (rem > half || (rem == half && (q & 1u))) {
-      q++;
-    }
-    return (uint16_t)(sign | q);
-  }
-  uint32_t h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) {
-    h++;
-  }
-  if (h >= 0x7c00u) {
-    h = 0x7c00u;
-  }
-  return (uint16_t)(sign | h);
-}
-
 /* float32 to bfloat16 as gguf-py's BF16 quantizer: a NaN quieted (keeping its top bits), the
  * rest rounded to nearest even (overflow gives an infinity). */
 static uint16_t float_to_bf16(float f) {
@@ -443,47 +403,9 @@ static uint16_t float_to_bf16(float f) {
   return (uint16_t)r;
 }
 
-/* v rounded half away from zero (gguf-py's np_roundf), then NumPy's float32 -> int8 cast here
- * (x86): truncation to int32, where NaN and values out of int32's range give INT32_MIN, then the
- * low byte. Without libm: the library links nothing but libc. */
-static uint8_t round_to_numpy_int8(float v) {
-  if (!(v >= -2147483648.0f && v < 2147483648.0f)) {
-    return 0;
-  }
-  int32_t i = (int32_t)v;
-  float frac = v - (float)i; /* exact: the fraction of a float */
-  if (frac >= 0.5f) {
-    i++;
-  } else if (frac <= -0.5f) {
-    i--;
-  }
-  return (uint8_t)(uint32_t)i;
-}
-
-static void quantize_q8_0(const float *src, int64_t n_blocks, uint8_t *dst) {
+void cleave_ggml_quantize_q8_0_portable(const float *src, int64_t n_blocks, uint8_t *dst) {
   for (int64_t b = 0; b < n_blocks; b++, src += 32, dst += 34) {
-    /* NumPy's max propagates a NaN; abs keeps its payload and clears the sign */
-    float amax = 0.0f;
-    bool nan_seen = false;
-    for (int j = 0; j < 32; j++) {
-      float a = cleave_bits_float(cleave_float_bits(src[j]) & 0x7fffffffu);
-      if (isnan(a)) {
-        if (!nan_seen) {
-          amax = a;
-          nan_seen = true;
-        }
-      } else if (!nan_seen && a > amax) {
-        amax = a;
-      }
-    }
-    float d = amax / 127.0f;
-    float id = d == 0.0f ? 0.0f : 1.0f / d;
-    uint16_t dh = float_to_half(d);
-    dst[0] = (uint8_t)(dh & 0xff);
-    dst[1] = (uint8_t)(dh >> 8);
-    for (int j = 0; j < 32; j++) {
-      dst[2 + j] = round_to_numpy_int8(src[j] * id);
-    }
+    cleave_q8_0_block(src, cleave_q8_0_amax(src), dst);
   }
 }
 
@@ -655,11 +577,15 @@ cleave_status cleave_ggml_quantize(cleave_ggml_type type, const float *src, int6
   uint8_t *out = dst;
   switch (type) {
   case CLEAVE_GGML_Q8_0:
-    quantize_q8_0(src, blocks, out);
+    if (cleave_cpu_has_avx2()) {
+      cleave_ggml_quantize_q8_0_avx2(src, blocks, out);
+    } else {
+      cleave_ggml_quantize_q8_0_portable(src, blocks, out);
+    }
     break;
   case CLEAVE_GGML_F16:
     for (int64_t i = 0; i < elements; i++) {
-      uint16_t h = float_to_half(src[i]);
+      uint16_t h = cleave_float_to_half(src[i]);
       out[2 * i] = (uint8_t)(h & 0xff);
       out[2 * i + 1] = (uint8_t)(h >> 8);
     }
@@ -684,5 +610,8 @@ cleave_status cleave_ggml_quantize(cleave_ggml_type type, const float *src, int6
 cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type) {
   (void)type;
   return NULL;
+}
+void cleave_ggml_quantize_q8_0_avx2(const float *src, int64_t n_blocks, uint8_t *dst) {
+  cleave_ggml_quantize_q8_0_portable(src, n_blocks, dst);
 }
 #endif

@@ -358,6 +358,71 @@ static void dq_f16_avx2(const uint8_t *src, int64_t n, float *dst) {
   }
 }
 
+static void dq_bf16_avx2(const uint8_t *src, int64_t n, float *dst) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + 2 * i)));
+    _mm256_storeu_si256((__m256i *)(dst + i), _mm256_slli_epi32(h, 16));
+  }
+  for (; i < n; i++) {
+    dst[i] = cleave_bits_float((uint32_t)cleave_le16(src + 2 * i) << 16);
+  }
+}
+
+/* Eight products x * id rounded half away from zero, then NumPy's int8 cast: truncation to int32
+ * (NaN and out-of-range giving INT32_MIN, as cvttps2dq does), low byte. As
+ * cleave_round_to_numpy_int8. */
+static inline __m256i round8(__m256 v) {
+  const __m256 half = _mm256_set1_ps(0.5f), minus_half = _mm256_set1_ps(-0.5f);
+  const __m256i one = _mm256_set1_epi32(1);
+  __m256i i = _mm256_cvttps_epi32(v);
+  __m256 frac = _mm256_sub_ps(v, _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  __m256i up = _mm256_castps_si256(_mm256_cmp_ps(frac, half, _CMP_GE_OQ));
+  __m256i down = _mm256_castps_si256(_mm256_cmp_ps(frac, minus_half, _CMP_LE_OQ));
+  i = _mm256_add_epi32(i, _mm256_and_si256(up, one));
+  return _mm256_sub_epi32(i, _mm256_and_si256(down, one));
+}
+
+void cleave_ggml_quantize_q8_0_avx2(const float *src, int64_t n_blocks, uint8_t *dst) {
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  /* the low byte of each int32, lanes 0-3 of each 128-bit half, then the halves joined */
+  const __m256i low_bytes =
+      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i gather = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int64_t b = 0; b < n_blocks; b++, src += 32, dst += 34) {
+    __m256 x[4];
+    __m256 any_nan = _mm256_setzero_ps(), m = _mm256_setzero_ps();
+    for (int k = 0; k < 4; k++) {
+      x[k] = _mm256_loadu_ps(src + 8 * k);
+      any_nan = _mm256_or_ps(any_nan, _mm256_cmp_ps(x[k], x[k], _CMP_UNORD_Q));
+      m = _mm256_max_ps(m, _mm256_and_ps(x[k], abs_mask));
+    }
+    if (_mm256_movemask_ps(any_nan) != 0) {
+      cleave_q8_0_block(src, cleave_q8_0_amax(src), dst);
+      continue;
+    }
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+    float amax = _mm_cvtss_f32(m4);
+    float d = amax / 127.0f;
+    float id = d == 0.0f ? 0.0f : 1.0f / d;
+    uint16_t dh = cleave_float_to_half(d);
+    dst[0] = (uint8_t)(dh & 0xff);
+    dst[1] = (uint8_t)(dh >> 8);
+    __m256 vid = _mm256_set1_ps(id);
+    for (int k = 0; k < 4; k += 2) {
+      __m256i a = _mm256_shuffle_epi8(round8(_mm256_mul_ps(x[k], vid)), low_bytes);
+      __m256i c = _mm256_shuffle_epi8(round8(_mm256_mul_ps(x[k + 1], vid)), low_bytes);
+      /* a holds its values' bytes in dwords 0 and 4, c likewise: dwords a0 c0 . . a4 c4 . .,
+       * then a0 a4 c0 c4, the 16 bytes in order */
+      __m256i both = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi32(a, c), gather);
+      _mm_storeu_si128((__m128i *)(dst + 2 + 8 * k), _mm256_castsi256_si128(both));
+    }
+  }
+}
+
 cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type) {
   switch (type) {
   case CLEAVE_GGML_Q8_0:
@@ -390,6 +455,8 @@ cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type) {
     return dq_mxfp4_avx2;
   case CLEAVE_GGML_F16:
     return dq_f16_avx2;
+  case CLEAVE_GGML_BF16:
+    return dq_bf16_avx2;
   default:
     return NULL;
   }

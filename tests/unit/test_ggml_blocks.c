@@ -15,6 +15,8 @@ typedef void (*dequant_fn)(const uint8_t *src, int64_t n, float *dst);
 dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type);
 dequant_fn cleave_ggml_dequant_portable(cleave_ggml_type type);
 _Bool cleave_cpu_has_avx2(void);
+void cleave_ggml_quantize_q8_0_portable(const float *src, int64_t n_blocks, uint8_t *dst);
+void cleave_ggml_quantize_q8_0_avx2(const float *src, int64_t n_blocks, uint8_t *dst);
 
 #define SENTINEL 0x5au
 
@@ -225,11 +227,51 @@ static void test_avx2_same_bits(void **state) {
   assert_true(tested >= 6);
 }
 
+/* The AVX2 Q8_0 quantizer gives the portable one's bytes: random bit patterns (NaNs, infinities,
+ * subnormals included), scaled normal values, halfway cases. */
+static void test_avx2_quantize_same_bytes(void **state) {
+  (void)state;
+  if (!cleave_cpu_has_avx2()) {
+    skip();
+  }
+  enum { BLOCKS = 3000 };
+  float *x = malloc(BLOCKS * 32 * sizeof(float));
+  uint8_t *a = malloc(BLOCKS * 34), *b = malloc(BLOCKS * 34);
+  assert_true(x != NULL && a != NULL && b != NULL);
+  uint32_t r = 99u;
+  for (int i = 0; i < BLOCKS * 32; i++) {
+    r = r * 1664525u + 1013904223u;
+    int blk = i / 32;
+    uint32_t u;
+    if (blk % 3 == 0) {
+      u = r; /* any bit pattern */
+    } else {
+      float f = (float)(int32_t)r * 0x1p-31f * (float)(1 << (blk % 20));
+      memcpy(&u, &f, 4);
+      if (blk % 7 == 0) {
+        f = (float)(i % 32) - 15.5f;
+        memcpy(&u, &f, 4);
+      }
+    }
+    memcpy(&x[i], &u, 4);
+  }
+  cleave_ggml_quantize_q8_0_portable(x, BLOCKS, a);
+  cleave_ggml_quantize_q8_0_avx2(x, BLOCKS, b);
+  assert_memory_equal(a, b, BLOCKS * 34);
+  free(x);
+  free(a);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_type_table),           cmocka_unit_test(test_can_quantize),
-      cmocka_unit_test(test_dequantize_errors),    cmocka_unit_test(test_quantize_errors),
-      cmocka_unit_test(test_quantize_q8_0_values), cmocka_unit_test(test_avx2_same_bits),
+      cmocka_unit_test(test_type_table),
+      cmocka_unit_test(test_can_quantize),
+      cmocka_unit_test(test_dequantize_errors),
+      cmocka_unit_test(test_quantize_errors),
+      cmocka_unit_test(test_quantize_q8_0_values),
+      cmocka_unit_test(test_avx2_same_bits),
+      cmocka_unit_test(test_avx2_quantize_same_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
