@@ -500,6 +500,10 @@ void out_set_watch_stale(out_set *set, const char *const *suffixes) {
   set->stale_suffixes = suffixes;
 }
 
+void out_set_expect(out_set *set, const char *const *names) {
+  set->expected = names;
+}
+
 /* ---- the staging folder ------------------------------------------------------------------ */
 
 /* Prefix sets: clears the dead runs' temporaries, then refuses existing outputs. */
@@ -794,7 +798,8 @@ int out_set_commit(out_set *set) {
                   .final_ctx = set,
                   .force = set->force,
                   .replace_last = set->replace_last,
-                  .sync = set->sync};
+                  .sync = set->sync,
+                  .interrupted = cleanup_signal_pending};
   tool_error err;
   rc = out_commit_run(&c, &err);
   if (rc != 0) {
