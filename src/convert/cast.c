@@ -1,6 +1,6 @@
 /* cleave_cast: the element casts' entry point, which checks the pair and runs the kernel of the
  * CPU's family (convert.h). */
-#include "convert/convert.h"
+#include "convert/cast.h"
 
 #include "core/core.h"
 

@@ -4,7 +4,7 @@
  * MXCSR says) and which quiet a NaN keeping its payload's leading bits, as cast_bits.c does;
  * bfloat16 is the portable rule on integer lanes. Casts from or to f64 are left to the portable
  * family (NULL entries). */
-#include "convert/convert.h"
+#include "convert/cast.h"
 
 #include <immintrin.h>
 

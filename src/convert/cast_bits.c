@@ -2,7 +2,7 @@
  * round-to-nearest-even computed exactly on integers, so that the result never depends on the
  * floating-point environment, and NaNs quieted with the leading bits of their payload. The
  * portable kernels run these; the vector kernels reproduce them. */
-#include "convert/convert.h"
+#include "convert/cast.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* cleave_dequantize_fp8_blocks: block-FP8 weights times their per-block scales, as runs of one
  * row within one block of columns, each run one scale and one kernel call (convert.h). */
-#include "convert/convert.h"
+#include "convert/cast.h"
 
 #include "core/core.h"
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "convert/convert.h"
+#include "convert/cast.h"
 
 #define N 65536
 
