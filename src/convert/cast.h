@@ -1,5 +1,5 @@
-/* convert/cast.h: the element casts' run kernels: one loop per pair of types, in a portable family and (on
- * x86-64) an AVX2 + F16C family that gives the same bits. The public entry points
+/* convert/cast.h: the element casts' run kernels: one loop per pair of types, in a portable family
+ * and (on x86-64) an AVX2 + F16C family that gives the same bits. The public entry points
  * (cleave_cast, cleave_dequantize_fp8_blocks in cast.c and fp8_blocks.c) choose the family and
  * cut the work into runs; the rule each kernel implements is the one of include/cleave.h. */
 #ifndef CLEAVE_CONVERT_CAST_H
