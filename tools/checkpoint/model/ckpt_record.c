@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "io.h"
+#include "io_source.h"
 
 /* A decimal count of at most 9 digits, no sign, no leading zero: the value or -1. */
 static int64_t decimal(const char *text) {
@@ -204,15 +205,13 @@ int ckpt_records_order(const ckpt_model *m, const ckpt_record *records, size_t *
 }
 
 /* Feeds the first and last (up to) 64 bytes of tensor `t` to `state`. */
-static int sample(XXH3_state_t *state, const ckpt_model *m, const ckpt_tensor *t, int fd,
-                  tool_error *err) {
+static int sample(XXH3_state_t *state, const ckpt_tensor *t, io_source *in, tool_error *err) {
   unsigned char buf[128];
   uint64_t head = t->bytes < 64 ? t->bytes : 64;
   uint64_t tail = t->bytes - head < 64 ? t->bytes - head : 64;
-  const char *path = m->files[t->file].path;
-  if (io_read_full(fd, path, buf, (size_t)head, t->offset, CLI_EXIT_IOERR, err) != 0 ||
-      io_read_full(fd, path, buf + head, (size_t)tail, t->offset + t->bytes - tail, CLI_EXIT_IOERR,
-                   err) != 0) {
+  if (io_source_read(in, buf, (size_t)head, t->offset, CLI_EXIT_IOERR, err) != 0 ||
+      io_source_read(in, buf + head, (size_t)tail, t->offset + t->bytes - tail, CLI_EXIT_IOERR,
+                     err) != 0) {
     return err->status;
   }
   XXH3_64bits_update(state, buf, (size_t)(head + tail));
@@ -221,14 +220,14 @@ static int sample(XXH3_state_t *state, const ckpt_model *m, const ckpt_tensor *t
 
 int ckpt_model_identity(const ckpt_model *m, uint64_t *id, tool_error *err) {
   XXH3_state_t *state = XXH3_createState();
-  int *fds = calloc(m->file_count + 1, sizeof *fds);
+  io_source *fds = calloc(m->file_count + 1, sizeof *fds);
   if (state == NULL || fds == NULL) {
     XXH3_freeState(state);
     free(fds);
     return tool_oom(err, "the source's identity");
   }
   for (size_t i = 0; i < m->file_count; i++) {
-    fds[i] = -1;
+    fds[i].fd = -1;
   }
   XXH3_64bits_reset(state);
   int rc = 0;
@@ -241,21 +240,17 @@ int ckpt_model_identity(const ckpt_model *m, uint64_t *id, tool_error *err) {
     if (t->ndim > 0) {
       XXH3_64bits_update(state, t->shape, (size_t)t->ndim * sizeof *t->shape);
     }
-    if (fds[t->file] < 0) {
-      fds[t->file] = open(m->files[t->file].path, O_RDONLY | O_CLOEXEC);
-      if (fds[t->file] < 0) {
-        rc = tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", m->files[t->file].path,
-                       strerror(errno));
+    if (fds[t->file].fd < 0 && fds[t->file].http == NULL) {
+      rc = io_source_open(&fds[t->file], m->files[t->file].path, NULL, err);
+      if (rc != 0) {
         break;
       }
     }
-    rc = sample(state, m, t, fds[t->file], err);
+    rc = sample(state, t, &fds[t->file], err);
   }
   *id = XXH3_64bits_digest(state);
   for (size_t i = 0; i < m->file_count; i++) {
-    if (fds[i] >= 0) {
-      close(fds[i]);
-    }
+    io_source_close(&fds[i]);
   }
   free(fds);
   XXH3_freeState(state);
