@@ -14,9 +14,11 @@
 /* The first bytes of a file, read when it is opened: a safetensors header of up to this size
  * and its 8-byte length come from the one request that also gives the size and the ETag. */
 #define HEAD_BYTES ((size_t)64 << 10)
-/* A read of at most this many bytes outside the block kept fetches a block of HEAD_BYTES from
- * it: the samples of many small tensors (ckpt_record.c) then cost a request per block. */
-#define SMALL_READ 4096
+/* A read of at most SMALL_READ bytes outside the block kept fetches a block of SMALL_BLOCK bytes
+ * from it: the samples of the tensors (ckpt_record.c: the last bytes of one and the first of the
+ * next) and tensors of a few bytes then cost a request per block, not per read. */
+#define SMALL_READ 1024
+#define SMALL_BLOCK ((size_t)4 << 10)
 /* Retries of one request that makes no progress before it fails. */
 #define RETRIES 5
 /* The longest wait a Retry-After may ask for, in seconds. */
@@ -643,7 +645,7 @@ int http_read(http_file *f, void *buf, size_t size, uint64_t offset, tool_error 
     r.f = f;
     r.buf = small ? f->head : buf;
     r.want =
-        small ? (f->size - offset < HEAD_BYTES ? (size_t)(f->size - offset) : HEAD_BYTES) : size;
+        small ? (f->size - offset < SMALL_BLOCK ? (size_t)(f->size - offset) : SMALL_BLOCK) : size;
     r.start = offset;
     if (small) {
       f->head_len = 0;
