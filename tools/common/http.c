@@ -2,7 +2,10 @@
 #include "http.h"
 
 #include <ctype.h>
+/* Only the types and constants: the functions are libcurl's, loaded when a URL is first read. */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -52,11 +55,26 @@ typedef struct known_url {
  * reader, then again by the writer). */
 #define KEPT_HEADS 4
 
+/* libcurl's functions, from dlopen when a URL is first read: a command on local files never
+ * loads libcurl and the thirty libraries it needs (about 17 ms of a process's start). */
+static struct {
+  CURLcode (*global_init)(long);
+  CURL *(*easy_init)(void);
+  void (*easy_reset)(CURL *);
+  CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL *);
+  const char *(*easy_strerror)(CURLcode);
+  time_t (*getdate)(const char *, const time_t *);
+  struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+  void (*slist_free_all)(struct curl_slist *);
+} api;
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static CURL *easy;
 static int init_failed;
-static struct curl_slist *user_headers;
+static char **user_headers;
+static size_t user_header_count;
 static int user_authorization;
 static known_url *known;
 static size_t known_count, known_cap;
@@ -67,7 +85,25 @@ int http_is_url(const char *path) {
 }
 
 static void init(void) {
-  init_failed = curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK;
+  void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  struct {
+    const char *name;
+    void **slot;
+  } names[] = {{"curl_global_init", (void **)&api.global_init},
+               {"curl_easy_init", (void **)&api.easy_init},
+               {"curl_easy_reset", (void **)&api.easy_reset},
+               {"curl_easy_setopt", (void **)&api.easy_setopt},
+               {"curl_easy_perform", (void **)&api.easy_perform},
+               {"curl_easy_strerror", (void **)&api.easy_strerror},
+               {"curl_getdate", (void **)&api.getdate},
+               {"curl_slist_append", (void **)&api.slist_append},
+               {"curl_slist_free_all", (void **)&api.slist_free_all}};
+  init_failed = lib == NULL;
+  for (size_t i = 0; !init_failed && i < sizeof names / sizeof names[0]; i++) {
+    *names[i].slot = dlsym(lib, names[i].name);
+    init_failed = *names[i].slot == NULL;
+  }
+  init_failed = init_failed || api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK;
 }
 
 /* ---- the headers sent -------------------------------------------------------------------- */
@@ -94,13 +130,17 @@ int http_add_header(const char *line, tool_error *err) {
                      (unsigned)HEADER_MAX);
   }
   pthread_mutex_lock(&lock);
-  struct curl_slist *grown = curl_slist_append(user_headers, line);
+  char **grown = realloc(user_headers, (user_header_count + 1) * sizeof *grown);
+  char *copy = grown != NULL ? strdup(line) : NULL;
   if (grown != NULL) {
     user_headers = grown;
+  }
+  if (copy != NULL) {
+    user_headers[user_header_count++] = copy;
     user_authorization |= name == 13 && strncasecmp(line, "authorization", 13) == 0;
   }
   pthread_mutex_unlock(&lock);
-  return grown == NULL ? tool_oom(err, "adding a --header") : 0;
+  return copy == NULL ? tool_oom(err, "adding a --header") : 0;
 }
 
 /* The headers of every request: the --header lines, then the token of HF_TOKEN unless a
@@ -108,11 +148,11 @@ int http_add_header(const char *line, tool_error *err) {
 static struct curl_slist *request_headers(int *oom) {
   struct curl_slist *list = NULL;
   *oom = 0;
-  for (const struct curl_slist *h = user_headers; h != NULL; h = h->next) {
-    struct curl_slist *grown = curl_slist_append(list, h->data);
+  for (size_t i = 0; i < user_header_count; i++) {
+    struct curl_slist *grown = api.slist_append(list, user_headers[i]);
     if (grown == NULL) {
       *oom = 1;
-      curl_slist_free_all(list);
+      api.slist_free_all(list);
       return NULL;
     }
     list = grown;
@@ -122,11 +162,11 @@ static struct curl_slist *request_headers(int *oom) {
       strpbrk(token, "\r\n") == NULL) {
     char line[HEADER_MAX + 32];
     snprintf(line, sizeof line, "Authorization: Bearer %s", token);
-    struct curl_slist *grown = curl_slist_append(list, line);
+    struct curl_slist *grown = api.slist_append(list, line);
     memset(line, 0, sizeof line);
     if (grown == NULL) {
       *oom = 1;
-      curl_slist_free_all(list);
+      api.slist_free_all(list);
       return NULL;
     }
     list = grown;
@@ -160,7 +200,8 @@ long http_parse_retry_after(const char *text, size_t len, long long now) {
   char date[65];
   memcpy(date, text, len);
   date[len] = '\0';
-  time_t when = curl_getdate(date, NULL);
+  pthread_once(&once, init);
+  time_t when = init_failed ? (time_t)-1 : api.getdate(date, NULL);
   if (when == (time_t)-1) {
     return -1;
   }
@@ -408,26 +449,26 @@ static int fetch(const char *url, const char *what, request *r, tool_error *err)
     r->want -= got;
     r->got = 0;
     errbuf[0] = '\0';
-    curl_easy_reset(easy);
-    curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_RANGE, range);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, 30L);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, NULL);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "cleave");
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, r);
-    CURLcode c = curl_easy_perform(easy);
+    api.easy_reset(easy);
+    api.easy_setopt(easy, CURLOPT_URL, url);
+    api.easy_setopt(easy, CURLOPT_RANGE, range);
+    api.easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    api.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    api.easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
+    api.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    api.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    api.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, 30L);
+    api.easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    api.easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, 60L);
+    api.easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, NULL);
+    api.easy_setopt(easy, CURLOPT_USERAGENT, "cleave");
+    api.easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
+    api.easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+    api.easy_setopt(easy, CURLOPT_HEADERDATA, r);
+    api.easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    api.easy_setopt(easy, CURLOPT_WRITEDATA, r);
+    CURLcode c = api.easy_perform(easy);
     size_t fetched = r->got;
     size_t part_want = r->want;
     r->buf -= got;
@@ -475,7 +516,7 @@ static int fetch(const char *url, const char *what, request *r, tool_error *err)
       rc = tool_fail(err, r->opening ? CLI_EXIT_NOINPUT : CLI_EXIT_IOERR,
                      "cannot %s %s%s'%s' at byte %llu: %s%s", r->opening ? "open" : "read", role,
                      gap, url, (unsigned long long)(r->start + r->got),
-                     errbuf[0] != '\0' ? errbuf : curl_easy_strerror(c),
+                     errbuf[0] != '\0' ? errbuf : api.easy_strerror(c),
                      again ? " (after 5 retries)" : "");
     } else {
       rc = tool_fail(err, CLI_EXIT_IOERR,
@@ -484,7 +525,7 @@ static int fetch(const char *url, const char *what, request *r, tool_error *err)
     }
     break;
   }
-  curl_slist_free_all(headers);
+  api.slist_free_all(headers);
   return rc;
 }
 
@@ -492,10 +533,12 @@ static int fetch(const char *url, const char *what, request *r, tool_error *err)
 static int ready(tool_error *err) {
   pthread_once(&once, init);
   if (!init_failed && easy == NULL) {
-    easy = curl_easy_init();
+    easy = api.easy_init();
   }
   return init_failed || easy == NULL
-             ? tool_fail(err, CLI_EXIT_SOFTWARE, "libcurl could not be started (out of memory?)")
+             ? tool_fail(err, CLI_EXIT_SOFTWARE,
+                         "libcurl (libcurl.so.4, Debian: libcurl4) cannot be loaded or started: it "
+                         "reads the models given as URLs")
              : 0;
 }
 
