@@ -7,8 +7,9 @@ Writes a Llama-like BF16 checkpoint of about MIB MiB (default 512; st_make_check
 temporary folder, serves it with Debian's nginx on a free loopback port (tests/remote/servers.py),
 then times `cleave st shard MODEL -n 4` (the rules of st_bench.sh) RUNS times (default 5) from
 the local file and from its URL, interleaved run by run, each into a fresh folder. Prints each
-side's median wall time, the ratio URL/local of the medians, and the peak RSS of each side's
-runs (getrusage of the finished child). The outputs of both are checked equal once.
+side's median wall time, the median CPU time of cleave itself (user + system; nginx's is not
+counted), the ratio URL/local of the wall medians, and the peak RSS of each side's runs
+(getrusage of the finished child). The outputs of both are checked equal once.
 """
 import os
 import resource
@@ -25,7 +26,7 @@ import servers  # noqa: E402
 
 
 def timed(args, cwd):
-    """(seconds, peak RSS in KiB) of one run of args."""
+    """(seconds, peak RSS in KiB, CPU seconds of cleave itself) of one run of args."""
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -35,7 +36,7 @@ def timed(args, cwd):
     took = time.monotonic() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("failed: %s" % " ".join(args))
-    return took, usage.ru_maxrss
+    return took, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def main():
@@ -62,15 +63,17 @@ def main():
         try:
             sides = {"local": model, "url": nginx.url("model.safetensors")}
             times = {k: [] for k in sides}
+            cpu = {k: [] for k in sides}
             rss = {k: 0 for k in sides}
             for r in range(runs + 1):
                 for side, where in sides.items():
                     out = os.path.join(root, "out-" + side)
                     shutil.rmtree(out, ignore_errors=True)
-                    t, m = timed([cleave, "st", "shard", where, "-n", "4", "-q", "--no-progress",
+                    t, m, c = timed([cleave, "st", "shard", where, "-n", "4", "-q", "--no-progress",
                                   "-o", out] + rules, root)
                     if r > 0:  # the first round warms the page cache
                         times[side].append(t)
+                        cpu[side].append(c)
                         rss[side] = max(rss[side], m)
                 if r == 0:
                     for name in os.listdir(os.path.join(root, "out-local")):
@@ -84,8 +87,9 @@ def main():
         med = {k: statistics.median(v) for k, v in times.items()}
         print("model %d MiB, %d runs each, interleaved" % (mib, runs))
         for side in sides:
-            print("%-5s median %.3f s  (%s)  peak RSS %.1f MiB" % (
-                side, med[side], " ".join("%.3f" % t for t in times[side]), rss[side] / 1024))
+            print("%-5s median %.3f s  (%s)  cleave's CPU %.3f s  peak RSS %.1f MiB" % (
+                side, med[side], " ".join("%.3f" % t for t in times[side]),
+                statistics.median(cpu[side]), rss[side] / 1024))
         print("ratio url/local %.2f" % (med["url"] / med["local"]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
