@@ -10,6 +10,7 @@
 
 #include "ckpt_hash.h"
 #include "ckpt_manifest.h"
+#include "ckpt_ranks.h"
 #include "cli_util.h"
 #include "io.h"
 
@@ -157,7 +158,7 @@ static int read_tensor(place *p, json_t *v, const ckpt_manifest *mf, uint64_t fi
 /* A file name that stays in OUTDIR and is not the manifest. */
 static int plain_name(const char *name) {
   return name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 &&
-         strcmp(name, "..") != 0 && strcmp(name, CKPT_MANIFEST_NAME) != 0;
+         strcmp(name, "..") != 0 && !ckpt_manifest_named(name);
 }
 
 static int read_file(place *p, json_t *v, const ckpt_manifest *mf, ckpt_mf_file *f,
@@ -229,6 +230,27 @@ static int read_top(place *p, json_t *root, ckpt_manifest *mf, tool_error *err) 
     rc = bad(p, err, "hash", "is not \"xxh3-64\"");
   }
   rc = rc != 0 ? rc : get_string(p, root, "command", &mf->command, err);
+  json_t *rank = rc == 0 ? json_object_get(root, "rank") : NULL;
+  if (rank != NULL) {
+    /* A run of one rank (--rank): its run, its rank and the count. */
+    uint64_t r = 0, n = 0;
+    snprintf(p->at, sizeof p->at, "rank");
+    rc = json_is_object(rank) ? 0 : bad(p, err, NULL, "not an object");
+    rc = rc != 0 ? rc : get_string(p, rank, "run", &mf->run, err);
+    rc = rc != 0 ? rc : get_uint(p, rank, "rank", &r, err);
+    rc = rc != 0 ? rc : get_uint(p, rank, "ranks", &n, err);
+    if (rc == 0 && (n < 1 || n > CKPT_MAX_RANKS || r >= n)) {
+      rc = bad(p, err, NULL,
+               "is not a rank R of RANKS ranks (R from 0 to RANKS - 1, RANKS from 1 "
+               "to 4096)");
+    }
+    if (rc == 0 && (strlen(mf->run) != 16 || strspn(mf->run, "0123456789abcdef") != 16)) {
+      rc = bad(p, err, "run", "is not 16 lowercase hex digits");
+    }
+    mf->rank = (int64_t)r;
+    mf->ranks = (int64_t)n;
+    p->at[0] = '\0';
+  }
   json_t *inputs = rc == 0 ? get_array(p, root, "inputs", err) : NULL;
   json_t *files = inputs != NULL ? get_array(p, root, "files", err) : NULL;
   if (rc != 0 || files == NULL) {

@@ -55,6 +55,10 @@ typedef struct ckpt_manifest {
    * cannot be told. */
   int proved;
   const char *command;
+  /** A run of one rank (--rank): the run's identity (NULL: a whole run), the rank and the
+   * count. */
+  const char *run;
+  int64_t rank, ranks;
   size_t input_count;
   ckpt_mf_input *inputs;
   size_t file_count;

@@ -639,9 +639,11 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The entries of OUTDIR the manifest does not list (hidden files aside; temporaries are
+/* The entries of OUTDIR none of the `count` manifests lists (hidden files and the manifests
+ * aside: its own, or with `ranks` those of the ranks' runs; temporaries are
  * outdir_temporaries'). */
-static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differences *d) {
+static int extra_files(const char *outdir, const ckpt_manifest *mfs, size_t count, int ranks,
+                       ckpt_differences *d) {
   DIR *dir = opendir(outdir);
   if (dir == NULL) {
     tool_error err;
@@ -651,14 +653,18 @@ static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differe
   }
   struct dirent *e;
   while ((e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.' || strcmp(e->d_name, CKPT_MANIFEST_NAME) == 0) {
+    int64_t rank;
+    if (e->d_name[0] == '.' || strcmp(e->d_name, CKPT_MANIFEST_NAME) == 0 ||
+        (ranks && ckpt_manifest_named_rank(e->d_name, &rank) && rank >= 0 && rank < mfs[0].ranks)) {
       continue;
     }
-    size_t i = 0;
-    while (i < mf->file_count && strcmp(mf->files[i].name, e->d_name) != 0) {
-      i++;
+    int listed = 0;
+    for (size_t m = 0; m < count && !listed; m++) {
+      for (size_t i = 0; i < mfs[m].file_count && !listed; i++) {
+        listed = strcmp(mfs[m].files[i].name, e->d_name) == 0;
+      }
     }
-    if (i == mf->file_count) {
+    if (!listed) {
       ckpt_diff_add(d, e->d_name, NULL, -1, -1,
                     "is in the output folder but not in the manifest (an extra file)");
     }
@@ -922,18 +928,86 @@ static int check_pieces(const ckpt_verify_options *o, const ckpt_manifest *mf, c
   return rc;
 }
 
-int ckpt_verify_outputs(const ckpt_verify_options *o) {
-  char *path = o->manifest != NULL ? strdup(o->manifest) : join(o->outdir, CKPT_MANIFEST_NAME);
-  if (path == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+/* The manifests of a folder written by runs of one rank each (--rank): the files
+ * cleave-manifest.rankR.json of OUTDIR, in order of rank, into `*paths` (malloc'd; none: 0). */
+static int rank_manifests(const char *outdir, char ***paths, size_t *count) {
+  *paths = NULL;
+  *count = 0;
+  DIR *dir = opendir(outdir);
+  if (dir == NULL) {
+    return 0; /* the manifest is not found: said when it is read */
   }
-  ckpt_manifest mf;
-  tool_error err;
-  int rc = ckpt_manifest_read(path, &mf, &err);
-  if (rc != 0) {
-    tool_scrub(&err);
-    tool_report(&err);
-  } else if (!mf.proved) {
+  int rc = 0;
+  size_t cap = 0;
+  struct dirent *e;
+  while (rc == 0 && (e = readdir(dir)) != NULL) {
+    int64_t rank;
+    if (!ckpt_manifest_named_rank(e->d_name, &rank) || rank < 0) {
+      continue;
+    }
+    if (*count == cap) {
+      cap = cap > 0 ? 2 * cap : 8;
+      char **grown = realloc(*paths, cap * sizeof *grown);
+      if (grown == NULL) {
+        rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+        break;
+      }
+      *paths = grown;
+    }
+    (*paths)[*count] = join(outdir, e->d_name);
+    rc = (*paths)[*count] == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+    *count += rc == 0;
+  }
+  closedir(dir);
+  return rc;
+}
+
+/* The ranks of a folder written by runs of one rank each: every manifest of the same run and
+ * count, each rank once (its file name says it), none missing. */
+static int check_union(const char *outdir, char **paths, const ckpt_manifest *mfs, size_t count) {
+  const ckpt_manifest *first = &mfs[0];
+  for (size_t i = 0; i < count; i++) {
+    const ckpt_manifest *mf = &mfs[i];
+    const char *name = strrchr(paths[i], '/') + 1;
+    int64_t named;
+    ckpt_manifest_named_rank(name, &named);
+    if (mf->run == NULL) {
+      return cli_error(CLI_EXIT_DATA,
+                       "'%s' records no rank (it is not the manifest of a run of one rank, "
+                       "--rank): '%s' cannot be verified as the union of the ranks' runs",
+                       paths[i], outdir);
+    }
+    if (mf->rank != named) {
+      return cli_error(CLI_EXIT_DATA, "'%s' records rank %lld, not %lld as its name says", paths[i],
+                       (long long)mf->rank, (long long)named);
+    }
+    if (strcmp(mf->run, first->run) != 0 || mf->ranks != first->ranks) {
+      return cli_error(CLI_EXIT_DATA,
+                       "'%s' is rank %lld of %lld of run %s, but '%s' is rank %lld of %lld of run "
+                       "%s: '%s' mixes the ranks of two runs",
+                       paths[i], (long long)mf->rank, (long long)mf->ranks, mf->run, paths[0],
+                       (long long)first->rank, (long long)first->ranks, first->run, outdir);
+    }
+  }
+  for (int64_t r = 0; r < first->ranks; r++) {
+    size_t i = 0;
+    while (i < count && mfs[i].rank != r) {
+      i++;
+    }
+    if (i == count) {
+      return cli_error(
+          CLI_EXIT_DATA,
+          "rank %lld of %lld of run %s is missing from '%s': no " CKPT_MANIFEST_RANK_HEAD
+          "%lld" CKPT_MANIFEST_RANK_TAIL " (its run has not written it there)",
+          (long long)r, (long long)first->ranks, first->run, outdir, (long long)r);
+    }
+  }
+  return 0;
+}
+
+/* Checks a manifest read: a warning for one of version 1, then its pieces. */
+static int check_manifest(const ckpt_verify_options *o, const ckpt_manifest *mf, const char *path) {
+  if (!mf->proved) {
     /* Read as it is: what it says is checked, but an edit of it could not be told. */
     tool_error warn;
     tool_fail(&warn, 0,
@@ -943,34 +1017,91 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     tool_scrub(&warn);
     cli_warning("%s", warn.message);
   }
-  if (rc == 0) {
-    rc = check_pieces(o, &mf, path);
+  return check_pieces(o, mf, path);
+}
+
+int ckpt_verify_outputs(const ckpt_verify_options *o) {
+  char **paths = NULL;
+  size_t count = 0;
+  int rc = 0, ranks = 0;
+  struct stat st;
+  char *own = o->manifest != NULL ? strdup(o->manifest) : join(o->outdir, CKPT_MANIFEST_NAME);
+  if (own == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  /* OUTDIR's own manifest; without one, the manifests of its ranks' runs (--rank), taken as one
+   * output when they are every rank of one run. */
+  if (o->manifest == NULL && stat(own, &st) != 0 && errno == ENOENT) {
+    rc = rank_manifests(o->outdir, &paths, &count);
+    ranks = count > 0;
+  }
+  if (rc == 0 && count == 0) {
+    free(paths);
+    paths = malloc(sizeof *paths);
+    rc = paths == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+    if (rc == 0) {
+      paths[count++] = own;
+      own = NULL;
+    }
+  }
+  free(own);
+  ckpt_manifest *mfs = rc == 0 ? calloc(count, sizeof *mfs) : NULL;
+  if (rc == 0 && mfs == NULL) {
+    rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  size_t read = 0;
+  for (; rc == 0 && read < count; read++) {
+    tool_error err;
+    rc = ckpt_manifest_read(paths[read], &mfs[read], &err);
+    if (rc != 0) {
+      tool_scrub(&err);
+      tool_report(&err);
+    }
+  }
+  if (rc == 0 && ranks) {
+    /* In order of rank, for the report and the checks. */
+    for (size_t i = 1; i < count; i++) {
+      for (size_t k = i; k > 0 && mfs[k - 1].rank > mfs[k].rank; k--) {
+        ckpt_manifest t = mfs[k];
+        mfs[k] = mfs[k - 1];
+        mfs[k - 1] = t;
+        char *p = paths[k];
+        paths[k] = paths[k - 1];
+        paths[k - 1] = p;
+      }
+    }
+    rc = check_union(o->outdir, paths, mfs, count);
+  }
+  for (size_t i = 0; rc == 0 && i < count; i++) {
+    rc = check_manifest(o, &mfs[i], paths[i]);
   }
   ckpt_differences d;
   memset(&d, 0, sizeof d);
   ckpt_verify_totals totals = {o->cmd, o->outdir, 0, 0, o->against_count, 0};
-  ckpt_against_run *against = NULL;
-  if (rc == 0 && o->against_count > 0) {
-    rc = ckpt_against_start(o, &mf, &against);
-  }
   /* A manifest of its own names the files of OUTDIR; one beside a file that was written among
    * others (a merge into OUT.gguf) only those. */
   if (rc == 0 && o->manifest == NULL) {
-    rc = extra_files(o->outdir, &mf, &d);
+    rc = extra_files(o->outdir, mfs, count, ranks, &d);
   }
   if (rc == 0) {
     outdir_temporaries(o->outdir, &d);
   }
-  for (size_t i = 0; rc == 0 && i < mf.file_count; i++) {
-    int same;
-    rc = verify_file(o, &mf.files[i], &d, &same);
-    totals.files++;
-    totals.tensors += mf.files[i].tensor_count;
-    totals.bytes += mf.files[i].bytes;
-  }
-  if (against != NULL) { /* its differences after the checksums', as they are found */
-    int compared = ckpt_against_finish(against, &d);
-    rc = rc == 0 ? compared : rc;
+  for (size_t m = 0; rc == 0 && m < count; m++) {
+    ckpt_against_run *against = NULL;
+    if (o->against_count > 0) {
+      rc = ckpt_against_start(o, &mfs[m], &against);
+    }
+    for (size_t i = 0; rc == 0 && i < mfs[m].file_count; i++) {
+      int same;
+      rc = verify_file(o, &mfs[m].files[i], &d, &same);
+      totals.files++;
+      totals.tensors += mfs[m].files[i].tensor_count;
+      totals.bytes += mfs[m].files[i].bytes;
+    }
+    if (against != NULL) { /* its differences after the checksums', as they are found */
+      int compared = ckpt_against_finish(against, &d);
+      rc = rc == 0 ? compared : rc;
+    }
   }
   if (rc == 0 && d.oom) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
@@ -979,7 +1110,13 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     rc = ckpt_diff_print(&d, &totals, o->json, o->quiet);
   }
   ckpt_diff_free(&d);
-  ckpt_manifest_free(&mf);
-  free(path);
+  for (size_t i = 0; i < count; i++) {
+    if (i < read) {
+      ckpt_manifest_free(&mfs[i]);
+    }
+    free(paths[i]);
+  }
+  free(mfs);
+  free(paths);
   return rc;
 }

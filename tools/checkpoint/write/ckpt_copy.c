@@ -470,6 +470,17 @@ static int gather_blocks(ckpt_copier *c, ckpt_dest *dests, size_t count, uint64_
   return rc;
 }
 
+/* A run of one rank (ckpt_plan.one_rank) reads a column of source rows alone, row by row, when
+ * each row holds at least this much of other ranks' columns: a page the storage need not read.
+ * Narrower gaps are read with their rows (their pages would be read all the same). */
+#define ONE_RANK_SKIP ((uint64_t)4096)
+
+/* Whether span `s` of a run of one rank is read as its columns alone. */
+static int columns_alone(const ckpt_copier *c, const ckpt_span *s) {
+  return c->plan->one_rank && s->rows > 1 && s->src_stride > s->take &&
+         s->src_stride - s->take >= ONE_RANK_SKIP;
+}
+
 static int ckpt_gather(ckpt_copier *c, ckpt_dest *dests, size_t count) {
   qsort(dests, count, sizeof *dests, dest_by_col);
   uint64_t unit = 0, taken = 0;
@@ -480,7 +491,8 @@ static int ckpt_gather(ckpt_copier *c, ckpt_dest *dests, size_t count) {
   if (taken == 0 || dests[0].span->rows == 0) {
     return 0; /* only empty parts here (a part taking whole rows was copied as a range) */
   }
-  if (dests[0].span->src_stride > c->chunk_bytes / 2) {
+  if (dests[0].span->src_stride > c->chunk_bytes / 2 ||
+      (count == 1 && columns_alone(c, dests[0].span))) {
     return gather_long_rows(c, dests, count);
   }
   return gather_blocks(c, dests, count, unit);
@@ -605,12 +617,18 @@ static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *
   }
   qsort(sorted, n, sizeof *sorted, by_dst_offset);
   int rc;
+  int alone = 0;
+  for (size_t i = 0; i < n; i++) {
+    alone = alone || columns_alone(c, sorted[i]);
+  }
   if (n > 0 && tiles_rows(sorted, n, t->bytes)) {
     uint64_t stride = sorted[0]->dst_stride;
     widest = stride > widest ? stride : widest;
-    /* Rows longer than half a buffer are large enough to be copied one by one. */
-    rc = widest > c->chunk_bytes / 2 ? row_by_row(c, m, sorted, n, start)
-                                     : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
+    /* Rows longer than half a buffer are large enough to be copied one by one; so are the
+     * columns a run of one rank reads alone. */
+    rc = alone || widest > c->chunk_bytes / 2
+             ? row_by_row(c, m, sorted, n, start)
+             : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
   } else {
     rc = span_by_span(c, m, spans, n, start);
   }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ckpt_hash.h"
+#include "ckpt_ranks.h"
 #include "ckpt_sums.h"
 #include "cli_util.h"
 #include "io.h"
@@ -94,6 +95,13 @@ static int render(FILE *out, char *const *written, const size_t *size, const ckp
     json_out_string(&j, NULL, info->argv[a]);
   }
   json_out_end_array(&j);
+  if (info->run != NULL) {
+    json_out_object(&j, "rank");
+    json_out_string(&j, "run", info->run);
+    json_out_uint(&j, "rank", (uint64_t)info->rank);
+    json_out_uint(&j, "ranks", (uint64_t)info->ranks);
+    json_out_end_object(&j);
+  }
   json_out_string(&j, "hash", "xxh3-64");
   json_out_array(&j, "inputs");
   for (size_t i = 0; i < model->file_count; i++) {
@@ -130,6 +138,35 @@ static int render(FILE *out, char *const *written, const size_t *size, const ckp
   json_hash(&j, CKPT_MANIFEST_SELF, ckpt_hash_bytes(*written, *size));
   json_out_end_object(&j);
   return json_out_finish(&j);
+}
+
+int ckpt_manifest_named_rank(const char *name, int64_t *rank) {
+  if (rank != NULL) {
+    *rank = -1;
+  }
+  if (strcmp(name, CKPT_MANIFEST_NAME) == 0) {
+    return 1;
+  }
+  size_t head = strlen(CKPT_MANIFEST_RANK_HEAD);
+  if (strncmp(name, CKPT_MANIFEST_RANK_HEAD, head) != 0) {
+    return 0;
+  }
+  const char *p = name + head;
+  int64_t r = 0;
+  size_t digits = 0;
+  /* Decimal as the writer prints it: no sign, no leading zero, a rank of CKPT_MAX_RANKS. */
+  while (p[digits] >= '0' && p[digits] <= '9' && digits < 5) {
+    r = r * 10 + (p[digits] - '0');
+    digits++;
+  }
+  if (digits == 0 || (digits > 1 && p[0] == '0') || r >= CKPT_MAX_RANKS ||
+      strcmp(p + digits, CKPT_MANIFEST_RANK_TAIL) != 0) {
+    return 0;
+  }
+  if (rank != NULL) {
+    *rank = r;
+  }
+  return 1;
 }
 
 int ckpt_manifest_write(const ckpt_plan *plan, const ckpt_model *model,

@@ -276,13 +276,19 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
   if (o->dry_run) {
     return ckpt_finish_stdout(report(&r, 1));
   }
-  ckpt_manifest_info info = {cmd, o->argc, o->argv,
-                             o->manifest_name != NULL ? o->manifest_name : CKPT_MANIFEST_NAME};
+  ckpt_manifest_info info = {cmd,
+                             o->argc,
+                             o->argv,
+                             o->manifest_name != NULL ? o->manifest_name : CKPT_MANIFEST_NAME,
+                             o->manifest_run,
+                             o->manifest_rank,
+                             o->manifest_ranks};
   ckpt_write_options w = {.outdir = o->outdir,
                           .force = o->force,
                           .sync = o->sync,
                           .progress = o->progress && !o->quiet && isatty(2),
                           .stale_suffixes = o->stale_suffixes,
+                          .expected = o->expected,
                           .manifest = &info,
                           .sidecars = !o->no_sidecar};
   return ckpt_write_plan(plan, m, &w, report_before_commit, &r);
