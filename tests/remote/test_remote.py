@@ -311,3 +311,32 @@ def test_header_refused():
                    work, 64, ["--header takes 'Name: value'"], env=FAST)
     r = run(["ls", "--header", "Bad secret", "x.safetensors"], work, env=FAST)
     check("secret" not in r.stderr, "the refused header's value is printed")
+
+
+def test_rank_runs(site, nginx):
+    """shard --rank R from a URL, for every R into one folder: the data files are the full local
+    run's, and each run reads less than the whole model (only its rank's bytes and the
+    replicated tensors)."""
+    www = os.path.join(site, "www")
+    work = clitest.workdir("remote-ranks")
+    args = ["shard", "-o", "out", "-n", "3", "--axis", "a.qkv=0", "--unmatched", "replicate"]
+    ok(run(args[:1] + [os.path.join(www, "big", "model.safetensors")] + args[1:], work, env=FAST),
+       "full local run")
+    full = {k: v for k, v in outputs(os.path.join(work, "out")).items()
+            if k.endswith(".safetensors")}
+    url = nginx.url("big/model.safetensors")
+    size = os.path.getsize(os.path.join(www, "big", "model.safetensors"))
+    os.makedirs(os.path.join(work, "u"))
+    for r in range(3):
+        before = nginx.access_log().count("\n")
+        ok(run(args[:1] + [url] + args[1:] + ["--rank", str(r)], os.path.join(work, "u"),
+               env=FAST), "--rank %d" % r)
+        lines = nginx.access_log().split("\n")[before:-1]
+        sent = sum(int(line.split('" ')[1].split()[1]) for line in lines)
+        check(sent < size, "--rank %d read %d bytes of a %d-byte model" % (r, sent, size))
+    got = {k: v for k, v in outputs(os.path.join(work, "u", "out")).items()
+           if k.endswith(".safetensors")}
+    check(sorted(got) == sorted(full), "the ranks' runs wrote %s, the full run %s" %
+          (sorted(got), sorted(full)))
+    for name in full:
+        check(got.get(name) == full[name], "%s differs from the full run's" % name)
