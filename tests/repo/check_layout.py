@@ -149,6 +149,7 @@ SRC_USES = {
     "copy": {"core", "copy"},
     "memory": {"core", "memory"},
     "run": {"core", "rules", "infer", "copy", "memory", "run"},
+    "convert": {"core", "copy", "convert"},
 }
 
 
