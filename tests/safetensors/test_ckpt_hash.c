@@ -1,5 +1,5 @@
-/* tools/checkpoint/write/ckpt_hash: the checksums of a file and its ranges in one pass, through reads
- * and through mapped windows (files over two windows, ranges across window boundaries, empty
+/* tools/checkpoint/write/ckpt_hash: the checksums of a file and its ranges in one pass, through
+ * reads and through mapped windows (files over two windows, ranges across window boundaries, empty
  * ranges, an empty file), each compared with libxxhash's one-shot XXH3-64 of the same bytes; a
  * file shorter than asked (both ways: through a mapping it raises SIGBUS, which must become an
  * error, also in the second thread that hashes a file of two windows or more); ranges out of order;
@@ -140,7 +140,8 @@ static void test_copy(void **state) {
   int out = temp_file(data, 0, out_path);
   uint64_t bytes = 0, hash = 0;
   tool_error err;
-  assert_int_equal(ckpt_hash_copy(in, in_path, out, out_path, &bytes, &hash, &err), 0);
+  io_source src = {in, NULL, in_path, n};
+  assert_int_equal(ckpt_hash_copy(&src, out, out_path, &bytes, &hash, &err), 0);
   assert_true(bytes == n && hash == XXH3_64bits(data, n));
   unsigned char *back = malloc(n);
   assert_non_null(back);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "http.h"
 
 /* ---- tables ----------------------------------------------------------------------------- */
 
@@ -553,3 +554,24 @@ void cli_help_print(const cli_spec *spec, FILE *out) {
     put_text(spec->notes, spec->name, spec->tags, out);
   }
 }
+
+/* ---- options shared by every command that reads a model ------------------------------------ */
+
+/* --header: one more header of every HTTP request (http_add_header; its value never printed). */
+static int header_option(void *target, const char *value, const cli_opt *opt, const char *place) {
+  (void)target;
+  (void)opt;
+  (void)place;
+  tool_error err;
+  return http_add_header(value, &err) != 0 ? tool_report(&err) : 0;
+}
+
+const cli_opt cli_remote_options[] = {
+    {.kind = CLI_OPT_CALL,
+     .long_name = "header",
+     .arg = "'NAME: VALUE'",
+     .help = "send this header with every request of a model given as an http:// or https:// URL "
+             "(repeatable; an Authorization header replaces HF_TOKEN's); never printed",
+     .call = header_option},
+    CLI_END,
+};

@@ -235,4 +235,8 @@ int cli_parse_int64_list(const char *text, const char *what, int64_t **values, i
  */
 int cli_parse_size(const char *text, uint64_t *bytes);
 
+/** --header 'NAME: VALUE' (http.h), repeatable: what every command that reads a model over
+ * HTTP takes, included by their tables (CLI_INCLUDE_SAME). */
+extern const cli_opt cli_remote_options[];
+
 #endif /* CLEAVE_CLI_ARGS_H */

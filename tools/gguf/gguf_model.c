@@ -9,6 +9,7 @@
 
 #include "cli_util.h"
 #include "gguf_value.h"
+#include "http.h"
 
 void gguf_model_free(gguf_model *m) {
   for (size_t i = 0; m->info != NULL && i < m->ckpt.file_count; i++) {
@@ -305,7 +306,8 @@ int gguf_model_load(const char *path, int any_part, gguf_model *m, tool_error *e
     if (rc == CLI_EXIT_NOINPUT) {
       /* Missing or unreadable, a part that cannot be opened is 66, as any file. */
       tool_prefix(err, "%s: file %zu of its split set of %zu%s", path, i + 1, files,
-                  stat(name, &st) != 0 && errno == ENOENT ? " is missing" : "");
+                  !http_is_url(name) && stat(name, &st) != 0 && errno == ENOENT ? " is missing"
+                                                                                : "");
     }
   }
   return rc == 0 ? finish_set(m, err) : rc;

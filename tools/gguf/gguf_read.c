@@ -13,6 +13,7 @@
 #include "gguf_types.h"
 #include "gguf_value.h"
 #include "io.h"
+#include "io_source.h"
 #include "shape_format.h"
 
 /* ---- the source: a forward reader of one file ---------------------------------------------- */
@@ -26,7 +27,7 @@
 /** A forward reader of one file. Fields are private to gguf_source.c but for `pos` (the offset
  * of the next byte) and `size` (the file's size). */
 typedef struct gguf_source {
-  int fd;
+  io_source *in;
   const char *path;
   uint64_t size, pos, limit;
   unsigned char *buf;
@@ -34,9 +35,9 @@ typedef struct gguf_source {
   size_t buf_len;
 } gguf_source;
 
-/** Starts reading `fd` (`size` bytes, named `path` in messages; both borrowed) at offset 0.
+/** Starts reading `in` (`size` bytes, named `path` in messages; both borrowed) at offset 0.
  * Returns 0 or CLI_EXIT_SOFTWARE (out of memory). Call gguf_source_close in either case. */
-static int gguf_source_open(gguf_source *s, int fd, const char *path, uint64_t size,
+static int gguf_source_open(gguf_source *s, io_source *in, const char *path, uint64_t size,
                             tool_error *err);
 
 /** Releases the buffer. */
@@ -65,10 +66,10 @@ static int gguf_fail_at(tool_error *err, const gguf_source *s, uint64_t at, cons
 /* Headers are read in pieces of this size (most headers fit in one). */
 #define SOURCE_BUF (256u << 10)
 
-static int gguf_source_open(gguf_source *s, int fd, const char *path, uint64_t size,
+static int gguf_source_open(gguf_source *s, io_source *in, const char *path, uint64_t size,
                             tool_error *err) {
   memset(s, 0, sizeof *s);
-  s->fd = fd;
+  s->in = in;
   s->path = path;
   s->size = size;
   s->limit = GGUF_MAX_HEADER;
@@ -117,7 +118,7 @@ static int gguf_source_read(gguf_source *s, void *dst, uint64_t n, const char *f
       uint64_t left = s->size - s->pos;
       size_t want = left < SOURCE_BUF ? (size_t)left : SOURCE_BUF;
       size_t got = 0;
-      rc = io_read_upto(s->fd, s->path, s->buf, want, s->pos, &got, err);
+      rc = io_source_read_upto(s->in, s->buf, want, s->pos, &got, err);
       if (rc == 0 && got < want) {
         /* The file shrank since its size was taken. */
         rc = gguf_fail_at(err, s, s->pos + got, "the file ends inside %s (it got shorter)", field);
@@ -786,13 +787,20 @@ static int check_data(gguf_source *s, ckpt_file *f, uint64_t alignment, tool_err
   return 0;
 }
 
+static int read_source(io_source *in, ckpt_file *out, gguf_info *info, tool_error *err);
+
 int gguf_read_fd(int fd, const char *path, uint64_t size, ckpt_file *out, gguf_info *info,
                  tool_error *err) {
+  io_source in = {fd, NULL, path, size};
+  return read_source(&in, out, info, err);
+}
+
+static int read_source(io_source *in, ckpt_file *out, gguf_info *info, tool_error *err) {
   memset(out, 0, sizeof *out);
   memset(info, 0, sizeof *info);
-  out->size = size;
+  out->size = in->size;
   gguf_source s;
-  int rc = gguf_source_open(&s, fd, path, size, err);
+  int rc = gguf_source_open(&s, in, in->path, in->size, err);
   uint64_t tensors = 0, kvs = 0;
   if (rc == 0) {
     rc = read_frame(&s, &info->version, err);
@@ -822,14 +830,13 @@ int gguf_read_fd(int fd, const char *path, uint64_t size, ckpt_file *out, gguf_i
 int gguf_read_file(const char *path, ckpt_file *out, gguf_info *info, tool_error *err) {
   memset(out, 0, sizeof *out);
   memset(info, 0, sizeof *info);
-  int fd;
-  uint64_t size;
-  int rc = io_open_regular(path, NULL, &fd, &size, err);
+  io_source in;
+  int rc = io_source_open(&in, path, NULL, err);
   if (rc != 0) {
     return rc;
   }
-  rc = gguf_read_fd(fd, path, size, out, info, err);
-  close(fd);
+  rc = read_source(&in, out, info, err);
+  io_source_close(&in);
   const char *slash = strrchr(path, '/');
   out->path = strdup(path);
   out->name = strdup(slash != NULL ? slash + 1 : path);

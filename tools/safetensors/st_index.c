@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "io_source.h"
 #include "st_read.h"
 
 void st_index_free(st_index *ix) {
@@ -36,27 +36,25 @@ static int name_cmp(const void *a, const void *b) {
  * (malloc'd) to find where values are, which jansson does not say. */
 static int load_json(const char *path, st_index *ix, char **text, size_t *size, tool_error *err) {
   *text = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return io_open_fail(err, errno, NULL, path);
+  io_source in;
+  int rc = io_source_open(&in, path, NULL, err);
+  if (rc != 0) {
+    return rc == CLI_EXIT_NOINPUT && strstr(err->message, "': it is ") != NULL
+               ? tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path)
+               : rc;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path);
+  if (in.size > (uint64_t)ST_MAX_HEADER) {
+    io_source_close(&in);
+    return tool_fail(err, CLI_EXIT_DATA, "%s: the index holds %llu bytes (at most %u)", path,
+                     (unsigned long long)in.size, ST_MAX_HEADER);
   }
-  if (st.st_size > (off_t)ST_MAX_HEADER) {
-    close(fd);
-    return tool_fail(err, CLI_EXIT_DATA, "%s: the index holds %lld bytes (at most %u)", path,
-                     (long long)st.st_size, ST_MAX_HEADER);
-  }
-  *size = (size_t)st.st_size;
+  *size = (size_t)in.size;
   *text = malloc(*size + 1);
-  int rc = *text == NULL ? tool_oom(err, "reading the index") : 0;
+  rc = *text == NULL ? tool_oom(err, "reading the index") : 0;
   if (rc == 0) {
-    rc = io_read_full(fd, path, *text, *size, 0, CLI_EXIT_IOERR, err);
+    rc = io_source_read(&in, *text, *size, 0, CLI_EXIT_IOERR, err);
   }
-  close(fd);
+  io_source_close(&in);
   if (rc != 0) {
     return rc;
   }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "http.h"
 #include "io.h"
 #include "st_index.h"
 #include "st_read.h"
@@ -57,7 +58,8 @@ static int read_files(ckpt_model *m, const char *const *names, size_t count, con
     }
     int rc = st_read_file_with(path, lenient, &m->files[i], err);
     struct stat st;
-    int missing = rc == CLI_EXIT_NOINPUT && stat(path, &st) != 0 && errno == ENOENT;
+    int missing =
+        rc == CLI_EXIT_NOINPUT && !http_is_url(path) && stat(path, &st) != 0 && errno == ENOENT;
     free(path);
     if (rc == CLI_EXIT_NOINPUT && index != NULL) {
       /* A shard the index lists that cannot be opened (missing, or unreadable): 66, as any
@@ -244,12 +246,45 @@ static int load_folder(st_model *m, const char *path, st_leniency *lenient, tool
   return rc;
 }
 
+/* A folder URL, as the Hugging Face Hub lays a model out: its index, or else its one
+ * model.safetensors (a URL cannot be listed). */
+static int load_url_folder(st_model *m, const char *path, st_leniency *lenient, tool_error *err) {
+  char *index = join(path, "model.safetensors.index.json");
+  char *file = join(path, "model.safetensors");
+  int found = 0;
+  int rc = index == NULL || file == NULL ? tool_oom(err, "loading the model")
+                                         : http_probe(index, "the index", &found, err);
+  if (rc == 0 && found) {
+    rc = load_index(m, index, lenient, err);
+  } else if (rc == 0) {
+    rc = http_probe(file, NULL, &found, err);
+    if (rc == 0 && !found) {
+      rc = tool_fail(err, CLI_EXIT_NOINPUT,
+                     "cannot open '%s': it holds neither model.safetensors.index.json nor "
+                     "model.safetensors (the server answers 404 for both)",
+                     path);
+    } else if (rc == 0) {
+      rc = load_single(m, file, lenient, err);
+      rc = rc != 0 ? rc : list_sidecars(&m->ckpt, err);
+    }
+  }
+  free(index);
+  free(file);
+  return rc;
+}
+
 int st_model_load(const char *path, st_model *m, tool_error *err) {
   return st_model_load_with(path, NULL, m, err);
 }
 
 int st_model_load_with(const char *path, st_leniency *lenient, st_model *m, tool_error *err) {
   memset(m, 0, sizeof *m);
+  if (http_is_url(path)) {
+    size_t n = strlen(path);
+    return n > 0 && path[n - 1] == '/' ? load_url_folder(m, path, lenient, err)
+           : ends_with(path, ".json")  ? load_index(m, path, lenient, err)
+                                       : load_single(m, path, lenient, err);
+  }
   struct stat st;
   if (stat(path, &st) != 0) {
     return io_open_fail(err, errno, NULL, path);

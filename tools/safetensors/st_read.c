@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "io_source.h"
 #include "shape_format.h"
 #include "st_json.h"
 
@@ -105,9 +105,9 @@ int st_parse_header(const char *path, const char *text, size_t size, uint64_t da
   return rc;
 }
 
-/* The 8-byte header size N of the file open as `fd` (of `file_size` bytes), checked against
+/* The 8-byte header size N of the file open as `in` (of `file_size` bytes), checked against
  * the limit and the file. */
-static int read_header_size(int fd, const char *path, uint64_t file_size, uint64_t *n,
+static int read_header_size(io_source *in, const char *path, uint64_t file_size, uint64_t *n,
                             tool_error *err) {
   unsigned char len[8];
   if (file_size < 8) {
@@ -115,7 +115,7 @@ static int read_header_size(int fd, const char *path, uint64_t file_size, uint64
                      "%s: byte 0: the file holds %llu %s, fewer than the 8 of the header size",
                      path, (unsigned long long)file_size, tool_plural(file_size, "byte", "bytes"));
   }
-  int rc = io_read_full(fd, path, len, 8, 0, CLI_EXIT_IOERR, err);
+  int rc = io_source_read(in, len, 8, 0, CLI_EXIT_IOERR, err);
   if (rc != 0) {
     return rc;
   }
@@ -152,18 +152,17 @@ int st_read_file(const char *path, ckpt_file *out, tool_error *err) {
 
 int st_read_file_with(const char *path, st_leniency *lenient, ckpt_file *out, tool_error *err) {
   memset(out, 0, sizeof *out);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return io_open_fail(err, errno, NULL, path);
+  io_source in;
+  int rc = io_source_open(&in, path, NULL, err);
+  if (rc != 0) {
+    /* A directory or another kind of file: as before, "not a regular file". */
+    return rc == CLI_EXIT_NOINPUT && strstr(err->message, "': it is ") != NULL
+               ? tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path)
+               : rc;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path);
-  }
-  uint64_t file_size = (uint64_t)st.st_size, n = 0;
+  uint64_t file_size = in.size, n = 0;
   char *text = NULL;
-  int rc = read_header_size(fd, path, file_size, &n, err);
+  rc = read_header_size(&in, path, file_size, &n, err);
   if (rc == 0) {
     text = malloc(n == 0 ? 1 : (size_t)n);
     if (text == NULL) {
@@ -172,9 +171,9 @@ int st_read_file_with(const char *path, st_leniency *lenient, ckpt_file *out, to
   }
   if (rc == 0) {
     /* The size was checked against the file: a short read means it shrank meanwhile. */
-    rc = io_read_full(fd, path, text, (size_t)n, 8, CLI_EXIT_IOERR, err);
+    rc = io_source_read(&in, text, (size_t)n, 8, CLI_EXIT_IOERR, err);
   }
-  close(fd);
+  io_source_close(&in);
   if (rc == 0) {
     rc = st_parse_header(path, text, (size_t)n, file_size - 8 - n, lenient, out, err);
   }

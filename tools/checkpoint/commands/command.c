@@ -14,6 +14,7 @@
 #include "ckpt_record.h"
 #include "cli_util.h"
 #include "gguf_driver.h"
+#include "http.h"
 #include "io.h"
 #include "st_driver.h"
 
@@ -36,7 +37,44 @@ void ckpt_command_set_name(ckpt_command *c) {
 
 /* ---- finding the format ----------------------------------------------------------------- */
 
+/* The driver of a URL, by its ending (a URL cannot be listed, and its first bytes would cost a
+ * request of their own): .gguf is GGUF; .safetensors, .json and a folder (/) are safetensors. */
+static const ckpt_driver *url_driver(const char *url) {
+  size_t n = strlen(url);
+  const char *query = strpbrk(url, "?#");
+  n = query != NULL ? (size_t)(query - url) : n;
+  static const struct {
+    const char *ending;
+    const ckpt_driver *driver;
+  } endings[] = {{".gguf", &gguf_driver},
+                 {".safetensors", &st_driver},
+                 {".json", &st_driver},
+                 {"/", &st_driver}};
+  for (size_t i = 0; i < sizeof endings / sizeof endings[0]; i++) {
+    size_t k = strlen(endings[i].ending);
+    if (n >= k && strncmp(url + n - k, endings[i].ending, k) == 0) {
+      return endings[i].driver;
+    }
+  }
+  return NULL;
+}
+
 int ckpt_command_find_format(ckpt_command *c, const char *path) {
+  if (c->driver == NULL && http_is_url(path)) {
+    c->driver = url_driver(path);
+    if (c->driver == NULL) {
+      tool_error err;
+      tool_fail(&err, CLI_EXIT_DATA,
+                "'%s': the format of a URL is found by its ending (.safetensors, "
+                ".safetensors.index.json, a folder ending in /, .gguf); 'cleave st %s' and "
+                "'cleave gguf %s' name the format",
+                path, ckpt_verb_word(c->verb), ckpt_verb_word(c->verb));
+      return ckpt_command_report(&err);
+    }
+    ckpt_command_set_name(c);
+    c->args.run.stale_suffixes = c->driver->stale_suffixes;
+    c->args.rules.experts = (c->driver->traits & CKPT_SPLITS_EXPERTS) != 0;
+  }
   if (c->driver == NULL) {
     struct stat st;
     /* A model that cannot be read (a file, or a folder that cannot be listed) is 66, not a model

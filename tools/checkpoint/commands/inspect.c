@@ -147,6 +147,7 @@ static const cli_opt ls_options[] = {
                                   "\"bytes\", " CKPT_GGUF_TEXT("\"offset\", ") "\"file\"}]}"),
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet,
              "print nothing (the status says whether the model is valid)"),
+    CLI_INCLUDE_SAME(cli_remote_options),
     CLI_END,
 };
 
@@ -166,6 +167,7 @@ static const cli_opt check_options[] = {
                                                     "as text, as for every "
                                                     "command)"),
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print nothing on success"),
+    CLI_INCLUDE_SAME(cli_remote_options),
     CLI_END,
 };
 

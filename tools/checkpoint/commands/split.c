@@ -104,6 +104,7 @@ static const cli_opt split_options[] = {
     CLI_INCLUDE(ckpt_args, rules, ckpt_rule_options),
     CLI_INCLUDE_SAME(ckpt_split_preset_options),
     CLI_INCLUDE_SAME(ckpt_quant_option),
+    CLI_INCLUDE_SAME(cli_remote_options),
     CLI_GROUP("Output options"),
     CLI_INCLUDE_SAME(ckpt_outdir_option),
     CLI_INCLUDE_SAME(ckpt_write_options),

@@ -92,6 +92,7 @@ static const cli_opt verify_options[] = {
              "\"against\", \"differences\": [{\"file\", \"tensor\", \"file_offset\", "
              "\"tensor_offset\", \"problem\"}]}"),
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print only the differences"),
+    CLI_INCLUDE_SAME(cli_remote_options),
     CLI_END,
 };
 

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http.h"
 #include "io.h"
+#include "io_source.h"
 
 /* Counts and sizes above 2^24 are refused: no model has 16 million heads or a hidden size or
  * vocabulary that large, and sums of a few products of two of them (a fused QKV's rows: (heads +
@@ -215,28 +217,38 @@ static int read_with(const char *path, ckpt_config *c, tool_error *err,
                      int (*parse)(const char *, size_t, const char *, ckpt_config *,
                                   tool_error *)) {
   memset(c, 0, sizeof *c);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    c->absent = errno == ENOENT;
-    return io_open_fail(err, errno, NULL, path);
+  if (http_is_url(path)) {
+    int found = 1;
+    int rc = http_probe(path, NULL, &found, err);
+    if (rc != 0 || !found) {
+      c->absent = !found;
+      return rc != 0
+                 ? rc
+                 : tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': HTTP 404 (Not Found)", path);
+    }
   }
-  struct stat st;
-  int rc = 0;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    rc = tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path);
-  } else if (st.st_size > (off_t)CKPT_CONFIG_MAX_BYTES) {
-    rc = tool_fail(err, CLI_EXIT_DATA, "%s: %lld bytes, more than a config.json holds (at most %u)",
-                   path, (long long)st.st_size, CKPT_CONFIG_MAX_BYTES);
+  io_source in;
+  int rc = io_source_open(&in, path, NULL, err);
+  if (rc != 0) {
+    struct stat st;
+    c->absent = !http_is_url(path) && stat(path, &st) != 0 && errno == ENOENT;
+    return rc == CLI_EXIT_NOINPUT && strstr(err->message, "': it is ") != NULL
+               ? tool_fail(err, CLI_EXIT_NOINPUT, "'%s' is not a regular file", path)
+               : rc;
   }
-  size_t size = rc == 0 ? (size_t)st.st_size : 0;
+  if (in.size > (uint64_t)CKPT_CONFIG_MAX_BYTES) {
+    rc = tool_fail(err, CLI_EXIT_DATA, "%s: %llu bytes, more than a config.json holds (at most %u)",
+                   path, (unsigned long long)in.size, CKPT_CONFIG_MAX_BYTES);
+  }
+  size_t size = rc == 0 ? (size_t)in.size : 0;
   char *text = rc == 0 ? malloc(size + 1) : NULL;
   if (rc == 0 && text == NULL) {
     rc = tool_oom(err, "reading config.json");
   }
   if (rc == 0) {
-    rc = io_read_full(fd, path, text, size, 0, CLI_EXIT_IOERR, err);
+    rc = io_source_read(&in, text, size, 0, CLI_EXIT_IOERR, err);
   }
-  close(fd);
+  io_source_close(&in);
   if (rc == 0) {
     rc = parse(text, size, path, c, err);
   }

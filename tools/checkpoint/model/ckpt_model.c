@@ -1,5 +1,6 @@
 /* The model's memory, its tensors by name, and the sidecar files of its folder. */
 #include "ckpt_model.h"
+#include "http.h"
 #include "io.h"
 
 #include <dirent.h>
@@ -122,6 +123,9 @@ static int is_sidecar(const ckpt_model *m, const char *name, const char *const *
       return 0;
     }
   }
+  if (http_is_url(m->dir)) {
+    return 1; /* asked for when copied */
+  }
   char path[4096];
   struct stat st;
   int n = snprintf(path, sizeof path, "%s%s", m->dir, name);
@@ -132,9 +136,39 @@ static int text_order(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The sidecars a model folder on the Hugging Face Hub may hold: a URL cannot be listed, so
+ * these names are asked for when a command copies the sidecars (ckpt_write.c). */
+static const char *const url_sidecars[] = {"config.json",
+                                           "generation_config.json",
+                                           "tokenizer.json",
+                                           "tokenizer_config.json",
+                                           "tokenizer.model",
+                                           "special_tokens_map.json",
+                                           "vocab.json",
+                                           "merges.txt",
+                                           "added_tokens.json",
+                                           "chat_template.jinja",
+                                           NULL};
+
 int ckpt_model_list_sidecars(ckpt_model *m, const char *const *skip, size_t count,
                              tool_error *err) {
   m->owns_dir = 1;
+  if (http_is_url(m->dir)) {
+    m->sidecars_remote = 1;
+    for (size_t i = 0; url_sidecars[i] != NULL; i++) {
+      if (!is_sidecar(m, url_sidecars[i], skip, count)) {
+        continue;
+      }
+      char **grown = realloc(m->sidecars, (m->sidecar_count + 1) * sizeof *grown);
+      if (grown == NULL || (grown[m->sidecar_count] = strdup(url_sidecars[i])) == NULL) {
+        m->sidecars = grown != NULL ? grown : m->sidecars;
+        return tool_oom(err, "listing the model's folder");
+      }
+      m->sidecars = grown;
+      m->sidecar_count++;
+    }
+    return 0;
+  }
   DIR *d = opendir(m->dir[0] != '\0' ? m->dir : ".");
   if (d == NULL) {
     m->sidecar_errno = errno;
@@ -193,6 +227,9 @@ int ckpt_folder_holds(const char *path, const char *const *suffixes) {
 }
 
 size_t ckpt_file_head(const char *path, unsigned char *buf, size_t size) {
+  if (http_is_url(path)) {
+    return 0; /* a URL's format is found by its name (ckpt_command_find_format) */
+  }
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return 0;

@@ -91,6 +91,9 @@ typedef struct ckpt_model {
   /** The errno of a folder that could not be listed for its sidecars (0: listed): a command that
    * copies them refuses to go on without them (66). */
   int sidecar_errno;
+  /** The folder is a URL (it cannot be listed): `sidecars` are the names a Hub folder may hold,
+   * each asked for when a command copies them, and left out when the server has none. */
+  int sidecars_remote;
   /** The model was given as its folder (a folder or an index whose folder's other files are its
    * sidecars), or as a folder of ranks (`ranks_dir`): no output may go into that folder, nor,
    * for a folder of ranks, into a folder inside it. */

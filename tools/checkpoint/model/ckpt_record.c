@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "io.h"
+#include "io_source.h"
 
 /* A decimal count of at most 9 digits, no sign, no leading zero: the value or -1. */
 static int64_t decimal(const char *text) {
@@ -203,61 +204,94 @@ int ckpt_records_order(const ckpt_model *m, const ckpt_record *records, size_t *
   return 0;
 }
 
-/* Feeds the first and last (up to) 64 bytes of tensor `t` to `state`. */
-static int sample(XXH3_state_t *state, const ckpt_model *m, const ckpt_tensor *t, int fd,
-                  tool_error *err) {
-  unsigned char buf[128];
-  uint64_t head = t->bytes < 64 ? t->bytes : 64;
-  uint64_t tail = t->bytes - head < 64 ? t->bytes - head : 64;
-  const char *path = m->files[t->file].path;
-  if (io_read_full(fd, path, buf, (size_t)head, t->offset, CLI_EXIT_IOERR, err) != 0 ||
-      io_read_full(fd, path, buf + head, (size_t)tail, t->offset + t->bytes - tail, CLI_EXIT_IOERR,
-                   err) != 0) {
+/* The bytes sampled of a tensor: its first and last (up to) 64. */
+#define SAMPLE 128
+
+static size_t sample_len(const ckpt_tensor *t, uint64_t *head, uint64_t *tail) {
+  *head = t->bytes < 64 ? t->bytes : 64;
+  *tail = t->bytes - *head < 64 ? t->bytes - *head : 64;
+  return (size_t)(*head + *tail);
+}
+
+/* Reads tensor t's sample into buf. */
+static int sample(const ckpt_tensor *t, io_source *in, unsigned char *buf, tool_error *err) {
+  uint64_t head, tail;
+  sample_len(t, &head, &tail);
+  if (io_source_read(in, buf, (size_t)head, t->offset, CLI_EXIT_IOERR, err) != 0 ||
+      io_source_read(in, buf + head, (size_t)tail, t->offset + t->bytes - tail, CLI_EXIT_IOERR,
+                     err) != 0) {
     return err->status;
   }
-  XXH3_64bits_update(state, buf, (size_t)(head + tail));
   return 0;
+}
+
+/* A tensor and its place in by_name, ordered by file and offset. */
+typedef struct placed {
+  const ckpt_tensor *t;
+  size_t k;
+} placed;
+
+static int by_place(const void *a, const void *b) {
+  const ckpt_tensor *x = ((const placed *)a)->t, *y = ((const placed *)b)->t;
+  return x->file != y->file       ? (x->file < y->file ? -1 : 1)
+         : x->offset != y->offset ? (x->offset < y->offset ? -1 : 1)
+                                  : 0;
+}
+
+/* The samples of every tensor (`out[k]` for by_name[k]), read in the files' order: over HTTP the
+ * last bytes of a tensor and the first of the next then come in one request (io_source.h). */
+static int read_samples(const ckpt_model *m, unsigned char *out, tool_error *err) {
+  io_source *fds = calloc(m->file_count + 1, sizeof *fds);
+  placed *order = calloc(m->tensor_count + 1, sizeof *order);
+  if (fds == NULL || order == NULL) {
+    free(fds);
+    free(order);
+    return tool_oom(err, "the source's identity");
+  }
+  for (size_t i = 0; i < m->file_count; i++) {
+    fds[i].fd = -1;
+  }
+  for (size_t k = 0; k < m->tensor_count; k++) {
+    order[k] = (placed){m->by_name[k], k};
+  }
+  qsort(order, m->tensor_count, sizeof *order, by_place);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < m->tensor_count; i++) {
+    const ckpt_tensor *t = order[i].t;
+    if (fds[t->file].fd < 0 && fds[t->file].http == NULL) {
+      rc = io_source_open(&fds[t->file], m->files[t->file].path, NULL, err);
+    }
+    rc = rc != 0 ? rc : sample(t, &fds[t->file], out + order[i].k * SAMPLE, err);
+  }
+  for (size_t i = 0; i < m->file_count; i++) {
+    io_source_close(&fds[i]);
+  }
+  free(fds);
+  free(order);
+  return rc;
 }
 
 int ckpt_model_identity(const ckpt_model *m, uint64_t *id, tool_error *err) {
   XXH3_state_t *state = XXH3_createState();
-  int *fds = calloc(m->file_count + 1, sizeof *fds);
-  if (state == NULL || fds == NULL) {
-    XXH3_freeState(state);
-    free(fds);
-    return tool_oom(err, "the source's identity");
-  }
-  for (size_t i = 0; i < m->file_count; i++) {
-    fds[i] = -1;
-  }
-  XXH3_64bits_reset(state);
-  int rc = 0;
-  for (size_t k = 0; rc == 0 && k < m->tensor_count; k++) {
-    const ckpt_tensor *t = m->by_name[k];
-    XXH3_64bits_update(state, t->name, strlen(t->name) + 1);
-    XXH3_64bits_update(state, t->dtype->name, strlen(t->dtype->name) + 1);
-    uint64_t dims = (uint64_t)t->ndim;
-    XXH3_64bits_update(state, &dims, sizeof dims);
-    if (t->ndim > 0) {
-      XXH3_64bits_update(state, t->shape, (size_t)t->ndim * sizeof *t->shape);
-    }
-    if (fds[t->file] < 0) {
-      fds[t->file] = open(m->files[t->file].path, O_RDONLY | O_CLOEXEC);
-      if (fds[t->file] < 0) {
-        rc = tool_fail(err, CLI_EXIT_NOINPUT, "cannot open '%s': %s", m->files[t->file].path,
-                       strerror(errno));
-        break;
+  unsigned char *samples = malloc((m->tensor_count + 1) * SAMPLE);
+  int rc = state == NULL || samples == NULL ? tool_oom(err, "the source's identity")
+                                            : read_samples(m, samples, err);
+  if (rc == 0) {
+    XXH3_64bits_reset(state);
+    for (size_t k = 0; k < m->tensor_count; k++) {
+      const ckpt_tensor *t = m->by_name[k];
+      XXH3_64bits_update(state, t->name, strlen(t->name) + 1);
+      XXH3_64bits_update(state, t->dtype->name, strlen(t->dtype->name) + 1);
+      uint64_t dims = (uint64_t)t->ndim, head, tail;
+      XXH3_64bits_update(state, &dims, sizeof dims);
+      if (t->ndim > 0) {
+        XXH3_64bits_update(state, t->shape, (size_t)t->ndim * sizeof *t->shape);
       }
+      XXH3_64bits_update(state, samples + k * SAMPLE, sample_len(t, &head, &tail));
     }
-    rc = sample(state, m, t, fds[t->file], err);
+    *id = XXH3_64bits_digest(state);
   }
-  *id = XXH3_64bits_digest(state);
-  for (size_t i = 0; i < m->file_count; i++) {
-    if (fds[i] >= 0) {
-      close(fds[i]);
-    }
-  }
-  free(fds);
+  free(samples);
   XXH3_freeState(state);
   return rc;
 }

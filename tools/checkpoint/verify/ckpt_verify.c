@@ -22,7 +22,9 @@
 #include "ckpt_report.h"
 #include "cli_util.h"
 #include "error.h"
+#include "http.h"
 #include "io.h"
+#include "io_source.h"
 #include "json_out.h"
 #include "outputs_staging.h"
 #include "thread_start.h"
@@ -234,7 +236,7 @@ static int ckpt_against_finish(ckpt_against_run *run, ckpt_differences *d);
 typedef struct comparison {
   const ckpt_manifest *mf;
   ckpt_differences *d;
-  int *in_fds;
+  io_source *in;
   unsigned char *a, *b;
 } comparison;
 
@@ -244,10 +246,40 @@ static const char *base_name(const char *path) {
 }
 
 /* Finds input i among the --against paths (a file of its name, or a folder holding one). */
-static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int *fd,
-                      uint64_t *size) {
+static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, io_source *src,
+                      char **opened, uint64_t *size) {
   for (size_t k = 0; k < o->against_count; k++) {
     const char *p = o->against[k];
+    if (http_is_url(p)) {
+      /* A folder URL (ending in /) holding the input by its name, or the input's own URL. */
+      size_t n = strlen(p);
+      char *candidate = NULL;
+      if (n > 0 && p[n - 1] == '/'              ? asprintf(&candidate, "%s%s", p, in->name) < 0
+          : strcmp(base_name(p), in->name) != 0 ? 0
+                                                : (candidate = strdup(p)) == NULL) {
+        return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+      }
+      if (candidate == NULL) {
+        continue;
+      }
+      tool_error err;
+      int found = 1;
+      int rc = n > 0 && p[n - 1] == '/' ? http_probe(candidate, "input", &found, &err) : 0;
+      if (rc == 0 && !found) {
+        free(candidate);
+        continue;
+      }
+      rc = rc != 0 ? rc : io_source_open(src, candidate, "input", &err);
+      if (rc != 0) {
+        free(candidate);
+        tool_scrub(&err);
+        return tool_report(&err);
+      }
+      *opened = candidate;
+      src->path = candidate;
+      *size = src->size;
+      return 0;
+    }
     struct stat st;
     if (stat(p, &st) != 0) {
       tool_error err;
@@ -277,12 +309,17 @@ static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int
       continue;
     }
     tool_error err;
-    int rc = io_open_regular(candidate != NULL ? candidate : p, "input", fd, size, &err);
-    free(candidate);
+    if (candidate == NULL && (candidate = strdup(p)) == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+    }
+    int rc = io_source_open(src, candidate, "input", &err);
     if (rc != 0) {
+      free(candidate);
       tool_scrub(&err);
       return tool_report(&err);
     }
+    *opened = candidate;
+    *size = src->size;
     return 0;
   }
   tool_error err;
@@ -292,6 +329,16 @@ static int open_input(const ckpt_verify_options *o, const ckpt_mf_input *in, int
             in->name);
   tool_scrub(&err);
   return tool_report(&err);
+}
+
+/* An input's bytes: as read_at, through its source (a file or a URL). */
+static int read_input(io_source *in, void *buf, size_t size, uint64_t at, size_t *got) {
+  tool_error err;
+  if (io_source_read_upto(in, buf, size, at, got, &err) != 0) {
+    tool_scrub(&err);
+    return tool_report(&err);
+  }
+  return 0;
 }
 
 static int read_at(int fd, const char *what, void *buf, size_t size, uint64_t at, size_t *got) {
@@ -341,7 +388,7 @@ static int compare_tensor(comparison *g, const ckpt_mf_file *f, int out_fd,
   for (size_t s = 0; s < t->piece_count; s++) {
     const ckpt_mf_piece *p = &t->pieces[s];
     const ckpt_mf_input *in = &g->mf->inputs[p->input];
-    int in_fd = g->in_fds[p->input];
+    io_source *src = &g->in[p->input];
     uint64_t r = 0;
     while (r < p->rows && p->take > 0) {
       /* Rows r..r+k-1 when whole rows fit the buffers, else a part of row r. */
@@ -362,7 +409,7 @@ static int compare_tensor(comparison *g, const ckpt_mf_file *f, int out_fd,
         size_t in_len = (size_t)((k - 1) * p->stride) + n;
         size_t got_out, got_in;
         int rc = read_at(out_fd, f->name, g->a, out_len, out_at, &got_out);
-        rc = rc != 0 ? rc : read_at(in_fd, in->name, g->b, in_len, in_at, &got_in);
+        rc = rc != 0 ? rc : read_input(src, g->b, in_len, in_at, &got_in);
         if (rc != 0) {
           return rc;
         }
@@ -433,7 +480,7 @@ static int compare_tiled(comparison *g, const ckpt_mf_file *f, int out_fd, const
       const ckpt_mf_input *in = &g->mf->inputs[p->input];
       uint64_t in_at = p->offset + r * p->stride;
       size_t got_in, in_len = (size_t)((k - 1) * p->stride + p->take), n = (size_t)p->take;
-      rc = read_at(g->in_fds[p->input], in->name, g->b, in_len, in_at, &got_in);
+      rc = read_input(&g->in[p->input], g->b, in_len, in_at, &got_in);
       if (rc != 0) {
         return rc;
       }
@@ -635,6 +682,8 @@ static int compare_file(comparison *g, const ckpt_verify_options *o, const ckpt_
 struct ckpt_against_run {
   const ckpt_verify_options *o;
   comparison g;
+  /* The path or URL each input was opened by (malloc'd). */
+  char **paths;
   /* The differences found (its own list: the verify adds to its own meanwhile). */
   ckpt_differences d;
   int status, threaded;
@@ -657,12 +706,12 @@ static void *compare_thread(void *arg) {
 
 static void release(ckpt_against_run *run) {
   const ckpt_manifest *mf = run->g.mf;
-  for (size_t i = 0; run->g.in_fds != NULL && i < mf->input_count; i++) {
-    if (run->g.in_fds[i] >= 0) {
-      close(run->g.in_fds[i]);
-    }
+  for (size_t i = 0; run->g.in != NULL && i < mf->input_count; i++) {
+    io_source_close(&run->g.in[i]);
+    free(run->paths != NULL ? run->paths[i] : NULL);
   }
-  free(run->g.in_fds);
+  free(run->paths);
+  free(run->g.in);
   free(run->g.a);
   free(run->g.b);
   ckpt_diff_free(&run->d);
@@ -677,19 +726,20 @@ static int ckpt_against_start(const ckpt_verify_options *o, const ckpt_manifest 
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
   run->o = o;
-  run->g = (comparison){mf, &run->d, calloc(mf->input_count + 1, sizeof(int)),
+  run->g = (comparison){mf, &run->d, calloc(mf->input_count + 1, sizeof(io_source)),
                         malloc(AGAINST_CHUNK), malloc(AGAINST_CHUNK)};
+  run->paths = calloc(mf->input_count + 1, sizeof *run->paths);
   int rc = 0;
-  if (run->g.in_fds == NULL || run->g.a == NULL || run->g.b == NULL) {
+  if (run->g.in == NULL || run->paths == NULL || run->g.a == NULL || run->g.b == NULL) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
   }
-  for (size_t i = 0; run->g.in_fds != NULL && i <= mf->input_count; i++) {
-    run->g.in_fds[i] = -1;
+  for (size_t i = 0; run->g.in != NULL && i <= mf->input_count; i++) {
+    run->g.in[i].fd = -1;
   }
   io_raise_open_limit(mf->input_count + 64);
   for (size_t i = 0; rc == 0 && i < mf->input_count; i++) {
     uint64_t size = 0;
-    rc = open_input(o, &mf->inputs[i], &run->g.in_fds[i], &size);
+    rc = open_input(o, &mf->inputs[i], &run->g.in[i], &run->paths[i], &size);
     if (rc == 0 && size != mf->inputs[i].bytes) {
       ckpt_diff_add(&run->d, mf->inputs[i].name, NULL, -1, -1,
                     "(an input) has %llu bytes, the manifest says %llu: it changed since the run",

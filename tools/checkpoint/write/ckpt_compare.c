@@ -8,40 +8,28 @@
 #include <unistd.h>
 
 #include "cli_util.h"
-#include "io.h"
+#include "io_source.h"
 #include "stream.h"
 
-/* The model's files, opened on first use. */
+/* The model's files, opened on first use (`fd` -1 and `http` NULL until then). */
 typedef struct inputs {
   const ckpt_model *model;
-  int *fds;
+  io_source *files;
 } inputs;
 
-static int input_fd(inputs *in, size_t file, int *fd) {
-  if (in->fds[file] < 0) {
-    const char *path = in->model->files[file].path;
-    in->fds[file] = open(path, O_RDONLY | O_CLOEXEC);
-    if (in->fds[file] < 0) {
-      tool_error err;
-      io_open_fail(&err, errno, NULL, path);
-      tool_scrub(&err);
-      return tool_report(&err);
-    }
-  }
-  *fd = in->fds[file];
-  return 0;
+static int is_open(const io_source *s) {
+  return s->fd >= 0 || s->http != NULL;
 }
 
 /* Reads `size` bytes at `at` of tensor t's data into buf. */
 static int read_part(inputs *in, const ckpt_tensor *t, void *buf, size_t size, uint64_t at) {
-  int fd = -1;
-  int rc = input_fd(in, t->file, &fd);
-  if (rc != 0) {
-    return rc;
-  }
+  io_source *src = &in->files[t->file];
   tool_error err;
-  const char *path = in->model->files[t->file].path;
-  if (io_read_full(fd, path, buf, size, t->offset + at, CLI_EXIT_IOERR, &err) != 0) {
+  if (!is_open(src) && io_source_open(src, in->model->files[t->file].path, NULL, &err) != 0) {
+    tool_scrub(&err);
+    return tool_report(&err);
+  }
+  if (io_source_read(src, buf, size, t->offset + at, CLI_EXIT_IOERR, &err) != 0) {
     return tool_report(&err);
   }
   return 0;
@@ -103,12 +91,12 @@ int ckpt_compare_copies(const ckpt_plan *plan, const ckpt_model *model) {
   }
   size_t chunk = stream_chunk_bytes();
   unsigned char *a = malloc(chunk), *b = malloc(chunk);
-  inputs in = {model, calloc(model->file_count + 1, sizeof(int))};
-  int rc = a == NULL || b == NULL || in.fds == NULL
+  inputs in = {model, calloc(model->file_count + 1, sizeof(io_source))};
+  int rc = a == NULL || b == NULL || in.files == NULL
                ? cli_error(CLI_EXIT_SOFTWARE, "out of memory comparing the ranks")
                : 0;
-  for (size_t i = 0; in.fds != NULL && i < model->file_count; i++) {
-    in.fds[i] = -1;
+  for (size_t i = 0; in.files != NULL && i < model->file_count; i++) {
+    in.files[i].fd = -1;
   }
   /* The ranks' files stay open once opened (a merge of many ranks). */
   io_raise_open_limit(model->file_count + 64);
@@ -116,12 +104,10 @@ int ckpt_compare_copies(const ckpt_plan *plan, const ckpt_model *model) {
   for (size_t i = 0; i < plan->check_count && rc == 0; i++) {
     rc = compare(plan, &in, &plan->checks[i], a, b, chunk, &held);
   }
-  for (size_t i = 0; in.fds != NULL && i < model->file_count; i++) {
-    if (in.fds[i] >= 0) {
-      close(in.fds[i]);
-    }
+  for (size_t i = 0; in.files != NULL && i < model->file_count; i++) {
+    io_source_close(&in.files[i]);
   }
-  free(in.fds);
+  free(in.files);
   free(a);
   free(b);
   return rc;

@@ -17,6 +17,7 @@
 #include "cli_util.h"
 #include "io.h"
 #include "io_copy.h"
+#include "io_source.h"
 #include "outputs.h"
 #include "progress.h"
 #include "stream.h"
@@ -43,7 +44,7 @@ typedef struct ckpt_copier {
   const ckpt_model *model;
   const out_set *out;
   ckpt_file_sums *sums;
-  int *in_fds;
+  io_source *in;
   unsigned char *chunk, *staging;
   size_t chunk_bytes;
   io_copier io;
@@ -268,8 +269,7 @@ static int ckpt_write_at(ckpt_copier *c, ckpt_member *m, const void *buf, size_t
 
 static int ckpt_read_at(ckpt_copier *c, size_t src, void *buf, size_t size, uint64_t from) {
   tool_error err;
-  if (io_read_full(c->in_fds[src], c->model->files[src].path, buf, size, from, CLI_EXIT_IOERR,
-                   &err) != 0) {
+  if (io_source_read(&c->in[src], buf, size, from, CLI_EXIT_IOERR, &err) != 0) {
     return tool_report(&err);
   }
   return 0;
@@ -281,9 +281,9 @@ static unsigned char *ckpt_read_buffer(const ckpt_copier *c, uint64_t from) {
 
 static int ckpt_stream_copy(ckpt_copier *c, ckpt_stream *s, size_t src, uint64_t from,
                             uint64_t size, uint64_t at) {
-  if ((at - from) % KERNEL_ALIGN == 0 && !s->m->hashing) {
+  if ((at - from) % KERNEL_ALIGN == 0 && !s->m->hashing && c->in[src].http == NULL) {
     tool_error err;
-    if (io_copy_range(&c->io, c->in_fds[src], c->model->files[src].path, from, s->m->fd, s->m->path,
+    if (io_copy_range(&c->io, c->in[src].fd, c->model->files[src].path, from, s->m->fd, s->m->path,
                       at, size, &err) != 0) {
       return tool_report(&err);
     }
@@ -1138,16 +1138,15 @@ static int copy_group(ckpt_copier *c, size_t first, size_t count, int lockstep) 
 
 static int open_inputs(ckpt_copier *c, size_t *opened) {
   for (size_t i = 0; i < c->model->file_count; i++) {
-    const char *path = c->model->files[i].path;
-    c->in_fds[i] = open(path, O_RDONLY | O_CLOEXEC);
-    if (c->in_fds[i] < 0) {
-      tool_error err;
-      io_open_fail(&err, errno, NULL, path);
+    tool_error err;
+    if (io_source_open(&c->in[i], c->model->files[i].path, NULL, &err) != 0) {
       tool_scrub(&err);
       return tool_report(&err);
     }
     (*opened)++;
-    posix_fadvise(c->in_fds[i], 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (c->in[i].fd >= 0) {
+      posix_fadvise(c->in[i].fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
   }
   return 0;
 }
@@ -1167,11 +1166,11 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   c.chunk =
       posix_memalign(&chunk, CKPT_READ_ALIGN, c.chunk_bytes + CKPT_READ_ALIGN) == 0 ? chunk : NULL;
   c.staging = malloc(c.chunk_bytes);
-  c.in_fds = calloc(model->file_count + 1, sizeof *c.in_fds);
+  c.in = calloc(model->file_count + 1, sizeof *c.in);
   c.io = (io_copier){1, c.chunk, c.chunk_bytes, report};
   int rc = 0;
   size_t opened = 0;
-  if (c.chunk == NULL || c.staging == NULL || c.in_fds == NULL) {
+  if (c.chunk == NULL || c.staging == NULL || c.in == NULL) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory preparing the copy");
   }
   if (rc == 0) {
@@ -1201,9 +1200,9 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   }
   ckpt_writeq_stop(c.wq);
   for (size_t i = 0; i < opened; i++) {
-    close(c.in_fds[i]);
+    io_source_close(&c.in[i]);
   }
-  free(c.in_fds);
+  free(c.in);
   free(c.chunk);
   free(c.staging);
   free(c.scale);

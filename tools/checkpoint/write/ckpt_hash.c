@@ -434,8 +434,8 @@ int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ran
   return rc;
 }
 
-int ckpt_hash_copy(int in, const char *in_path, int out, const char *out_path, uint64_t *bytes,
-                   uint64_t *hash, tool_error *err) {
+int ckpt_hash_copy(io_source *in, int out, const char *out_path, uint64_t *bytes, uint64_t *hash,
+                   tool_error *err) {
   unsigned char *buf = malloc(HASH_CHUNK);
   XXH3_state_t *state = XXH3_createState();
   int rc = 0;
@@ -446,7 +446,7 @@ int ckpt_hash_copy(int in, const char *in_path, int out, const char *out_path, u
     uint64_t at = 0;
     for (;;) {
       size_t got = 0;
-      rc = io_read_upto(in, in_path, buf, HASH_CHUNK, at, &got, err);
+      rc = io_source_read_upto(in, buf, HASH_CHUNK, at, &got, err);
       if (rc != 0 || got == 0) {
         break;
       }

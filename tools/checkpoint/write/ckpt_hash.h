@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "io_source.h"
 
 /** Characters of a checksum in hex, with the terminating NUL. */
 #define CKPT_HASH_HEX 17
@@ -98,12 +99,12 @@ int ckpt_hash_file(int fd, const char *path, uint64_t size, ckpt_hash_range *ran
                    int mapped, uint64_t *whole, tool_error *err);
 
 /**
- * Copies file `in` (named `in_path` in messages) from offset 0 to its end into `out` (named
+ * Copies the input `in` (a local file or a URL) from offset 0 to its end into `out` (named
  * `out_path`) from offset 0, through a buffer of 1 MiB, and sets `*bytes` to the bytes copied
  * and `*hash` to their checksum. Returns 0, or CLI_EXIT_IOERR or CLI_EXIT_SOFTWARE with the
  * message in `err`.
  */
-int ckpt_hash_copy(int in, const char *in_path, int out, const char *out_path, uint64_t *bytes,
-                   uint64_t *hash, tool_error *err);
+int ckpt_hash_copy(io_source *in, int out, const char *out_path, uint64_t *bytes, uint64_t *hash,
+                   tool_error *err);
 
 #endif /* CLEAVE_CKPT_HASH_H */

@@ -1,6 +1,7 @@
 /* The manifest: the outputs' checksums (in flight, or read back from the complete temporaries),
  * and its JSON. */
 #include "ckpt_manifest.h"
+#include "http.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,12 @@ static int render(FILE *out, char *const *written, const size_t *size, const ckp
     json_out_string(&j, "name", model->files[i].name);
     json_out_string(&j, "path", model->files[i].path);
     json_out_uint(&j, "bytes", model->files[i].size);
+    /* A URL's ETag when its server gave one: the version of the file the run read. */
+    const char *etag =
+        http_is_url(model->files[i].path) ? http_known_etag(model->files[i].path) : NULL;
+    if (etag != NULL) {
+      json_out_string(&j, "etag", etag);
+    }
     json_out_end_object(&j);
   }
   json_out_end_array(&j);

@@ -12,7 +12,9 @@
 #include "ckpt_hash.h"
 #include "ckpt_sums.h"
 #include "cli_util.h"
+#include "http.h"
 #include "io.h"
+#include "io_source.h"
 #include "outputs.h"
 #include "progress.h"
 
@@ -43,6 +45,15 @@ int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const cha
   const char *name = model->sidecars[i];
   if (ckpt_manifest_named(name) || same_dir(model->dir, outdir)) {
     return 0;
+  }
+  if (model->sidecars_remote) {
+    /* A Hub folder's usual file that the server turned out not to have. */
+    char *url = NULL;
+    int missing = asprintf(&url, "%s%s", model->dir, name) >= 0 && http_known_missing(url);
+    free(url);
+    if (missing) {
+      return 0;
+    }
   }
   for (size_t k = 0; k < plan->file_count; k++) {
     if (strcmp(plan->files[k].name, name) == 0) {
@@ -94,11 +105,27 @@ static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_
     if (asprintf(&source, "%s%s", m->dir, m->sidecars[i]) < 0) {
       return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
     }
+    if (m->sidecars_remote) {
+      /* A Hub folder's usual files, those the server has. */
+      tool_error err;
+      int found = 0;
+      if (http_probe(source, "the sidecar file", &found, &err) != 0) {
+        free(source);
+        tool_scrub(&err);
+        return tool_report(&err);
+      }
+      if (!found) {
+        free(source);
+        continue;
+      }
+    }
     c->name = m->sidecars[i];
     c->source = source;
     /* A source that cannot be read now fails its copy (66); meanwhile the most private bits. */
     struct stat st;
-    s->modes[s->count] = stat(source, &st) == 0 ? (unsigned)st.st_mode : 0600u;
+    s->modes[s->count] = m->sidecars_remote       ? 0644u
+                         : stat(source, &st) == 0 ? (unsigned)st.st_mode
+                                                  : 0600u;
     s->count++;
   }
   return 0;
@@ -183,9 +210,8 @@ static int copy_sidecars(sidecars *s, const out_set *out, size_t first) {
   for (size_t i = 0; rc == 0 && i < s->count; i++) {
     ckpt_manifest_copy *c = &s->copies[i];
     tool_error err;
-    int in;
-    uint64_t size;
-    rc = io_open_regular(c->source, "the sidecar file", &in, &size, &err);
+    io_source in;
+    rc = io_source_open(&in, c->source, "the sidecar file", &err);
     if (rc != 0) {
       tool_scrub(&err);
       return tool_report(&err);
@@ -194,15 +220,15 @@ static int copy_sidecars(sidecars *s, const out_set *out, size_t first) {
     rc = out_set_open(out, first + i, &fd);
     if (rc == 0) {
       char path[OUT_PATH_BUF];
-      if (ckpt_hash_copy(in, c->source, fd, out_set_final(out, first + i, path, sizeof path),
-                         &c->bytes, &c->hash, &err) != 0) {
+      if (ckpt_hash_copy(&in, fd, out_set_final(out, first + i, path, sizeof path), &c->bytes,
+                         &c->hash, &err) != 0) {
         tool_scrub(&err);
         rc = tool_report(&err);
       }
       int close_rc = out_set_close(out, first + i, fd);
       rc = rc != 0 ? rc : close_rc;
     }
-    close(in);
+    io_source_close(&in);
   }
   return rc;
 }
