@@ -535,8 +535,7 @@ static int read_scale(recompute *r, const ckpt_mf_piece *p) {
     return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading a scale of '%s'", in->name);
   }
   size_t got = 0;
-  int rc = read_at(r->g->in_fds[p->input], in->name, r->scale, (size_t)p->scale_bytes,
-                   p->scale_offset, &got);
+  int rc = read_input(&r->g->in[p->input], r->scale, (size_t)p->scale_bytes, p->scale_offset, &got);
   if (rc == 0 && got < p->scale_bytes) {
     ckpt_diff_add(r->g->d, r->f->name, r->t->name, -1, -1,
                   "its input '%s' ends at byte %llu, before the scale it was dequantized with",
@@ -617,7 +616,7 @@ static int compare_cast(comparison *g, const ckpt_mf_file *f, int out_fd, const 
         uint64_t out_at = t->offset + (p->to + row * p->to_stride + col) / r.in_size * r.out_size;
         uint64_t out_n = n / r.in_size * r.out_size;
         size_t got_in = 0, got_out = 0;
-        rc = read_at(g->in_fds[p->input], in->name, g->b, (size_t)n, in_at, &got_in);
+        rc = read_input(&g->in[p->input], g->b, (size_t)n, in_at, &got_in);
         rc = rc != 0 ? rc : read_at(out_fd, f->name, g->a, (size_t)out_n, out_at, &got_out);
         if (rc != 0 || got_out < out_n) {
           stop = 1; /* a short output is reported with its size */
