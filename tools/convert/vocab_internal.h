@@ -127,7 +127,7 @@ typedef struct vocab_special_opts {
   const uint32_t *set_ids;
   size_t set_count;
 } vocab_special_opts;
-int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta,
-                      size_t *count, tool_error *err);
+int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta, size_t *count,
+                      tool_error *err);
 
 #endif /* CLEAVE_VOCAB_INTERNAL_H */

@@ -229,8 +229,7 @@ static void template_processing(special_state *s, const json_t *proc, json_t *tc
   }
   const char *a = sequence_of(json_array_get(pair, start));
   const char *b = sequence_of(json_array_get(pair, stop - 1));
-  if (a == NULL || b == NULL || strcmp(a, "A") != 0 || strcmp(b, "B") != 0 ||
-      stop - start <= 2) {
+  if (a == NULL || b == NULL || strcmp(a, "A") != 0 || strcmp(b, "B") != 0 || stop - start <= 2) {
     return;
   }
   /* The pieces between A and B. */
@@ -252,8 +251,8 @@ static void template_processing(special_state *s, const json_t *proc, json_t *tc
   }
 }
 
-static int post_processor(special_state *s, const json_t *tokenizer, json_t *tc,
-                          const char *path, tool_error *err) {
+static int post_processor(special_state *s, const json_t *tokenizer, json_t *tc, const char *path,
+                          tool_error *err) {
   json_t *bos = tc_get(tc, "bos_token"), *cls = tc_get(tc, "cls_token");
   json_t *eos = tc_get(tc, "eos_token"), *sep = tc_get(tc, "sep_token");
   int tc_ok = tc != NULL && vocab_truthy(tc);
@@ -598,10 +597,10 @@ static int load(special_state *s, const char *dir, int load_merges, tool_error *
 
 static const char *id_key(const char *type) {
   static const char *const map[][2] = {
-      {"bos", "tokenizer.ggml.bos_token_id"},  {"eos", "tokenizer.ggml.eos_token_id"},
+      {"bos", "tokenizer.ggml.bos_token_id"},     {"eos", "tokenizer.ggml.eos_token_id"},
       {"unk", "tokenizer.ggml.unknown_token_id"}, {"sep", "tokenizer.ggml.seperator_token_id"},
       {"pad", "tokenizer.ggml.padding_token_id"}, {"mask", "tokenizer.ggml.mask_token_id"},
-      {"eot", "tokenizer.ggml.eot_token_id"},  {"eom", "tokenizer.ggml.eom_token_id"},
+      {"eot", "tokenizer.ggml.eot_token_id"},     {"eom", "tokenizer.ggml.eom_token_id"},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
     if (strcmp(map[i][0], type) == 0) {
@@ -625,8 +624,7 @@ static const char *add_key(const char *type) {
 }
 
 /* GGUFWriter.add_chat_template of a list of {name, template}. */
-static int put_template_list(const json_t *list, ckpt_meta **meta, size_t *count,
-                             tool_error *err) {
+static int put_template_list(const json_t *list, ckpt_meta **meta, size_t *count, tool_error *err) {
   const char *deflt = NULL;
   size_t n = json_array_size(list);
   char **names = calloc(n > 0 ? n : 1, sizeof *names);
@@ -720,8 +718,8 @@ static int put_all(const special_state *s, ckpt_meta **meta, size_t *count, tool
   return rc;
 }
 
-int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta,
-                      size_t *count, tool_error *err) {
+int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta, size_t *count,
+                      tool_error *err) {
   static const char *const defaults[] = {"bos", "eos", "unk", "sep", "pad", "cls", "mask"};
   special_state s;
   memset(&s, 0, sizeof s);
