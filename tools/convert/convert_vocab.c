@@ -104,10 +104,6 @@ static int gpt2(const char *dir, const json_t *tokenizer, const char *path, cons
     rc = tool_fail(err, CLI_EXIT_DATA, "%s: vocab_size is %s", config_path,
                    json_is_null(json_object_get(config, "vocab_size")) ? "null" : "0");
   }
-  const char *pre = NULL;
-  if (rc == 0) {
-    rc = vocab_pre_name(tokenizer, path, arch, &pre, err);
-  }
   vocab_table t;
   if (rc == 0) {
     rc = vocab_bpe_tokens(tokenizer, path, (size_t)size, &t, err);
@@ -115,7 +111,11 @@ static int gpt2(const char *dir, const json_t *tokenizer, const char *path, cons
   if (rc != 0) {
     return rc;
   }
-  rc = gguf_meta_put_string(meta, count, "tokenizer.ggml.model", "gpt2", err);
+  const char *pre = NULL;
+  rc = vocab_pre_name(tokenizer, path, arch, &pre, err);
+  if (rc == 0) {
+    rc = gguf_meta_put_string(meta, count, "tokenizer.ggml.model", "gpt2", err);
+  }
   if (rc == 0) {
     rc = gguf_meta_put_string(meta, count, "tokenizer.ggml.pre", pre, err);
   }
