@@ -19,8 +19,8 @@
 const ckpt_driver *const ckpt_drivers[] = {&gguf_driver, &st_driver, NULL};
 
 const char *ckpt_verb_word(ckpt_verb verb) {
-  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split", "shard",
-                                                     "merge", "reshard", "verify"};
+  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split",  "shard",
+                                                     "merge", "reshard", "verify", "convert"};
   return words[verb];
 }
 
