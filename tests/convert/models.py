@@ -16,7 +16,7 @@ llamas and mistrals and qwens read the same small words again
 one two three four five six seven eight nine ten eleven twelve
 """ * 4
 
-VOCAB = 64
+VOCAB = 300
 
 ST_DTYPES = {np.dtype("float32"): "F32", np.dtype("float16"): "F16"}
 
@@ -54,7 +54,9 @@ def bf16(arr):
 
 
 def train_tokenizer(folder, cache):
-    """A SentencePiece model of VOCAB pieces (trained once per test session into `cache`)."""
+    """A SentencePiece model of VOCAB pieces (trained once per test session into `cache`), with
+    byte pieces: llama.cpp's SentencePiece vocabulary looks up the newline's byte token when it
+    loads a model."""
     model = os.path.join(cache, "sp.model")
     if not os.path.exists(model):
         import sentencepiece as spm
@@ -63,7 +65,8 @@ def train_tokenizer(folder, cache):
             f.write(TEXT)
         spm.SentencePieceTrainer.train(
             input=text, model_prefix=os.path.join(cache, "sp"), vocab_size=VOCAB,
-            model_type="unigram", character_coverage=1.0, byte_fallback=False,
+            model_type="unigram", character_coverage=1.0, byte_fallback=True,
+            hard_vocab_limit=False,
             minloglevel=2, num_threads=1)
     with open(model, "rb") as src, open(os.path.join(folder, "tokenizer.model"), "wb") as dst:
         dst.write(src.read())
