@@ -8,8 +8,8 @@ tqdm, torch 2's float8 names: see each one's docstring). Both files are read wit
 GGUFReader:
 
 - every tensor: name, type, shape and bytes, in the converter's order;
-- every metadata key: type and value, save the authorship keys metadata.py guesses from the
-  folder's name (general.name and the like) and the vocabulary (tokenizer.*, a module of its own);
+- every metadata key: type and value, the vocabulary's (tokenizer.*) included, save the
+  authorship keys metadata.py guesses from the folder's name (general.name and the like);
 - llama.cpp loads cleave's file and computes the converter's file's next-token distributions;
 - the error paths: status, message, and no output.
 
@@ -103,14 +103,13 @@ def read_gguf(path):
     return meta, tensors
 
 
-def compare(label, ours, theirs, vocab=False):
-    """Every tensor (name, type, shape, bytes, order) and every key but the authorship keys (and
-    tokenizer.* unless `vocab`) of cleave's file `ours` against the converter's `theirs`."""
+def compare(label, ours, theirs):
+    """Every tensor (name, type, shape, bytes, order) and every key but the authorship keys of
+    cleave's file `ours` against the converter's `theirs`."""
     m1, t1 = read_gguf(ours)
     m2, t2 = read_gguf(theirs)
     keys = sorted((set(m1) | set(m2)) - AUTHORSHIP)
-    if not vocab:
-        keys = [k for k in keys if not k.startswith("tokenizer.")]
+    check("tokenizer.ggml.tokens" in m1, f"{label}: cleave's file has the vocabulary")
     for k in keys:
         check(m1.get(k) == m2.get(k), f"{label}: key {k}: cleave {m1.get(k)}, "
                                       f"converter {m2.get(k)}")
@@ -198,12 +197,6 @@ def test_logits(llama, cache, tmp_path):
     llama.convert(folder, os.path.join(work, "theirs.gguf"), "f32")
     convert_ok([folder, "-o", "ours.gguf", "--outtype", "f32"], work)
     ours = os.path.join(work, "ours.gguf")
-    meta, _ = read_gguf(ours)
-    if "tokenizer.ggml.tokens" not in meta:
-        # Without the vocabulary module llama.cpp cannot load the file: the converter's
-        # vocabulary is put into a copy of it with gguf-py's writer, every tensor and other key
-        # left as cleave wrote them.
-        ours = with_vocab_of(ours, os.path.join(work, "theirs.gguf"), work)
     changed = changed_copy(ours, work)
     tokens = [1, 5, 9, 17, 30, 2, 40, 11]
     got = llama.next_tokens([os.path.join(work, "theirs.gguf"), ours, changed], tokens, work)
@@ -211,29 +204,6 @@ def test_logits(llama, cache, tmp_path):
         return
     check(got[0] == got[1], "llama.cpp computes the same distributions from cleave's file")
     check(got[0] != got[2], "a changed weight changes them (the comparison can fail)")
-
-
-def with_vocab_of(ours, theirs, work):
-    from gguf import GGUFReader, GGUFWriter, GGUFValueType
-    a, b = GGUFReader(ours), GGUFReader(theirs)
-    arch = a.fields["general.architecture"].contents()
-    out = os.path.join(work, "ours-vocab.gguf")
-    w = GGUFWriter(out, arch)
-    del w.kv_data[0]["general.architecture"]
-    for reader in (a, b):
-        for key, field in reader.fields.items():
-            if key.startswith("GGUF.") or (reader is b) != key.startswith("tokenizer."):
-                continue
-            t = GGUFValueType(field.types[0])
-            sub = GGUFValueType(field.types[1]) if t == GGUFValueType.ARRAY else None
-            w.add_key_value(key, field.contents(), t, sub_type=sub)
-    for t in a.tensors:
-        w.add_tensor(t.name, np.array(t.data), raw_dtype=t.tensor_type)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return out
 
 
 def changed_copy(path, work):

@@ -17,6 +17,9 @@
 #include "convert_meta.h"
 #include "convert_names.h"
 #include "convert_permute.h"
+#ifdef CLEAVE_HAVE_CONVERT_VOCAB
+#include "convert_vocab.h"
+#endif
 #include "gguf_driver.h"
 #include "gguf_meta_build.h"
 #include "gguf_model.h"
@@ -459,6 +462,18 @@ int ckpt_run_convert(ckpt_command *c) {
                              .name = r.name != NULL ? r.name : "",
                              .file_type = outtypes[outtype].file_type};
     rc = convert_meta_build(&in, &r.meta, &r.meta_count, &err);
+#ifdef CLEAVE_HAVE_CONVERT_VOCAB
+    /* The vocabulary, after every other key, as the converter writes it last. */
+    rc = rc == 0
+             ? convert_vocab_add(folder, convert_arch_get(arch)->name, &r.meta, &r.meta_count, &err)
+             : rc;
+#else
+    if (rc == 0) {
+      cli_warning("this build has no vocabulary support (protobuf-c): '%s' gets no "
+                  "tokenizer.* keys, and llama.cpp will not load it",
+                  r.file);
+    }
+#endif
     rc = rc == 0 ? make_target(&r, &err) : rc;
     rc = rc == 0 ? make_plan(&r, outtype, cfg.heads, cfg.kv_heads,
                              convert_arch_get(arch)->permute_qk, &err)
