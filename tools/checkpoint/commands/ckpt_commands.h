@@ -84,11 +84,14 @@ typedef struct ckpt_args {
   /** ls: --glob, --metadata; check: --strict. */
   const char *glob;
   int metadata, strict;
+  /** --outtype: the index of its word in CKPT_OUTTYPES, -1 when not given. */
+  int outtype;
   /** verify: the --against inputs (and the positionals after --against). */
   const char **against;
   size_t against_count;
-  /** convert: --outtype, an index into its words (0: auto). */
-  int outtype;
+  /** convert: --outtype, an index into its words (0: auto; convert's --outtype also takes
+   * auto and q8_0, as llama.cpp's converter does). */
+  int convert_outtype;
 } ckpt_args;
 
 /** What the outputs of a run record of where they come from (ckpt_record.h). */
@@ -171,6 +174,13 @@ int ckpt_command_find_format(ckpt_command *c, const char *path);
 
 /** Prints `err` (its control characters made inert) and returns its status. */
 int ckpt_command_report(tool_error *err);
+
+/** --outtype's words, in the order of their library types (ckpt_command_cast). */
+#define CKPT_OUTTYPES "f32|f16|bf16"
+
+/** The conversion --outtype asks of plans on model `m` (`to` NULL without --outtype): the
+ * format's dtype of the type (ckpt_cast.h). */
+ckpt_cast ckpt_command_cast(const ckpt_command *c, const ckpt_model *m);
 
 /** The writing verbs' plan, finished by the format and run (ckpt_run_plan: --dry-run, the
  * all-or-nothing write, the report). `finish` gives the format's sizing. Returns an exit

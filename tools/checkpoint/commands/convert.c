@@ -449,7 +449,7 @@ int ckpt_run_convert(ckpt_command *c) {
       ckpt_command_report(&err);
     }
   }
-  int outtype = c->args.outtype;
+  int outtype = c->args.convert_outtype;
   if (rc == 0 && outtype == OUT_AUTO) {
     outtype = guess_outtype(r.items, r.item_count);
   }
@@ -500,7 +500,7 @@ int ckpt_run_convert(ckpt_command *c) {
 }
 
 static const cli_opt convert_options[] = {
-    CLI_CHOICE(0, "outtype", OUTTYPE_WORDS, ckpt_args, outtype,
+    CLI_CHOICE(0, "outtype", OUTTYPE_WORDS, ckpt_args, convert_outtype,
                "the type of the weights, as convert_hf_to_gguf.py's --outtype: auto (the "
                "default: BF16 or F16 as the model's first 2-D tensor of either type, else F16), "
                "f32, f16, bf16 or q8_0 (F16 where a row is not whole blocks of 32); 1-D "

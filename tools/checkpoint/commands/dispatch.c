@@ -199,6 +199,7 @@ static int run_verb(const ckpt_driver *driver, ckpt_verb v, int argc, char **arg
   a->run.argv = argv;
   a->run.stale_suffixes = driver != NULL ? driver->stale_suffixes : NULL;
   a->preset.qkv_layout = -1;
+  a->outtype = -1;
   a->rules.command = c->name;
   a->rules.experts = driver == NULL || (driver->traits & CKPT_SPLITS_EXPERTS) != 0;
   /* Every argument may be a rule or an input of --against: argc entries are always enough. */
