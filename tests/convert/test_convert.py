@@ -41,8 +41,6 @@ AUTHORSHIP = {"general.name", "general.basename", "general.finetune", "general.s
               "general.license.name", "general.license.link", "general.url",
               "general.repo_url", "general.doi", "general.uuid", "general.tags",
               "general.languages", "general.datasets"}
-# The architectures and the model types (safetensors dtypes) with the outtypes compared.
-ARCHS = ["llama", "mistral", "qwen2", "qwen3"]
 
 
 class Llama:
@@ -139,13 +137,15 @@ def convert_ok(args, cwd):
 
 # ---- the same file as the converter --------------------------------------------------------
 
-# (model dtype, --outtype) pairs compared: what this build converts (the element types written
-# as they are).
-CASES = [("f32", "f32")]
+# (architecture, model dtype, --outtype) compared: every pair for llama (Q/K permuted) and qwen3
+# (not), a few for mistral and qwen2. The casts are the library's (cleave_cast).
+PAIRS = [(d, o) for d in ("f32", "f16", "bf16") for o in ("f32", "f16", "bf16", "auto")]
+CASES = ([("llama", d, o) for d, o in PAIRS] + [("qwen3", d, o) for d, o in PAIRS]
+         + [(a, d, o) for a in ("mistral", "qwen2") for d, o in (("f32", "f32"),
+                                                                ("bf16", "auto"))])
 
 
-@pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("dtype,outtype", CASES)
+@pytest.mark.parametrize("arch,dtype,outtype", CASES)
 def test_same_as_converter(llama, cache, tmp_path, arch, dtype, outtype):
     work = str(tmp_path)
     folder = make(work, arch, cache, dtype)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ckpt_cast.h"
 #include "ckpt_commands.h"
 #include "ckpt_config.h"
 #include "ckpt_manifest.h"
@@ -282,12 +283,20 @@ static int make_plan(convert_run *r, int outtype, int64_t heads, int64_t kv_head
       }
     }
     const ckpt_dtype *dtype = type_of(it, outtype);
+    const ckpt_dtype *cast_from = NULL;
+    uint64_t bytes = in->bytes;
     if (strcmp(dtype->name, in->dtype->name) != 0) {
-      rc = tool_fail(err, CLI_EXIT_DATA,
-                     "%s: tensor '%s' (%s) would be written as %s: this build of cleave "
-                     "converts no element type yet (the input's types are written as they are)",
-                     r->m->files[in->file].name, in->name, in->dtype->name, dtype->name);
-      break;
+      /* The converter reads every tensor as F16 or F32 (others as F32) and writes it as the
+       * type: the library's casts do it in one rounding (a BF16 read as F32 is exact). */
+      if (!in->dtype->movable || !ckpt_cast_float(in->dtype->lib) || !dtype->movable) {
+        rc = tool_fail(err, CLI_EXIT_DATA,
+                       "%s: tensor '%s' is %s: cleave converts F32, F16, BF16 and F64 tensors to "
+                       "%s, not this type",
+                       r->m->files[in->file].name, in->name, in->dtype->name, dtype->name);
+        break;
+      }
+      cast_from = in->dtype;
+      bytes = in->bytes / (in->dtype->block_bits / 8) * (dtype->block_bits / 8);
     }
     int64_t h = 0;
     if (permute && it->entry->role == CONVERT_ROLE_Q) {
@@ -306,8 +315,9 @@ static int make_plan(convert_run *r, int outtype, int64_t heads, int64_t kv_head
                          .dtype = dtype,
                          .ndim = in->ndim,
                          .shape = in->shape,
-                         .bytes = in->bytes,
-                         .source = source};
+                         .bytes = bytes,
+                         .source = source,
+                         .cast_from = cast_from};
     if (ckpt_out_file_add(out, &t, spans, count) != 0) {
       rc = tool_oom(err, "planning the conversion");
     }
