@@ -138,6 +138,9 @@ typedef int (*ckpt_verb_run)(ckpt_command *c);
  * (and GGUF's --max-tensors), --quant-block. */
 extern const cli_opt ckpt_outdir_option[];
 extern const cli_opt ckpt_write_options[];
+/** The run's flags every writing verb takes, which ckpt_write_options includes (--dry-run, -f,
+ * --sync, --json, -q, --no-progress): convert takes them without the verbs' --outtype. */
+extern const cli_opt ckpt_run_flags[];
 extern const cli_opt ckpt_size_option[];
 extern const cli_opt ckpt_quant_option[];
 /** --preset, --replicate-kv and --qkv-layout of shard, merge and reshard; --preset and

@@ -27,9 +27,10 @@
 #include "gguf_types.h"
 #include "st_driver.h"
 
-/* --outtype's words, in CLI_CHOICE's order (0, the default, is auto as the converter's). */
-enum { OUT_AUTO, OUT_F32, OUT_F16, OUT_BF16, OUT_Q8_0 };
-#define OUTTYPE_WORDS "auto|f32|f16|bf16|q8_0"
+/* --outtype's words, in CLI_CHOICE's order (0, the default, is auto as the converter's). The
+ * converter's q8_0 waits for the library's Q8_0 quantizer in the writer. */
+enum { OUT_AUTO, OUT_F32, OUT_F16, OUT_BF16 };
+#define OUTTYPE_WORDS "auto|f32|f16|bf16"
 
 /* ggml's type numbers and llama.cpp's file types (LlamaFileType) of each --outtype. */
 static const struct {
@@ -39,7 +40,6 @@ static const struct {
     [OUT_F32] = {0, 0},
     [OUT_F16] = {1, 1},
     [OUT_BF16] = {30, 32},
-    [OUT_Q8_0] = {8, 7},
 };
 
 /* One tensor of the output, before it is planned. */
@@ -87,8 +87,7 @@ static int guess_outtype(convert_item *items, size_t n) {
 }
 
 /* The type the converter writes tensor `it` as for `outtype` (prepare_tensors): F32 for 1-D
- * tensors, norms and anything but a .weight; Q8_0 falls back to F16 where a row is not whole
- * blocks of 32. */
+ * tensors, norms and anything but a .weight. */
 static const ckpt_dtype *type_of(const convert_item *it, int outtype) {
   const char *name = it->gguf;
   size_t n = strlen(name);
@@ -98,8 +97,6 @@ static const ckpt_dtype *type_of(const convert_item *it, int outtype) {
   unsigned code = outtypes[outtype].ggml;
   if (ndim <= 1 || is_norm || !is_weight) {
     code = outtypes[OUT_F32].ggml;
-  } else if (outtype == OUT_Q8_0 && it->in->shape[ndim - 1] % 32 != 0) {
-    code = outtypes[OUT_F16].ggml;
   }
   return gguf_type_find(code);
 }
@@ -513,19 +510,19 @@ static const cli_opt convert_options[] = {
     CLI_CHOICE(0, "outtype", OUTTYPE_WORDS, ckpt_args, convert_outtype,
                "the type of the weights, as convert_hf_to_gguf.py's --outtype: auto (the "
                "default: BF16 or F16 as the model's first 2-D tensor of either type, else F16), "
-               "f32, f16, bf16 or q8_0 (F16 where a row is not whole blocks of 32); 1-D "
-               "tensors, norms and biases are F32 whatever the type"),
+               "f32, f16 or bf16 (rounded to nearest even); 1-D tensors, norms and biases are "
+               "F32 whatever the type"),
     CLI_GROUP("Output options"),
     CLI_STRING('o', "output", "OUT.gguf", ckpt_args, run.outdir,
                "the GGUF file to write (its folder must exist); with --max-shard-size the set "
                "OUT-00001-of-0000N.gguf beside it"),
-    CLI_INCLUDE_SAME(ckpt_write_options),
+    CLI_INCLUDE_SAME(ckpt_run_flags),
     CLI_INCLUDE_SAME(ckpt_size_option),
     CLI_END,
 };
 
 const cli_spec ckpt_convert_spec = {
-    .usage = "cleave {cmd} HF_FOLDER -o OUT.gguf [--outtype auto|f32|f16|bf16|q8_0]",
+    .usage = "cleave {cmd} HF_FOLDER -o OUT.gguf [--outtype auto|f32|f16|bf16]",
     .about = "Converts a Hugging Face model folder (config.json, safetensors) into GGUF as "
              "llama.cpp's\n"
              "convert_hf_to_gguf.py does: its tensor names, the Q and K rows of llama and "

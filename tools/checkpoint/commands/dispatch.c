@@ -17,17 +17,20 @@ typedef struct verb_entry {
   /* Whether `cleave WORD` (without a format's word) is this verb: not split, which is the .npy
    * operator there; 2: only there (convert, which reads one format and writes another). */
   int detected;
+  /* The formats whose options and help paragraphs the verb takes, when not the spelling's
+   * (convert writes GGUF whatever it reads); 0: the spelling's. */
+  unsigned tags;
 } verb_entry;
 
 static const verb_entry verbs[CKPT_VERB_COUNT] = {
-    {CKPT_LS, &ckpt_inspect_specs[0], ckpt_run_inspect, 1},
-    {CKPT_CHECK, &ckpt_inspect_specs[1], ckpt_run_inspect, 1},
-    {CKPT_SPLIT, &ckpt_split_spec, ckpt_run_split, 0},
-    {CKPT_SHARD, &ckpt_rank_specs[0], ckpt_run_ranks, 1},
-    {CKPT_MERGE, &ckpt_rank_specs[1], ckpt_run_ranks, 1},
-    {CKPT_RESHARD, &ckpt_rank_specs[2], ckpt_run_ranks, 1},
-    {CKPT_VERIFY, &ckpt_verify_spec, ckpt_run_verify, 1},
-    {CKPT_CONVERT, &ckpt_convert_spec, ckpt_run_convert, 2},
+    {CKPT_LS, &ckpt_inspect_specs[0], ckpt_run_inspect, 1, 0},
+    {CKPT_CHECK, &ckpt_inspect_specs[1], ckpt_run_inspect, 1, 0},
+    {CKPT_SPLIT, &ckpt_split_spec, ckpt_run_split, 0, 0},
+    {CKPT_SHARD, &ckpt_rank_specs[0], ckpt_run_ranks, 1, 0},
+    {CKPT_MERGE, &ckpt_rank_specs[1], ckpt_run_ranks, 1, 0},
+    {CKPT_RESHARD, &ckpt_rank_specs[2], ckpt_run_ranks, 1, 0},
+    {CKPT_VERIFY, &ckpt_verify_spec, ckpt_run_verify, 1, 0},
+    {CKPT_CONVERT, &ckpt_convert_spec, ckpt_run_convert, 2, CKPT_FORMAT_GGUF},
 };
 
 /* Whether `cleave st|gguf WORD` has the verb. */
@@ -104,7 +107,7 @@ static void make_specs(void) {
                d != NULL ? " " : "", ckpt_verb_word(verbs[v].verb));
       specs[f][v] = *verbs[v].spec;
       specs[f][v].name = spec_names[f][v];
-      specs[f][v].tags = d != NULL ? d->tag : CKPT_ALL_FORMATS;
+      specs[f][v].tags = verbs[v].tags != 0 ? verbs[v].tags : d != NULL ? d->tag : CKPT_ALL_FORMATS;
     }
   }
   for (size_t f = 0; f < FAMILIES; f++) {
