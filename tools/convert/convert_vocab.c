@@ -124,7 +124,7 @@ static int gpt2(const char *dir, const json_t *tokenizer, const char *path, cons
   }
   vocab_table_free(&t);
   if (rc == 0) {
-    vocab_special_opts o = {.load_merges = 1};
+    vocab_special_opts o = {.load_merges = 1, .tokenizer = tokenizer};
     rc = vocab_special_add(dir, &o, meta, count, err);
   }
   return rc;

@@ -120,6 +120,8 @@ int vocab_pre_name(const json_t *tokenizer, const char *path, const char *arch, 
  * by the caller after loading (CodeLlama's, `_set_special_token`). vocab_special.c. */
 typedef struct vocab_special_opts {
   int load_merges;
+  /** The folder's tokenizer.json when the caller has parsed it already (NULL: read here). */
+  const json_t *tokenizer;
   const char *const *types;
   size_t type_count;
   size_t n_vocab;

@@ -531,12 +531,13 @@ static int from_config_json(special_state *s, const char *dir, tool_error *err) 
   return rc;
 }
 
-static int load(special_state *s, const char *dir, int load_merges, tool_error *err) {
+static int load(special_state *s, const char *dir, int load_merges, const json_t *parsed,
+                tool_error *err) {
   char *tj_path = vocab_path(dir, "tokenizer.json");
   char *tc_path = vocab_path(dir, "tokenizer_config.json");
-  json_t *tokenizer = NULL, *tc = NULL;
+  json_t *tokenizer = parsed != NULL ? json_incref((json_t *)parsed) : NULL, *tc = NULL;
   int rc = tj_path == NULL || tc_path == NULL ? tool_oom(err, "a path") : 0;
-  if (rc == 0 && vocab_is_file(tj_path)) {
+  if (rc == 0 && tokenizer == NULL && vocab_is_file(tj_path)) {
     rc = vocab_read_json(tj_path, 0, &tokenizer, err);
     if (rc == 0 && !json_is_object(tokenizer)) {
       rc = tool_fail(err, CLI_EXIT_DATA, "%s: not a JSON object", tj_path);
@@ -731,7 +732,7 @@ int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **
   for (size_t i = 0; i < nt && i < MAX_TYPES - 2; i++) {
     s.types[s.type_count++] = types[i];
   }
-  int rc = load(&s, dir, o->load_merges, err);
+  int rc = load(&s, dir, o->load_merges, o->tokenizer, err);
   for (size_t i = 0; rc == 0 && i < o->set_count; i++) {
     json_t *v = json_integer((json_int_t)o->set_ids[i]);
     rc = set_id(&s, o->set_types[i], v, dir, err);
