@@ -390,6 +390,13 @@ def test_refused(cache, tmp_path):
         json.dump({"top_k": 2.5}, f)
     refused(work, [gen, "-o", "x.gguf", "--outtype", "f32"], 65,
             ["generation_config.json", "top_k"])
+    # No vocabulary (the converter refuses it too), a file for the folder.
+    notok = os.path.join(work, "bad-notok")
+    shutil.copytree(folder, notok)
+    os.remove(os.path.join(notok, "tokenizer.model"))
+    refused(work, [notok, "-o", "x.gguf", "--outtype", "f32"], 66, ["bad-notok", "vocabulary"])
+    refused(work, [os.path.join(folder, "config.json"), "-o", "x.gguf"], 66,
+            ["config.json", "not a folder"])
     # No config.json.
     nocfg = os.path.join(work, "bad-nocfg")
     shutil.copytree(folder, nocfg)
