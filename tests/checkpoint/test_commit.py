@@ -143,6 +143,31 @@ def test_gguf_file_rename_fails(work):
     no_temporaries("gguf", work)
 
 
+def test_signal_during_commit(work):
+    """A SIGTERM that arrives while files are put in place one by one (CLEAVE_TEST_FAULT=term:1:
+    sent just before the first rename) takes back what was placed: the run dies of the signal
+    with the old outputs as they were and no temporaries. Sent before the last rename, nothing
+    is left to ask: the run commits, then dies of the signal with the new outputs complete."""
+    gguf_ranks(work)
+    os.mkdir(os.path.join(work, "out"))
+    r = run(["gguf", "merge", "g1", "-o", "out/model.gguf", "-q"], work)
+    check(r.returncode == 0, f"merge: {r.stderr}")
+    before = clitest.snapshot(os.path.join(work, "out"))
+    r = run(["gguf", "merge", "g2", "-o", "out/model.gguf", "-q", "-f"], work, "term:1")
+    check(r.returncode == -15, f"term:1: status {r.returncode} {r.stderr!r}")
+    check(re.fullmatch(r"cleave: error: gguf merge: interrupted by a signal while the outputs "
+                       r"were put in place; nothing was written; the 1 output already in place "
+                       r"was taken back and the files they replaced restored\n", r.stderr)
+          is not None, f"term:1: {r.stderr!r}")
+    check(clitest.snapshot(os.path.join(work, "out")) == before, "term:1: out/ changed")
+    no_temporaries("term:1", work)
+    r = run(["gguf", "merge", "g2", "-o", "out/model.gguf", "-q", "-f"], work, "term:2")
+    check(r.returncode == -15 and r.stderr == "", f"term:2: {r.returncode} {r.stderr!r}")
+    r = clitest.run(["gguf", "verify", "out/model.gguf", "--against", "g2", "-q"], work)
+    check(r.returncode == 0, f"term:2: verify {r.returncode} {r.stdout} {r.stderr}")
+    no_temporaries("term:2", work)
+
+
 def test_killed_during_commit(work):
     """kill -9 between two renames of a commit: the next run into the folder takes the renames
     back before anything else, restores the replaced file and says so."""

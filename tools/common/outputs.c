@@ -794,7 +794,8 @@ int out_set_commit(out_set *set) {
                   .final_ctx = set,
                   .force = set->force,
                   .replace_last = set->replace_last,
-                  .sync = set->sync};
+                  .sync = set->sync,
+                  .interrupted = cleanup_signal_pending};
   tool_error err;
   rc = out_commit_run(&c, &err);
   if (rc != 0) {

@@ -27,7 +27,7 @@
 /* ---- the test hook ----------------------------------------------------------------------- */
 
 static long fault_at = -2; /* -2: CLEAVE_TEST_FAULT not read yet; -1: none */
-static int fault_kills;
+static char fault_kind; /* 'r': the rename fails; 'k': SIGKILL before it; 't': SIGTERM before it */
 static int fault_no_wait;     /* "nowait": a commit lock held by another run is not waited for */
 static int fault_no_exchange; /* "noexchange": RENAME_EXCHANGE refused (EINVAL), as by some file
                                  systems */
@@ -45,6 +45,7 @@ static int read_fault_word(const char *w, size_t len) {
   }
   size_t skip = len > 7 && strncmp(w, "rename:", 7) == 0 ? 7
                 : len > 5 && strncmp(w, "kill:", 5) == 0 ? 5
+                : len > 5 && strncmp(w, "term:", 5) == 0 ? 5
                                                          : 0;
   long at = 0;
   for (size_t i = skip; skip > 0 && i < len && at < 1000000000L; i++) {
@@ -57,7 +58,7 @@ static int read_fault_word(const char *w, size_t len) {
     return -1;
   }
   fault_at = at;
-  fault_kills = w[0] == 'k';
+  fault_kind = w[0];
   return 0;
 }
 
@@ -67,16 +68,18 @@ static void read_fault(void) {
   for (const char *w = v; w != NULL && *w != '\0';) {
     size_t len = strcspn(w, ",");
     if (read_fault_word(w, len) != 0) {
-      cli_warning("CLEAVE_TEST_FAULT='%s': '%.*s' is none of rename:N, kill:N (N from 1), nowait, "
-                  "noexchange: ignored",
-                  v, (int)len, w);
+      cli_warning(
+          "CLEAVE_TEST_FAULT='%s': '%.*s' is none of rename:N, kill:N, term:N (N from 1), nowait, "
+          "noexchange: ignored",
+          v, (int)len, w);
     }
     w += len + (w[len] == ',');
   }
 }
 
-/* Every rename of a commit comes here first: the test hook makes the chosen one fail, or kills
- * the process before it. */
+/* Every rename of a commit comes here first: the test hook makes the chosen one fail, kills the
+ * process before it, or sends it a SIGTERM (blocked during the commit: it is then pending) and
+ * lets the rename go on. */
 static int step_fault(void) {
   if (fault_at == -2) {
     read_fault();
@@ -84,8 +87,12 @@ static int step_fault(void) {
   if (++steps_made != fault_at) {
     return 0;
   }
-  if (fault_kills) {
+  if (fault_kind == 'k') {
     kill(getpid(), SIGKILL);
+  }
+  if (fault_kind == 't') {
+    kill(getpid(), SIGTERM);
+    return 0;
   }
   errno = EIO;
   return -1;
@@ -548,7 +555,17 @@ static int place_files(const out_commit *c, int tfd, const char *target, tool_er
     return rc;
   }
   size_t done = 0;
-  while (done < c->count && place_one(c, tfd, done, &state[done]) == 0) {
+  int interrupted = 0;
+  while (done < c->count) {
+    /* A signal that arrives between two renames ends the run with nothing changed: the renames
+     * made are taken back, so that a run stopped while it commits never dies with a mix. */
+    if (done > 0 && c->interrupted != NULL && c->interrupted()) {
+      interrupted = 1;
+      break;
+    }
+    if (place_one(c, tfd, done, &state[done]) != 0) {
+      break;
+    }
     done++;
   }
   if (done < c->count) {
@@ -559,7 +576,11 @@ static int place_files(const out_commit *c, int tfd, const char *target, tool_er
     size_t stuck = 0;
     int stuck_errno = 0;
     take_back(c, tfd, state, done, &stuck, &stuck_errno);
-    if (e == EEXIST) {
+    if (interrupted) {
+      rc = tool_fail(err, CLI_EXIT_SOFTWARE,
+                     "interrupted by a signal while the outputs were "
+                     "put in place; nothing was written");
+    } else if (e == EEXIST) {
       rc = tool_fail(err, CLI_EXIT_CANTCREAT,
                      "output '%s' appeared while the outputs were written; nothing was written "
                      "(use -f/--force to overwrite it)",

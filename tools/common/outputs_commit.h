@@ -58,6 +58,9 @@ typedef struct out_commit {
   int force;        /* outputs may replace files */
   int replace_last; /* the last output (a manifest) may replace a file without force */
   int sync;         /* fsync the folders and the journal */
+  /* Asked before each rename of files placed one by one after the first: nonzero (a clean-up
+   * signal is pending) takes back the renames made, as a failed one is. NULL: never. */
+  int (*interrupted)(void);
 } out_commit;
 
 /**
@@ -76,7 +79,8 @@ long out_commit_holder(int dir_fd);
 /**
  * Puts the outputs staged in c->stage_name in place. Returns 0; or fills `err` (the message
  * names the rename that failed and what was taken back) and returns CLI_EXIT_CANTCREAT (an output
- * appeared meanwhile, without force) or CLI_EXIT_IOERR, after taking back every rename it made:
+ * appeared meanwhile, without force), CLI_EXIT_SOFTWARE (c->interrupted said so between two
+ * renames) or CLI_EXIT_IOERR, after taking back every rename it made:
  * the staging folder then holds the new outputs not yet in place, for the caller to remove. On
  * success the staging folder is gone (renamed, or the old folder it became removed); a step after
  * the commit that fails (an entry of the old folder that cannot be put back) is a warning, and the

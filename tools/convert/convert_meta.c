@@ -174,8 +174,10 @@ int convert_meta_build(const convert_meta_input *in, ckpt_meta **meta, size_t *c
   }
   if (c->heads != 0) {
     put_arch_u32(&b, "attention.head_count", c->heads, "num_attention_heads", config);
-    /* ckpt_config gives num_key_value_heads the heads when it is missing; the converter writes
-     * head_count_kv only when given, which the tests' models and real ones always do. */
+  }
+  /* The converter writes head_count_kv only when config.json gives it (ckpt_config defaults
+   * kv_heads to the heads for the presets). */
+  if (c->kv_heads_given) {
     put_arch_u32(&b, "attention.head_count_kv", c->kv_heads, "num_key_value_heads", config);
   }
   rope_scaling(&b, c, config);

@@ -47,6 +47,8 @@ typedef struct convert_item {
   const ckpt_tensor *in;
   char gguf[GGUF_MAX_NAME + 1];
   const convert_name *entry;
+  /* Its copy in the target model's file (make_target). */
+  const ckpt_tensor *target;
 } convert_item;
 
 static int by_name(const void *a, const void *b) {
@@ -224,7 +226,8 @@ static int make_target(convert_run *r, tool_error *err) {
   }
   for (size_t i = 0; i < r->item_count; i++) {
     ckpt_file *f = &g->ckpt.files[r->items[i].in->file];
-    f->tensors[f->tensor_count++] = *r->items[i].in;
+    f->tensors[f->tensor_count] = *r->items[i].in;
+    r->items[i].target = &f->tensors[f->tensor_count++];
   }
   /* The metadata sorted by key, each entry's place its position in the converter's order. */
   ckpt_meta *sorted = calloc(r->meta_count + 1, sizeof *sorted);
@@ -271,14 +274,6 @@ static int make_plan(convert_run *r, int outtype, int64_t heads, int64_t kv_head
   for (size_t i = 0; i < r->item_count && rc == 0; i++) {
     const convert_item *it = &r->items[i];
     const ckpt_tensor *in = it->in;
-    const ckpt_file *tf = &r->target.ckpt.files[in->file];
-    const ckpt_tensor *source = NULL;
-    for (size_t k = 0; k < tf->tensor_count; k++) {
-      if (strcmp(tf->tensors[k].name, in->name) == 0) {
-        source = &tf->tensors[k];
-        break;
-      }
-    }
     const ckpt_dtype *dtype = type_of(it, outtype);
     const ckpt_dtype *cast_from = NULL;
     uint64_t bytes = in->bytes;
@@ -313,7 +308,7 @@ static int make_plan(convert_run *r, int outtype, int64_t heads, int64_t kv_head
                          .ndim = in->ndim,
                          .shape = in->shape,
                          .bytes = bytes,
-                         .source = source,
+                         .source = it->target,
                          .cast_from = cast_from};
     if (ckpt_out_file_add(out, &t, spans, count) != 0) {
       rc = tool_oom(err, "planning the conversion");

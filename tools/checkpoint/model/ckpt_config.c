@@ -259,6 +259,7 @@ int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_conf
   }
   rc = rc != 0 ? rc : get_bool(root, "tie_word_embeddings", path, &c->tie_word_embeddings, err);
   c->head_dim_given = c->head_dim != 0;
+  c->kv_heads_given = c->kv_heads != 0;
   rc = rc != 0 ? rc
                : get_number(root, "rope_theta", path, "", &c->rope_theta, &c->has_rope_theta, err);
   rc = rc != 0 ? rc

@@ -50,8 +50,8 @@ typedef struct ckpt_config {
   /* What `cleave convert` writes into GGUF metadata (0 or not `has_*`: not given): */
   /** "num_hidden_layers", "max_position_embeddings", "num_experts_per_tok". */
   int64_t layers, context_length, experts_used;
-  /** Whether "head_dim" was given (not derived). */
-  int head_dim_given;
+  /** Whether "head_dim" and "num_key_value_heads" were given (not derived). */
+  int head_dim_given, kv_heads_given;
   /** "rope_theta" and "rms_norm_eps" (numbers), as the file's decimal text read to the nearest
    * double. */
   int has_rope_theta, has_rms_norm_eps;
