@@ -500,6 +500,10 @@ void out_set_watch_stale(out_set *set, const char *const *suffixes) {
   set->stale_suffixes = suffixes;
 }
 
+void out_set_expect(out_set *set, const char *const *names) {
+  set->expected = names;
+}
+
 /* ---- the staging folder ------------------------------------------------------------------ */
 
 /* Prefix sets: clears the dead runs' temporaries, then refuses existing outputs. */

@@ -56,6 +56,7 @@ typedef struct out_set {
   char *dir;        /* the folder of the outputs as given: "." or ending in '/' */
   int replace_last; /* the last output may replace a file without force */
   const char *const *stale_suffixes; /* out_set_watch_stale */
+  const char *const *expected;       /* out_set_expect */
   unsigned limit;   /* out_set_limit_mode: the bits group and others may have (0: 0066) */
   unsigned *modes;  /* out_set_copy_mode, per output: OUT_MODE_SET | the bits; then OUT_MODE_FIX
                        when out_set_close must set them (they lack the owner's read or write) */
@@ -136,6 +137,13 @@ char *out_default_prefix(const char *input, const char *suffix);
  * new files. Without it a folder set gives no such warning.
  */
 void out_set_watch_stale(out_set *set, const char *const *suffixes);
+
+/**
+ * Names files of a folder set's folder that other runs write beside its outputs (`names`,
+ * NULL-terminated, kept by the caller until the commit): the other ranks of a run of one rank.
+ * The warning of out_set_watch_stale never names them.
+ */
+void out_set_expect(out_set *set, const char *const *names);
 
 /**
  * The permission bits of outputs made from input data: created with 0666 less the umask, as

@@ -56,6 +56,9 @@ static int folder_stale(const out_set *set, const char *name) {
   for (size_t i = 0; i < set->count && watched; i++) {
     watched = strcmp(set->finals[i] + dir_length, name) != 0;
   }
+  for (size_t i = 0; set->expected != NULL && set->expected[i] != NULL && watched; i++) {
+    watched = strcmp(set->expected[i], name) != 0;
+  }
   return watched;
 }
 

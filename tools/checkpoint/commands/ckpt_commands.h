@@ -63,6 +63,12 @@ typedef struct ckpt_rule_given {
   const char *value;
 } ckpt_rule_given;
 
+/** --rank R: write only rank R of the run (`given` 0: every rank). */
+typedef struct ckpt_one_rank {
+  int given;
+  int64_t rank;
+} ckpt_one_rank;
+
 /** Every option of every verb lands here (each verb's table sets its own). Strings point into
  * argv. */
 typedef struct ckpt_args {
@@ -73,6 +79,8 @@ typedef struct ckpt_args {
   uint64_t max_shard_size, max_tensors;
   /** shard, merge, reshard: -n, --axis, --view, --replicate, --unmatched. */
   ckpt_rank_rules ranks;
+  /** shard, reshard: --rank R, the one rank of the run this run writes. */
+  ckpt_one_rank one_rank;
   /** The rank rules given (--axis, --view, --replicate, --unmatched), in order; growable. */
   ckpt_rule_given *given_rules;
   size_t given_rule_count, given_rule_cap;
@@ -109,6 +117,8 @@ typedef struct ckpt_lineage {
   char source[17];
   /** The rules, as command-line options (malloc'd; CKPT_LINEAGE_RANKS). */
   char *rules;
+  /** The run's identity (cleave.run), 16 hex digits, once the records are made. */
+  char run[17];
 } ckpt_lineage;
 
 /** One run of a verb. */
@@ -128,6 +138,10 @@ typedef struct ckpt_command {
   ckpt_lineage lineage;
   char *record_text;
   char **record_words;
+  /** The manifest's name of a run of one rank (CKPT_MANIFEST_RANK_FORMAT), and the other ranks'
+   * files and manifests (NULL-terminated, malloc'd), which other runs write beside it. */
+  char manifest_name[64];
+  char **other_ranks;
 } ckpt_command;
 
 /** How a verb runs: after its options were parsed into c->args (0 or an exit status). */

@@ -10,6 +10,7 @@
 
 #include "ckpt_commands.h"
 #include "ckpt_hash.h"
+#include "ckpt_manifest.h"
 #include "ckpt_record.h"
 #include "cli_util.h"
 #include "gguf_driver.h"
@@ -235,8 +236,8 @@ static ckpt_meta text_entry(const ckpt_command *c, const char *key, char *value)
 /* Gives every output file of `plan` (the ranks of a shard or reshard) its record (ckpt_record.h):
  * its rank, the count, the run, the source and the rules. The files' metadata then point into
  * `store`; every file is laid out again. */
-static int add_records(const ckpt_command *c, const ckpt_model *m, ckpt_plan *plan, owned *store) {
-  const ckpt_lineage *l = &c->lineage;
+static int add_records(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan, owned *store) {
+  ckpt_lineage *l = &c->lineage;
   char run[CKPT_HASH_HEX], count[32];
   snprintf(count, sizeof count, "%zu", plan->file_count);
   /* The run is what it writes: the same run twice writes the same bytes. */
@@ -246,6 +247,7 @@ static int add_records(const ckpt_command *c, const ckpt_model *m, ckpt_plan *pl
   }
   ckpt_hash_hex(ckpt_hash_bytes(what, strlen(what)), run);
   free(what);
+  snprintf(l->run, sizeof l->run, "%s", run);
   char *source = keep(store, strdup(l->source));
   char *shared[3] = {source, keep(store, strdup(run)), keep(store, strdup(count))};
   char *rules = keep(store, strdup(l->rules));
@@ -292,6 +294,72 @@ static int add_records(const ckpt_command *c, const ckpt_model *m, ckpt_plan *pl
 
 /* ---- running a plan --------------------------------------------------------------------- */
 
+/* --rank R: the whole run planned (its rules checked, its records made, its files laid out as
+ * the full run lays them out), then only rank R's file kept, so that it is byte for byte the
+ * full run's rank R. Its manifest is named after the rank and says the run; the sidecars go with
+ * rank 0 only, so that the union of the ranks' folders holds each once; the other ranks' files
+ * and manifests beside it are expected (c->other_ranks), not an earlier run's leftovers. */
+static int keep_one_rank(ckpt_command *c, ckpt_plan *plan) {
+  int64_t r = c->args.one_rank.rank;
+  size_t n = plan->file_count;
+  if (n != (size_t)c->args.ranks.spec.ranks || plan->index_name != NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE,
+                     "internal error: the plan of %zu files is not one file per rank of %lld", n,
+                     (long long)c->args.ranks.spec.ranks);
+  }
+  c->other_ranks = calloc(2 * n + 1, sizeof *c->other_ranks);
+  if (c->other_ranks == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i != (size_t)r) {
+      c->other_ranks[k++] = plan->files[i].name; /* taken from the file freed */
+      plan->files[i].name = NULL;
+      ckpt_out_file_free(&plan->files[i]);
+      if (asprintf(&c->other_ranks[k++], CKPT_MANIFEST_RANK_FORMAT, (long long)i) < 0) {
+        c->other_ranks[k - 1] = NULL;
+        return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+      }
+    }
+  }
+  if (r != 0) {
+    plan->files[0] = plan->files[r];
+    memset(&plan->files[r], 0, sizeof plan->files[r]);
+  }
+  plan->file_count = 1;
+  plan->one_rank = 1;
+  ckpt_run_options *run = &c->args.run;
+  snprintf(c->manifest_name, sizeof c->manifest_name, CKPT_MANIFEST_RANK_FORMAT, (long long)r);
+  run->manifest_name = c->manifest_name;
+  run->manifest_rank = r;
+  run->manifest_ranks = c->args.ranks.spec.ranks;
+  run->manifest_run = c->lineage.run;
+  run->no_sidecar = run->no_sidecar || r != 0;
+  run->expected = (const char *const *)c->other_ranks;
+  return 0;
+}
+
+/* A dequantizing run copies config.json unchanged (docs/cli.md, "Casts"): its
+ * quantization_config then describes weights the outputs no longer hold, which a loader that
+ * reads it would misread; say so. */
+static void warn_quantization_config(const ckpt_model *m, const ckpt_plan *plan) {
+  int dequantized = 0;
+  for (size_t i = 0; i < plan->file_count && !dequantized; i++) {
+    for (size_t k = 0; k < plan->files[i].tensor_count && !dequantized; k++) {
+      dequantized = plan->files[i].tensors[k].dequantize;
+    }
+  }
+  for (size_t i = 0; dequantized && i < m->sidecar_count; i++) {
+    if (strcmp(m->sidecars[i], "config.json") == 0) {
+      cli_warning("config.json is copied unchanged: its quantization_config still describes the "
+                  "FP8 weights --outtype dequantized (remove it before loading the outputs with "
+                  "transformers)");
+      return;
+    }
+  }
+}
+
 int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
                        const ckpt_finish_options *finish) {
   void *store = NULL;
@@ -309,6 +377,12 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
       ckpt_command_report(&err);
     }
   }
+  if (rc == 0 && c->args.one_rank.given) {
+    rc = keep_one_rank(c, plan);
+  }
+  if (rc == 0 && !c->args.run.no_sidecar && !c->args.run.quiet) {
+    warn_quantization_config(m, plan);
+  }
   if (rc == 0) {
     /* ckpt_run_plan also writes the manifest (OUTDIR/cleave-manifest.json) from the plan's
      * spans, the last output of the all-or-nothing set. */
@@ -318,6 +392,12 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
     c->driver->write.free_store(store);
   }
   owned_free(&records);
+  for (size_t i = 0; c->other_ranks != NULL && c->other_ranks[i] != NULL; i++) {
+    free(c->other_ranks[i]);
+  }
+  free(c->other_ranks);
+  c->other_ranks = NULL;
+  c->args.run.expected = NULL;
   return rc;
 }
 

@@ -47,7 +47,16 @@ static int check_command_line(const ckpt_command *c) {
                      to_file ? c->driver->suffix : "");
   }
   if (c->verb != CKPT_MERGE && a->ranks.spec.ranks == 0) {
+    if (a->one_rank.given) {
+      return cli_error(CLI_EXIT_USAGE, "-n RANKS is missing (--rank %lld is one rank of RANKS)",
+                       (long long)a->one_rank.rank);
+    }
     return cli_error(CLI_EXIT_USAGE, "-n RANKS is missing");
+  }
+  if (a->one_rank.given && a->one_rank.rank >= a->ranks.spec.ranks) {
+    return cli_error(CLI_EXIT_USAGE, "--rank %lld is out of range: -n %lld makes ranks 0 to %lld",
+                     (long long)a->one_rank.rank, (long long)a->ranks.spec.ranks,
+                     (long long)a->ranks.spec.ranks - 1);
   }
   /* A shard needs rules; a merge or reshard of ranks that record theirs does not. */
   if (c->verb == CKPT_SHARD && !has_rules(c)) {
@@ -181,6 +190,35 @@ static const cli_opt ranks_option[] = {
     CLI_END,
 };
 
+/* --rank R: a rank from 0 (checked against -n once both are known). */
+static int one_rank(void *target, const char *value, const cli_opt *opt, const char *place) {
+  ckpt_one_rank *r = target;
+  char what[96];
+  snprintf(what, sizeof what, "%s%s--%s", place != NULL ? place : "", place != NULL ? ": " : "",
+           opt->long_name);
+  int64_t v = 0;
+  int rc = cli_parse_int64(value, what, &v);
+  if (rc == 0 && v < 0) {
+    rc = cli_error_at(place, CLI_EXIT_USAGE, "--%s is %lld: ranks are numbered from 0",
+                      opt->long_name, (long long)v);
+  }
+  r->given = rc == 0;
+  r->rank = rc == 0 ? v : 0;
+  return rc;
+}
+
+/* shard's and reshard's --rank: one rank of the run, the others left to other runs. */
+static const cli_opt one_rank_option[] = {
+    CLI_CALL_ONCE(0, "rank", "R", ckpt_args, one_rank, one_rank, 0,
+                  "write only rank R (0 to RANKS-1) of the run: the whole run is planned and "
+                  "checked as without --rank, then only rank R's file is written, byte for byte "
+                  "the whole run's, with its manifest cleave-manifest.rankR.json (the sidecars go "
+                  "with rank 0), reading only the bytes rank R needs (and the copies the run "
+                  "compares); RANKS such runs, on one host or many, make the whole run's "
+                  "outputs, which verify and merge take as one"),
+    CLI_END,
+};
+
 #define RANK_RULES(AXIS, VIEW, REPLICATE)                                                          \
   {                                                                                                \
     CLI_CALL(0, "axis", "GLOB=AXIS", ckpt_rank_rules, spec, rank_rule, CKPT_RANK_AXIS, AXIS),      \
@@ -221,6 +259,7 @@ static const cli_opt merge_output[] = {
 
 static const cli_opt shard_options[] = {
     CLI_INCLUDE(ckpt_args, ranks, ranks_option),
+    CLI_INCLUDE_SAME(one_rank_option),
     CLI_INCLUDE(ckpt_args, ranks, shard_rules),
     CLI_INCLUDE_SAME(ckpt_preset_options),
     CLI_INCLUDE_SAME(ckpt_quant_option),
@@ -250,6 +289,7 @@ static const cli_opt record_options[] = {
 
 static const cli_opt reshard_options[] = {
     CLI_INCLUDE(ckpt_args, ranks, ranks_option),
+    CLI_INCLUDE_SAME(one_rank_option),
     CLI_INCLUDE(ckpt_args, ranks, reshard_rules),
     CLI_INCLUDE_SAME(ckpt_preset_options),
     CLI_INCLUDE_SAME(ckpt_quant_option),

@@ -107,6 +107,10 @@ typedef struct ckpt_plan {
    * that their data can be written together, each block of input rows read once for all files
    * (shard's ranks). */
   int lockstep;
+  /** 1 when the plan is one rank of a lockstep plan (--rank): the writer then reads only the
+   * columns of a cut that this rank holds, row by row, when the other ranks' columns it skips in
+   * each row are a page at least (ckpt_copy.h). */
+  int one_rank;
   /** The index to write after the files (NULL: none), and its file name. */
   char *index_text;
   char *index_name;

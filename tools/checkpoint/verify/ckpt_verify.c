@@ -466,6 +466,146 @@ static int compare_tiled(comparison *g, const ckpt_mf_file *f, int out_fd, const
   return 0;
 }
 
+/*
+ * A converted tensor (its "cast", docs/manifest.md): each piece's input bytes converted again by
+ * the library's kernel (cleave_cast, or cleave_dequantize_fp8_blocks with the piece's scale) and
+ * compared with the output, row by row in pieces of a buffer.
+ */
+typedef struct recompute {
+  comparison *g;
+  const ckpt_mf_file *f;
+  const ckpt_mf_tensor *t;
+  uint64_t in_size, out_size;
+  unsigned char *conv, *scale;
+} recompute;
+
+/* Reads piece p's scale into r->scale; 0, or 1 when it cannot be read (a difference added). */
+static int read_scale(recompute *r, const ckpt_mf_piece *p) {
+  const ckpt_mf_input *in = &r->g->mf->inputs[p->input];
+  free(r->scale);
+  r->scale = malloc(p->scale_bytes > 0 ? (size_t)p->scale_bytes : 1);
+  if (r->scale == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading a scale of '%s'", in->name);
+  }
+  size_t got = 0;
+  int rc = read_at(r->g->in_fds[p->input], in->name, r->scale, (size_t)p->scale_bytes,
+                   p->scale_offset, &got);
+  if (rc == 0 && got < p->scale_bytes) {
+    ckpt_diff_add(r->g->d, r->f->name, r->t->name, -1, -1,
+                  "its input '%s' ends at byte %llu, before the scale it was dequantized with",
+                  in->name, (unsigned long long)(p->scale_offset + got));
+    return -1;
+  }
+  return rc;
+}
+
+/* Converts the n input bytes at `in` (from input offset in_at of piece p) into r->conv.
+ * Returns 0, or -1 when the piece's scale does not cover them (a difference added). */
+static int convert(recompute *r, const ckpt_mf_piece *p, const unsigned char *in, uint64_t in_at,
+                   uint64_t n) {
+  const ckpt_mf_tensor *t = r->t;
+  size_t count = (size_t)(n / r->in_size);
+  cleave_error err;
+  cleave_status st;
+  if (t->cast_from != CLEAVE_F8E4M3) {
+    st = cleave_cast(in, t->cast_from, r->conv, t->cast_to, count, &err);
+  } else {
+    /* The scale must hold every block the elements read (a hostile manifest may say less). */
+    int64_t rows = p->rows_of_weight, cols = p->cols_of_weight;
+    uint64_t first = in_at - p->weight, last = first + count - 1;
+    uint64_t matrix = (uint64_t)rows * (uint64_t)cols;
+    uint64_t blocks = (uint64_t)((rows + t->block[0] - 1) / t->block[0]) *
+                      (uint64_t)((cols + t->block[1] - 1) / t->block[1]);
+    uint64_t size = p->scale_type == CLEAVE_F32 ? 4 : 2, need = last / matrix + 1;
+    if (need > p->scale_bytes / size / blocks) {
+      ckpt_diff_add(r->g->d, r->f->name, t->name, -1, -1,
+                    "its scale (%llu bytes at byte %llu of its input) has fewer blocks than its "
+                    "FP8 weight needs",
+                    (unsigned long long)p->scale_bytes, (unsigned long long)p->scale_offset);
+      return -1;
+    }
+    st =
+        cleave_dequantize_fp8_blocks(in, rows, cols, r->scale, p->scale_type, t->block[0],
+                                     t->block[1], (int64_t)first, count, r->conv, t->cast_to, &err);
+  }
+  if (st != CLEAVE_OK) {
+    ckpt_diff_add(r->g->d, r->f->name, t->name, -1, -1, "it cannot be recomputed: %s", err.message);
+    return -1;
+  }
+  return 0;
+}
+
+static int compare_cast(comparison *g, const ckpt_mf_file *f, int out_fd, const ckpt_mf_tensor *t) {
+  recompute r = {g, f, t, 0, 0, malloc(AGAINST_CHUNK), NULL};
+  int64_t in_size = 1, out_size = 1;
+  cleave_type_size(cleave_type_of(t->cast_from), &in_size, NULL);
+  cleave_type_size(cleave_type_of(t->cast_to), &out_size, NULL);
+  r.in_size = (uint64_t)in_size;
+  r.out_size = (uint64_t)out_size;
+  uint64_t wider = r.in_size > r.out_size ? r.in_size : r.out_size;
+  uint64_t step = AGAINST_CHUNK / wider * r.in_size;
+  int rc = r.conv == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0, stop = 0;
+  for (size_t s = 0; s < t->piece_count && rc == 0 && !stop; s++) {
+    const ckpt_mf_piece *p = &t->pieces[s];
+    const ckpt_mf_input *in = &g->mf->inputs[p->input];
+    if (p->rows == 0 || p->take == 0) {
+      continue;
+    }
+    if (p->take % r.in_size != 0 || p->to % r.in_size != 0 || p->to_stride % r.in_size != 0 ||
+        (p->has_scale == 0) != (t->cast_from != CLEAVE_F8E4M3)) {
+      ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                    "its piece %zu is not whole elements of %s with what converting it needs", s,
+                    cleave_dtype_name(t->cast_from));
+      break;
+    }
+    if (p->has_scale) {
+      rc = read_scale(&r, p);
+      stop = rc < 0;
+      rc = rc < 0 ? 0 : rc;
+    }
+    for (uint64_t row = 0; row < p->rows && rc == 0 && !stop; row++) {
+      for (uint64_t col = 0; col < p->take && rc == 0 && !stop; col += step) {
+        uint64_t n = p->take - col < step ? p->take - col : step;
+        uint64_t in_at = p->offset + row * p->stride + col;
+        uint64_t out_at = t->offset + (p->to + row * p->to_stride + col) / r.in_size * r.out_size;
+        uint64_t out_n = n / r.in_size * r.out_size;
+        size_t got_in = 0, got_out = 0;
+        rc = read_at(g->in_fds[p->input], in->name, g->b, (size_t)n, in_at, &got_in);
+        rc = rc != 0 ? rc : read_at(out_fd, f->name, g->a, (size_t)out_n, out_at, &got_out);
+        if (rc != 0 || got_out < out_n) {
+          stop = 1; /* a short output is reported with its size */
+          break;
+        }
+        if (got_in < n) {
+          ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                        "its input '%s' ends at byte %llu, before the bytes it was converted from",
+                        in->name, (unsigned long long)(in_at + got_in));
+          stop = 1;
+          break;
+        }
+        if (convert(&r, p, g->b, in_at, n) != 0) {
+          stop = 1;
+          break;
+        }
+        size_t i = first_diff(g->a, r.conv, (size_t)out_n);
+        if (i < out_n) {
+          uint64_t at_out = out_at + i;
+          ckpt_diff_add(g->d, f->name, t->name, (int64_t)at_out, (int64_t)(at_out - t->offset),
+                        "0x%02x here, 0x%02x converted (%s to %s) from byte %llu of its input "
+                        "'%s'",
+                        g->a[i], r.conv[i], cleave_dtype_name(t->cast_from),
+                        cleave_dtype_name(t->cast_to),
+                        (unsigned long long)(in_at + i / r.out_size * r.in_size), in->name);
+          stop = 1;
+        }
+      }
+    }
+  }
+  free(r.conv);
+  free(r.scale);
+  return rc;
+}
+
 static int compare_file(comparison *g, const ckpt_verify_options *o, const ckpt_mf_file *f) {
   size_t n = strlen(o->outdir);
   char *path = NULL;
@@ -480,6 +620,10 @@ static int compare_file(comparison *g, const ckpt_verify_options *o, const ckpt_
   }
   int rc = 0;
   for (size_t k = 0; rc == 0 && k < f->tensor_count; k++) {
+    if (f->tensors[k].cast_from != 0) {
+      rc = compare_cast(g, f, fd, &f->tensors[k]);
+      continue;
+    }
     uint64_t per = tiled_rows(&f->tensors[k]);
     rc = per > 0 ? compare_tiled(g, f, fd, &f->tensors[k], per)
                  : compare_tensor(g, f, fd, &f->tensors[k]);
@@ -589,9 +733,11 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The entries of OUTDIR the manifest does not list (hidden files aside; temporaries are
+/* The entries of OUTDIR none of the `count` manifests lists (hidden files and the manifests
+ * aside: its own, or with `ranks` those of the ranks' runs; temporaries are
  * outdir_temporaries'). */
-static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differences *d) {
+static int extra_files(const char *outdir, const ckpt_manifest *mfs, size_t count, int ranks,
+                       ckpt_differences *d) {
   DIR *dir = opendir(outdir);
   if (dir == NULL) {
     tool_error err;
@@ -601,14 +747,18 @@ static int extra_files(const char *outdir, const ckpt_manifest *mf, ckpt_differe
   }
   struct dirent *e;
   while ((e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.' || strcmp(e->d_name, CKPT_MANIFEST_NAME) == 0) {
+    int64_t rank;
+    if (e->d_name[0] == '.' || strcmp(e->d_name, CKPT_MANIFEST_NAME) == 0 ||
+        (ranks && ckpt_manifest_named_rank(e->d_name, &rank) && rank >= 0 && rank < mfs[0].ranks)) {
       continue;
     }
-    size_t i = 0;
-    while (i < mf->file_count && strcmp(mf->files[i].name, e->d_name) != 0) {
-      i++;
+    int listed = 0;
+    for (size_t m = 0; m < count && !listed; m++) {
+      for (size_t i = 0; i < mfs[m].file_count && !listed; i++) {
+        listed = strcmp(mfs[m].files[i].name, e->d_name) == 0;
+      }
     }
-    if (i == mf->file_count) {
+    if (!listed) {
       ckpt_diff_add(d, e->d_name, NULL, -1, -1,
                     "is in the output folder but not in the manifest (an extra file)");
     }
@@ -872,18 +1022,86 @@ static int check_pieces(const ckpt_verify_options *o, const ckpt_manifest *mf, c
   return rc;
 }
 
-int ckpt_verify_outputs(const ckpt_verify_options *o) {
-  char *path = o->manifest != NULL ? strdup(o->manifest) : join(o->outdir, CKPT_MANIFEST_NAME);
-  if (path == NULL) {
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+/* The manifests of a folder written by runs of one rank each (--rank): the files
+ * cleave-manifest.rankR.json of OUTDIR, in order of rank, into `*paths` (malloc'd; none: 0). */
+static int rank_manifests(const char *outdir, char ***paths, size_t *count) {
+  *paths = NULL;
+  *count = 0;
+  DIR *dir = opendir(outdir);
+  if (dir == NULL) {
+    return 0; /* the manifest is not found: said when it is read */
   }
-  ckpt_manifest mf;
-  tool_error err;
-  int rc = ckpt_manifest_read(path, &mf, &err);
-  if (rc != 0) {
-    tool_scrub(&err);
-    tool_report(&err);
-  } else if (!mf.proved) {
+  int rc = 0;
+  size_t cap = 0;
+  struct dirent *e;
+  while (rc == 0 && (e = readdir(dir)) != NULL) {
+    int64_t rank;
+    if (!ckpt_manifest_named_rank(e->d_name, &rank) || rank < 0) {
+      continue;
+    }
+    if (*count == cap) {
+      cap = cap > 0 ? 2 * cap : 8;
+      char **grown = realloc(*paths, cap * sizeof *grown);
+      if (grown == NULL) {
+        rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+        break;
+      }
+      *paths = grown;
+    }
+    (*paths)[*count] = join(outdir, e->d_name);
+    rc = (*paths)[*count] == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+    *count += rc == 0;
+  }
+  closedir(dir);
+  return rc;
+}
+
+/* The ranks of a folder written by runs of one rank each: every manifest of the same run and
+ * count, each rank once (its file name says it), none missing. */
+static int check_union(const char *outdir, char **paths, const ckpt_manifest *mfs, size_t count) {
+  const ckpt_manifest *first = &mfs[0];
+  for (size_t i = 0; i < count; i++) {
+    const ckpt_manifest *mf = &mfs[i];
+    const char *name = strrchr(paths[i], '/') + 1;
+    int64_t named;
+    ckpt_manifest_named_rank(name, &named);
+    if (mf->run == NULL) {
+      return cli_error(CLI_EXIT_DATA,
+                       "'%s' records no rank (it is not the manifest of a run of one rank, "
+                       "--rank): '%s' cannot be verified as the union of the ranks' runs",
+                       paths[i], outdir);
+    }
+    if (mf->rank != named) {
+      return cli_error(CLI_EXIT_DATA, "'%s' records rank %lld, not %lld as its name says", paths[i],
+                       (long long)mf->rank, (long long)named);
+    }
+    if (strcmp(mf->run, first->run) != 0 || mf->ranks != first->ranks) {
+      return cli_error(CLI_EXIT_DATA,
+                       "'%s' is rank %lld of %lld of run %s, but '%s' is rank %lld of %lld of run "
+                       "%s: '%s' mixes the ranks of two runs",
+                       paths[i], (long long)mf->rank, (long long)mf->ranks, mf->run, paths[0],
+                       (long long)first->rank, (long long)first->ranks, first->run, outdir);
+    }
+  }
+  for (int64_t r = 0; r < first->ranks; r++) {
+    size_t i = 0;
+    while (i < count && mfs[i].rank != r) {
+      i++;
+    }
+    if (i == count) {
+      return cli_error(
+          CLI_EXIT_DATA,
+          "rank %lld of %lld of run %s is missing from '%s': no " CKPT_MANIFEST_RANK_HEAD
+          "%lld" CKPT_MANIFEST_RANK_TAIL " (its run has not written it there)",
+          (long long)r, (long long)first->ranks, first->run, outdir, (long long)r);
+    }
+  }
+  return 0;
+}
+
+/* Checks a manifest read: a warning for one of version 1, then its pieces. */
+static int check_manifest(const ckpt_verify_options *o, const ckpt_manifest *mf, const char *path) {
+  if (!mf->proved) {
     /* Read as it is: what it says is checked, but an edit of it could not be told. */
     tool_error warn;
     tool_fail(&warn, 0,
@@ -893,34 +1111,91 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     tool_scrub(&warn);
     cli_warning("%s", warn.message);
   }
-  if (rc == 0) {
-    rc = check_pieces(o, &mf, path);
+  return check_pieces(o, mf, path);
+}
+
+int ckpt_verify_outputs(const ckpt_verify_options *o) {
+  char **paths = NULL;
+  size_t count = 0;
+  int rc = 0, ranks = 0;
+  struct stat st;
+  char *own = o->manifest != NULL ? strdup(o->manifest) : join(o->outdir, CKPT_MANIFEST_NAME);
+  if (own == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  /* OUTDIR's own manifest; without one, the manifests of its ranks' runs (--rank), taken as one
+   * output when they are every rank of one run. */
+  if (o->manifest == NULL && stat(own, &st) != 0 && errno == ENOENT) {
+    rc = rank_manifests(o->outdir, &paths, &count);
+    ranks = count > 0;
+  }
+  if (rc == 0 && count == 0) {
+    free(paths);
+    paths = malloc(sizeof *paths);
+    rc = paths == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0;
+    if (rc == 0) {
+      paths[count++] = own;
+      own = NULL;
+    }
+  }
+  free(own);
+  ckpt_manifest *mfs = rc == 0 ? calloc(count, sizeof *mfs) : NULL;
+  if (rc == 0 && mfs == NULL) {
+    rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
+  }
+  size_t read = 0;
+  for (; rc == 0 && read < count; read++) {
+    tool_error err;
+    rc = ckpt_manifest_read(paths[read], &mfs[read], &err);
+    if (rc != 0) {
+      tool_scrub(&err);
+      tool_report(&err);
+    }
+  }
+  if (rc == 0 && ranks) {
+    /* In order of rank, for the report and the checks. */
+    for (size_t i = 1; i < count; i++) {
+      for (size_t k = i; k > 0 && mfs[k - 1].rank > mfs[k].rank; k--) {
+        ckpt_manifest t = mfs[k];
+        mfs[k] = mfs[k - 1];
+        mfs[k - 1] = t;
+        char *p = paths[k];
+        paths[k] = paths[k - 1];
+        paths[k - 1] = p;
+      }
+    }
+    rc = check_union(o->outdir, paths, mfs, count);
+  }
+  for (size_t i = 0; rc == 0 && i < count; i++) {
+    rc = check_manifest(o, &mfs[i], paths[i]);
   }
   ckpt_differences d;
   memset(&d, 0, sizeof d);
   ckpt_verify_totals totals = {o->cmd, o->outdir, 0, 0, o->against_count, 0};
-  ckpt_against_run *against = NULL;
-  if (rc == 0 && o->against_count > 0) {
-    rc = ckpt_against_start(o, &mf, &against);
-  }
   /* A manifest of its own names the files of OUTDIR; one beside a file that was written among
    * others (a merge into OUT.gguf) only those. */
   if (rc == 0 && o->manifest == NULL) {
-    rc = extra_files(o->outdir, &mf, &d);
+    rc = extra_files(o->outdir, mfs, count, ranks, &d);
   }
   if (rc == 0) {
     outdir_temporaries(o->outdir, &d);
   }
-  for (size_t i = 0; rc == 0 && i < mf.file_count; i++) {
-    int same;
-    rc = verify_file(o, &mf.files[i], &d, &same);
-    totals.files++;
-    totals.tensors += mf.files[i].tensor_count;
-    totals.bytes += mf.files[i].bytes;
-  }
-  if (against != NULL) { /* its differences after the checksums', as they are found */
-    int compared = ckpt_against_finish(against, &d);
-    rc = rc == 0 ? compared : rc;
+  for (size_t m = 0; rc == 0 && m < count; m++) {
+    ckpt_against_run *against = NULL;
+    if (o->against_count > 0) {
+      rc = ckpt_against_start(o, &mfs[m], &against);
+    }
+    for (size_t i = 0; rc == 0 && i < mfs[m].file_count; i++) {
+      int same;
+      rc = verify_file(o, &mfs[m].files[i], &d, &same);
+      totals.files++;
+      totals.tensors += mfs[m].files[i].tensor_count;
+      totals.bytes += mfs[m].files[i].bytes;
+    }
+    if (against != NULL) { /* its differences after the checksums', as they are found */
+      int compared = ckpt_against_finish(against, &d);
+      rc = rc == 0 ? compared : rc;
+    }
   }
   if (rc == 0 && d.oom) {
     rc = cli_error(CLI_EXIT_SOFTWARE, "out of memory");
@@ -929,7 +1204,13 @@ int ckpt_verify_outputs(const ckpt_verify_options *o) {
     rc = ckpt_diff_print(&d, &totals, o->json, o->quiet);
   }
   ckpt_diff_free(&d);
-  ckpt_manifest_free(&mf);
-  free(path);
+  for (size_t i = 0; i < count; i++) {
+    if (i < read) {
+      ckpt_manifest_free(&mfs[i]);
+    }
+    free(paths[i]);
+  }
+  free(mfs);
+  free(paths);
   return rc;
 }

@@ -50,7 +50,7 @@ typedef struct ckpt_copier {
   progress *progress;
   ckpt_writeq *wq;
   /* The scale of the FP8 weight last dequantized (ckpt_convert_piece), read once per weight. */
-  const ckpt_tensor *scaled;
+  const ckpt_tensor *scaled, *scale_of;
   unsigned char *scale;
 } ckpt_copier;
 
@@ -474,6 +474,17 @@ static int gather_blocks(ckpt_copier *c, ckpt_dest *dests, size_t count, uint64_
   return rc;
 }
 
+/* A run of one rank (ckpt_plan.one_rank) reads a column of source rows alone, row by row, when
+ * each row holds at least this much of other ranks' columns: a page the storage need not read.
+ * Narrower gaps are read with their rows (their pages would be read all the same). */
+#define ONE_RANK_SKIP ((uint64_t)4096)
+
+/* Whether span `s` of a run of one rank is read as its columns alone. */
+static int columns_alone(const ckpt_copier *c, const ckpt_span *s) {
+  return c->plan->one_rank && s->rows > 1 && s->src_stride > s->take &&
+         s->src_stride - s->take >= ONE_RANK_SKIP;
+}
+
 static int ckpt_gather(ckpt_copier *c, ckpt_dest *dests, size_t count) {
   qsort(dests, count, sizeof *dests, dest_by_col);
   uint64_t unit = 0, taken = 0;
@@ -484,7 +495,8 @@ static int ckpt_gather(ckpt_copier *c, ckpt_dest *dests, size_t count) {
   if (taken == 0 || dests[0].span->rows == 0) {
     return 0; /* only empty parts here (a part taking whole rows was copied as a range) */
   }
-  if (dests[0].span->src_stride > c->chunk_bytes / 2) {
+  if (dests[0].span->src_stride > c->chunk_bytes / 2 ||
+      (count == 1 && columns_alone(c, dests[0].span))) {
     return gather_long_rows(c, dests, count);
   }
   return gather_blocks(c, dests, count, unit);
@@ -675,12 +687,18 @@ static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *
   }
   qsort(sorted, n, sizeof *sorted, by_dst_offset);
   int rc;
+  int alone = 0;
+  for (size_t i = 0; i < n; i++) {
+    alone = alone || columns_alone(c, sorted[i]);
+  }
   if (n > 0 && tiles_rows(sorted, n, t->bytes)) {
     uint64_t stride = sorted[0]->dst_stride;
     widest = stride > widest ? stride : widest;
-    /* Rows longer than half a buffer are large enough to be copied one by one. */
-    rc = widest > c->chunk_bytes / 2 ? row_by_row(c, m, sorted, n, start)
-                                     : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
+    /* Rows longer than half a buffer are large enough to be copied one by one; so are the
+     * columns a run of one rank reads alone. */
+    rc = alone || widest > c->chunk_bytes / 2
+             ? row_by_row(c, m, sorted, n, start)
+             : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
   } else {
     rc = n > 0 ? by_bands(c, m, sorted, n, t->bytes, start) : -1;
     rc = rc < 0 ? span_by_span(c, m, spans, n, start) : rc;
@@ -721,8 +739,10 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
     }
     return 0;
   }
-  const ckpt_tensor *w = NULL, *s = NULL;
-  if (ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
+  const ckpt_tensor *w = c->scaled, *s = c->scale_of;
+  /* The weight of the piece before, most often (the rows of one tensor). */
+  if ((w == NULL || w->file != src || from < w->offset || from - w->offset >= w->bytes) &&
+      ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
     return cli_error(CLI_EXIT_SOFTWARE,
                      "internal error: no FP8 weight with a scale at offset %llu of '%s'",
                      (unsigned long long)from, c->model->files[src].path);
@@ -740,6 +760,7 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
       return rc;
     }
     c->scaled = w;
+    c->scale_of = s;
   }
   const ckpt_quant *q = &c->model->quant;
   int64_t rows = w->shape[w->ndim - 2], cols = w->shape[w->ndim - 1];

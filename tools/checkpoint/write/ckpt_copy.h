@@ -5,11 +5,14 @@
  * file order, every write at the offset the plan gave it, through a window that passes on
  * writes ending on window boundaries (ckpt_copy.c). A span that is a contiguous range of its
  * input (a whole tensor, a part of axis 0) is copied inside the kernel when its offsets agree
- * modulo 64 KiB and no checksums are computed, else read and written. The parts of one cut (columns of the same input rows)
- * are gathered from blocks of whole rows read once for all of them: every part of a split (all
- * in one file), and, for a lockstep plan (shard, reshard), the part of every rank, whose files
- * are written together in groups of up to STREAM_GROUP_SIZE open files. A tensor assembled
- * from several spans is built in blocks of output rows. Memory is two buffers of
+ * modulo 64 KiB and no checksums are computed, else read and written. The parts of one cut (columns
+ * of the same input rows) are gathered from blocks of whole rows read once for all of them: every
+ * part of a split (all in one file), and, for a lockstep plan (shard, reshard), the part of every
+ * rank, whose files are written together in groups of up to STREAM_GROUP_SIZE open files. A tensor
+ * assembled from several spans is built in blocks of output rows. A plan of one rank (--rank,
+ * ckpt_plan.one_rank) reads a column of rows alone, row by row, when each row skips a page or
+ * more of the other ranks' columns, so that a rank reads little more than its bytes. Memory is
+ * two buffers of
  * CLEAVE_CHUNK_BYTES (default 1 MiB), the windows (at most 16 MiB) and the plans, whatever the
  * model's size.
  */

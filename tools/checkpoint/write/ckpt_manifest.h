@@ -23,6 +23,12 @@
  * named file among others (FILE.cleave-manifest.json, beside FILE). */
 #define CKPT_MANIFEST_NAME "cleave-manifest.json"
 #define CKPT_MANIFEST_SUFFIX ".cleave-manifest.json"
+/** The manifest of a run of one rank (--rank R): cleave-manifest.rankR.json, so that the ranks'
+ * runs into one folder (or folders copied together) never replace each other's; and how verify
+ * finds them. */
+#define CKPT_MANIFEST_RANK_FORMAT "cleave-manifest.rank%lld.json"
+#define CKPT_MANIFEST_RANK_HEAD "cleave-manifest.rank"
+#define CKPT_MANIFEST_RANK_TAIL ".json"
 
 /** The schema version written in "version": 2 since the manifest ends with its checksum of
  * itself (CKPT_MANIFEST_SELF); version 1 had none. */
@@ -35,6 +41,12 @@
 #define CKPT_MANIFEST_SELF_HEAD ", \"" CKPT_MANIFEST_SELF "\": \""
 #define CKPT_MANIFEST_SELF_TAIL "\"}\n"
 
+/** Whether file `name` is named as a manifest of a folder of outputs: CKPT_MANIFEST_NAME, or a
+ * rank's (CKPT_MANIFEST_RANK_FORMAT: the head, a rank in decimal, the tail). With `rank`
+ * (may be NULL) the rank of a rank's manifest, else -1. */
+int ckpt_manifest_named_rank(const char *name, int64_t *rank);
+#define ckpt_manifest_named(name) ckpt_manifest_named_rank((name), NULL)
+
 /** What the manifest says of the run beside the plan. */
 typedef struct ckpt_manifest_info {
   /** The command ("st split"), and the whole command line (argv[0] on). */
@@ -44,6 +56,10 @@ typedef struct ckpt_manifest_info {
   /** Its file name in OUTDIR: CKPT_MANIFEST_NAME, or, for a run that writes one named file into
    * a folder of other files (a merge into OUT.gguf), OUT.gguf + CKPT_MANIFEST_SUFFIX. */
   const char *name;
+  /** A run of one rank (--rank): the run's identity (cleave.run; NULL: a whole run), the rank
+   * and the count, recorded as "rank": {"run", "rank", "ranks"}. */
+  const char *run;
+  int64_t rank, ranks;
 } ckpt_manifest_info;
 
 /** An output that is copied from a file whole (a sidecar: config.json...): its checksum and the

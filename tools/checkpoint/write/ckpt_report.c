@@ -168,6 +168,23 @@ static void report_slice(const ckpt_out_tensor *t, json_out *j) {
   printf(" of %lld", (long long)s->dim);
 }
 
+/* --outtype's conversion of t: ", F32 as BF16" (", F8_E4M3 dequantized to BF16"), or "cast":
+ * {"from", "to", "dequantize"}; nothing for a tensor written as it is. */
+static void report_cast(const ckpt_out_tensor *t, json_out *j) {
+  if (t->cast_from == NULL) {
+    return;
+  }
+  if (j != NULL) {
+    json_out_object(j, "cast");
+    json_out_string(j, "from", t->cast_from->name);
+    json_out_string(j, "to", t->dtype->name);
+    json_out_bool(j, "dequantize", t->dequantize);
+    json_out_end_object(j);
+    return;
+  }
+  printf(", %s %s %s", t->cast_from->name, t->dequantize ? "dequantized to" : "as", t->dtype->name);
+}
+
 static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
@@ -180,12 +197,14 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
       report_slice(t, j);
+      report_cast(t, j);
       report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
       fputs("<- ", stdout);
       ckpt_print_text(t->source->name);
       report_slice(t, NULL);
+      report_cast(t, NULL);
       report_sources(r, f, t, NULL);
     }
   }
@@ -276,13 +295,19 @@ int ckpt_run_plan(const ckpt_plan *plan, const ckpt_model *m, const ckpt_run_opt
   if (o->dry_run) {
     return ckpt_finish_stdout(report(&r, 1));
   }
-  ckpt_manifest_info info = {cmd, o->argc, o->argv,
-                             o->manifest_name != NULL ? o->manifest_name : CKPT_MANIFEST_NAME};
+  ckpt_manifest_info info = {cmd,
+                             o->argc,
+                             o->argv,
+                             o->manifest_name != NULL ? o->manifest_name : CKPT_MANIFEST_NAME,
+                             o->manifest_run,
+                             o->manifest_rank,
+                             o->manifest_ranks};
   ckpt_write_options w = {.outdir = o->outdir,
                           .force = o->force,
                           .sync = o->sync,
                           .progress = o->progress && !o->quiet && isatty(2),
                           .stale_suffixes = o->stale_suffixes,
+                          .expected = o->expected,
                           .manifest = &info,
                           .sidecars = !o->no_sidecar};
   return ckpt_write_plan(plan, m, &w, report_before_commit, &r);

@@ -26,6 +26,13 @@ typedef struct ckpt_run_options {
   int no_sidecar;
   /** The manifest's name in OUTDIR (NULL: CKPT_MANIFEST_NAME; ckpt_manifest.h). */
   const char *manifest_name;
+  /** A run of one rank (--rank): the run's identity (NULL: a whole run), the rank and the count,
+   * which its manifest records. */
+  const char *manifest_run;
+  int64_t manifest_rank, manifest_ranks;
+  /** The files of OUTDIR other runs write (the other ranks of a run of one rank), which the
+   * warning about an earlier run's files never names (NULL-terminated; NULL: none). */
+  const char *const *expected;
 } ckpt_run_options;
 
 /** Prints `text` to stdout with each control character as \xNN and each backslash as two, so

@@ -41,7 +41,7 @@ static int same_dir(const char *a, const char *b) {
 int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const char *outdir,
                        size_t i) {
   const char *name = model->sidecars[i];
-  if (strcmp(name, CKPT_MANIFEST_NAME) == 0 || same_dir(model->dir, outdir)) {
+  if (ckpt_manifest_named(name) || same_dir(model->dir, outdir)) {
     return 0;
   }
   for (size_t k = 0; k < plan->file_count; k++) {
@@ -146,12 +146,19 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   char *file = mf != NULL && strcmp(mf, CKPT_MANIFEST_NAME) != 0 && mf_len > suffix_len
                    ? strndup(mf, mf_len - suffix_len)
                    : NULL;
+  /* So does a rank of a run of one rank (--rank): its folder may hold the other ranks' files,
+   * written meanwhile by other runs; it is staged under the rank file's name. */
+  if (o->manifest != NULL && o->manifest->run != NULL && plan->file_count > 0) {
+    free(file);
+    file = strdup(plan->files[0].name);
+  }
   int rc = file != NULL ? out_set_init_files(out, o->outdir, file, names, count, inputs,
                                              input_count, o->force, o->sync, 1)
                         : out_set_init_folder(out, o->outdir, names, count, inputs, input_count,
                                               o->force, o->sync, o->manifest != NULL);
   free(file);
   out_set_watch_stale(out, o->stale_suffixes);
+  out_set_expect(out, o->expected);
   /* The files made from the model's data (and its index and manifest) are no more readable than
    * the most readable of the model's files; a sidecar keeps its own bits. */
   unsigned widest = 0;

@@ -22,6 +22,9 @@ typedef struct ckpt_write_options {
    * files of OUTDIR with such a name that this run did not write (an earlier run's shards) are
    * named in a warning (out_set_watch_stale in tools/common/outputs.h). */
   const char *const *stale_suffixes;
+  /** Files other runs write beside the outputs (NULL-terminated; NULL: none), which that warning
+   * never names: the other ranks of a run of one rank (--rank). */
+  const char *const *expected;
   /** What the manifest (OUTDIR/cleave-manifest.json, ckpt_manifest.h) says of the run; NULL:
    * no manifest. */
   const ckpt_manifest_info *manifest;
