@@ -40,6 +40,8 @@ typedef enum ckpt_verb {
   CKPT_MERGE,
   CKPT_RESHARD,
   CKPT_VERIFY,
+  /** Only without a format's word: `cleave convert HF_FOLDER -o OUT.gguf`. */
+  CKPT_CONVERT,
   CKPT_VERB_COUNT
 } ckpt_verb;
 
@@ -95,6 +97,9 @@ typedef struct ckpt_args {
   /** verify: the --against inputs (and the positionals after --against). */
   const char **against;
   size_t against_count;
+  /** convert: --outtype, an index into its words (0: auto; convert's --outtype also takes
+   * auto and q8_0, as llama.cpp's converter does). */
+  int convert_outtype;
 } ckpt_args;
 
 /** What the outputs of a run record of where they come from (ckpt_record.h). */
@@ -147,6 +152,9 @@ typedef int (*ckpt_verb_run)(ckpt_command *c);
  * (and GGUF's --max-tensors), --quant-block. */
 extern const cli_opt ckpt_outdir_option[];
 extern const cli_opt ckpt_write_options[];
+/** The run's flags every writing verb takes, which ckpt_write_options includes (--dry-run, -f,
+ * --sync, --json, -q, --no-progress): convert takes them without the verbs' --outtype. */
+extern const cli_opt ckpt_run_flags[];
 extern const cli_opt ckpt_size_option[];
 extern const cli_opt ckpt_quant_option[];
 /** --preset, --replicate-kv and --qkv-layout of shard, merge and reshard; --preset and
@@ -221,11 +229,13 @@ int ckpt_run_inspect(ckpt_command *c);
 int ckpt_run_split(ckpt_command *c);
 int ckpt_run_ranks(ckpt_command *c);
 int ckpt_run_verify(ckpt_command *c);
+int ckpt_run_convert(ckpt_command *c);
 
 /** Each verb's option table and help text (cli_spec without name, siblings or tags). */
 extern const cli_spec ckpt_inspect_specs[2];
 extern const cli_spec ckpt_split_spec;
 extern const cli_spec ckpt_rank_specs[3];
 extern const cli_spec ckpt_verify_spec;
+extern const cli_spec ckpt_convert_spec;
 
 #endif /* CLEAVE_CKPT_COMMANDS_H */

@@ -21,8 +21,8 @@
 const ckpt_driver *const ckpt_drivers[] = {&gguf_driver, &st_driver, NULL};
 
 const char *ckpt_verb_word(ckpt_verb verb) {
-  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split", "shard",
-                                                     "merge", "reshard", "verify"};
+  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split",  "shard",
+                                                     "merge", "reshard", "verify", "convert"};
   return words[verb];
 }
 
@@ -467,18 +467,7 @@ static int refuse_dtype(void *target, const char *value, const cli_opt *opt, con
                       value);
 }
 
-const cli_opt ckpt_write_options[] = {
-    CLI_CHOICE(0, "outtype", CKPT_OUTTYPES, ckpt_args, outtype,
-               "write every F32, F16, BF16 and F64 tensor as this type (rounded to nearest even; "
-               "overflow becomes infinity, NaN stays NaN), and every FP8 e4m3 weight that has a "
-               "_scale_inv scale dequantized to it (e4m3 times its block's scale in float32, "
-               "then rounded) with the scales left out; integer, block-quantized and other "
-               "tensors are written as they are. The manifest records each conversion"),
-    {.kind = CLI_OPT_CALL,
-     .long_name = "dtype",
-     .arg = "TYPE",
-     .help = "refused (64): --dtype describes the data of .npy files; casting is --outtype",
-     .call = refuse_dtype},
+const cli_opt ckpt_run_flags[] = {
     CLI_FLAG(0, "dry-run", ckpt_args, run.dry_run,
              "print the plan (every output file and tensor, its size and source, and of a part "
              "of a cut tensor the axis and the elements it holds: 'axis 0, 3:6 of 6') from the "
@@ -493,6 +482,22 @@ const cli_opt ckpt_write_options[] = {
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print nothing on success"),
     CLI_CLEAR(0, "no-progress", ckpt_args, run.progress,
               "no progress line on stderr (shown only on a terminal)"),
+    CLI_END,
+};
+
+const cli_opt ckpt_write_options[] = {
+    CLI_CHOICE(0, "outtype", CKPT_OUTTYPES, ckpt_args, outtype,
+               "write every F32, F16, BF16 and F64 tensor as this type (rounded to nearest even; "
+               "overflow becomes infinity, NaN stays NaN), and every FP8 e4m3 weight that has a "
+               "_scale_inv scale dequantized to it (e4m3 times its block's scale in float32, "
+               "then rounded) with the scales left out; integer, block-quantized and other "
+               "tensors are written as they are. The manifest records each conversion"),
+    {.kind = CLI_OPT_CALL,
+     .long_name = "dtype",
+     .arg = "TYPE",
+     .help = "refused (64): --dtype describes the data of .npy files; casting is --outtype",
+     .call = refuse_dtype},
+    CLI_INCLUDE_SAME(ckpt_run_flags),
     {.kind = CLI_OPT_FLAG,
      .long_name = "no-sidecar",
      .help = "do not copy the model folder's other files (config.json, tokenizer files...) "
