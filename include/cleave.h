@@ -1249,6 +1249,69 @@ CLEAVE_API cleave_status cleave_concat_plan_run_alloc(const cleave_concat_plan *
                                                       const cleave_allocator *allocator,
                                                       void **output, cleave_error *err);
 
+/* ---------------------------------------------------------------------------------------------
+ * Element casts and block-FP8 dequantization
+ *
+ * One rule for every cast (docs/casts.md): the result is the source value rounded to the
+ * destination type, round-to-nearest-even, computed exactly (once, never through an
+ * intermediate rounding) on the bits, whatever the thread's floating-point environment (only
+ * the float32 product of `cleave_dequantize_fp8_blocks` is the CPU's, which assumes the default
+ * environment: round-to-nearest, no flush-to-zero):
+ *   - a value above the destination's largest finite value by half an ulp or more becomes an
+ *     infinity of its sign; infinities stay infinities;
+ *   - subnormal results are exact (rounded like any other value, never flushed to zero), and
+ *     subnormal sources are read exactly;
+ *   - a NaN stays a NaN of the same sign, quiet, keeping the leading bits of its payload that
+ *     fit (as x86's conversion instructions do; for quiet NaNs the bits NumPy's astype gives,
+ *     and for the default NaN torch's .to(float16)); an FP8 e4m3 NaN (S.1111.111) becomes the
+ *     default quiet NaN of its sign (payload zero).
+ * The vector kernels (AVX2 with F16C, chosen at run time) give the same bits as the portable
+ * ones for every input.
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Returns 1 when `cleave_cast` converts `from` to `to`, else 0: both among CLEAVE_F32,
+ * CLEAVE_F16, CLEAVE_BF16, CLEAVE_F64, or `from` CLEAVE_F8E4M3 (OCP's e4m3 "fn": bias 7, no
+ * infinities, S.1111.111 the only NaN) and `to` one of the four. Thread-safe.
+ */
+CLEAVE_API int cleave_cast_supported(cleave_dtype from, cleave_dtype to);
+
+/**
+ * Converts `count` elements of type `from` at `src` into `count` elements of type `to` at `dst`
+ * by the rule above (from == to copies the bytes). The buffers need no alignment and must not
+ * overlap. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (`src` or `dst` NULL while `count`
+ * > 0) or CLEAVE_ERROR_UNSUPPORTED_TYPE (a pair `cleave_cast_supported` refuses, named in the
+ * message); nothing is written on failure. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_cast(const void *src, cleave_dtype from, void *dst,
+                                     cleave_dtype to, size_t count, cleave_error *err);
+
+/**
+ * Block-FP8 dequantization, as DeepSeek-V3's reference computes it: a weight of FP8 e4m3
+ * elements of shape [..., rows, cols] (C order) comes with a scale of shape
+ * [..., ceil(rows / block_rows), ceil(cols / block_cols)] (`scale_type` CLEAVE_F32 or
+ * CLEAVE_BF16), one factor per block of block_rows x block_cols elements (the last block of
+ * each axis may be partial). Element (i, j) of a matrix becomes
+ *   round_to(to, float32(w[i][j]) * float32(scale[i / block_rows][j / block_cols]))
+ * with the product an IEEE float32 multiplication (round-to-nearest-even) and the rounding to
+ * `to` (CLEAVE_F32, CLEAVE_F16, CLEAVE_BF16 or CLEAVE_F64) that of `cleave_cast` from f32.
+ *
+ * The call converts `count` consecutive elements starting at element index `first` of the whole
+ * weight (counted in C order over every dimension): `weight` points at element `first` (not at
+ * the start of the weight), `scale` at the start of the whole scale, and `dst` receives `count`
+ * elements of `to`. A whole tensor is first = 0, count = its element count; a run of one row's
+ * columns is first = row * cols + col. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (a NULL
+ * pointer while `count` > 0, rows, cols or a block size below 1, `first` negative) or
+ * CLEAVE_ERROR_UNSUPPORTED_TYPE (scale or destination type); nothing is written on failure.
+ * Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_dequantize_fp8_blocks(const void *weight, int64_t rows,
+                                                      int64_t cols, const void *scale,
+                                                      cleave_dtype scale_type, int64_t block_rows,
+                                                      int64_t block_cols, int64_t first,
+                                                      size_t count, void *dst, cleave_dtype to,
+                                                      cleave_error *err);
+
 #ifdef __cplusplus
 }
 #endif

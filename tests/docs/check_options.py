@@ -67,6 +67,8 @@ def checkpoint_commands():
             commands.append(Command((verb,), md, ST_MAN + GGUF_MAN, None, True))
         commands.append(Command(("st", verb), md, ST_MAN, "safetensors", True))
         commands.append(Command(("gguf", verb), md, GGUF_MAN, "GGUF", True))
+    # convert: a verb without a format's word (it reads safetensors and writes GGUF).
+    commands.append(Command(("convert",), (("Checkpoints", "`convert`"),), GGUF_MAN, None, True))
     return commands
 
 

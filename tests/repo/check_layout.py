@@ -148,6 +148,7 @@ SRC_USES = {
     "infer": {"core", "rules", "infer"},
     "copy": {"core", "copy"},
     "memory": {"core", "memory"},
+    "convert": {"core", "convert"},
     "run": {"core", "rules", "infer", "copy", "memory", "run"},
 }
 

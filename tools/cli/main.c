@@ -115,6 +115,8 @@ static const cli_command commands[] = {
      "ranks joined back into one model, or a split set into one file"},
     {"reshard", CHECKPOINT, "reshard", "ranks cut again into another number of ranks, in one pass"},
     {"verify", CHECKPOINT, "verify", "a run's outputs against its manifest (and its inputs)"},
+    {"convert", CHECKPOINT, "convert",
+     "a Hugging Face model into GGUF as llama.cpp's convert_hf_to_gguf.py writes it"},
     {"st", ST, "st", "safetensors checkpoints: ls, check, split, shard, merge, reshard, verify"},
     {"gguf", GGUF, "gguf",
      "GGUF files (llama.cpp): ls, check, split, shard, merge, reshard, verify"},

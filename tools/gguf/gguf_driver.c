@@ -11,6 +11,7 @@
 #include "gguf_outputs.h"
 #include "gguf_print.h"
 #include "gguf_read.h"
+#include "gguf_types.h"
 #include "gguf_value.h"
 #include "gguf_write.h"
 
@@ -191,6 +192,17 @@ static int is_set(const ckpt_model *m) {
   return ((const gguf_model *)m)->is_set;
 }
 
+/* ggml's plain type of library type `lib` (F32 0, F16 1, BF16 30, F64 28...). */
+static const ckpt_dtype *dtype_of(cleave_dtype lib) {
+  for (int64_t code = 0; code <= gguf_type_max(); code++) {
+    const ckpt_dtype *d = gguf_type_find(code);
+    if (d != NULL && d->movable && d->block_elems == 1 && d->lib == lib) {
+      return d;
+    }
+  }
+  return NULL;
+}
+
 /* What the commands' help says of GGUF models. */
 static const ckpt_driver_help help = {
     .family =
@@ -316,5 +328,5 @@ const ckpt_driver gguf_driver = {
     .help = &help,
     .read = {probe, load, load_parts, load_ranks, free_model, read_header, forget},
     .report = {check_text, check_json, list_metadata},
-    .write = {writer, finish, free_store, base_name, is_set},
+    .write = {writer, finish, free_store, base_name, is_set, dtype_of},
 };

@@ -257,6 +257,6 @@ static int layout(void *ctx, ckpt_out_file *file, tool_error *err) {
 }
 
 ckpt_format gguf_format(const gguf_model *m) {
-  ckpt_format f = {"gguf", "metadata", ".gguf", (void *)m, layout, NULL};
+  ckpt_format f = {"gguf", "metadata", ".gguf", (void *)m, layout, NULL, NULL};
   return f;
 }

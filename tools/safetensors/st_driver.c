@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ckpt_ranks.h"
+#include "st_dtype.h"
 #include "st_model.h"
 #include "st_read.h"
 #include "st_write.h"
@@ -123,6 +124,17 @@ static int is_set(const ckpt_model *m) {
   return 0;
 }
 
+/* The table's type of library type `lib` (the --outtype types are all there). */
+static const ckpt_dtype *dtype_of(cleave_dtype lib) {
+  for (unsigned i = 0; i < st_dtype_count(); i++) {
+    const ckpt_dtype *d = st_dtype_at(i);
+    if (d->movable && d->lib == lib) {
+      return d;
+    }
+  }
+  return NULL;
+}
+
 /* What the commands' help says of safetensors models. */
 #define SCALES                                                                                     \
   "A weight X stored with a block scale X_scale_inv (FP8 block quantization as DeepSeek-V3\n"      \
@@ -223,7 +235,6 @@ static const ckpt_driver_help help = {
                             "    --axis '*.down_proj.weight=1'\n",
 };
 
-
 const ckpt_driver st_driver = {
     .name = "safetensors",
     .word = "st",
@@ -236,5 +247,5 @@ const ckpt_driver st_driver = {
     .help = &help,
     .read = {probe, load, NULL, load_ranks, free_model, read_header, NULL},
     .report = {check_text, check_json, NULL},
-    .write = {writer, NULL, NULL, base_name, is_set},
+    .write = {writer, NULL, NULL, base_name, is_set, dtype_of},
 };

@@ -248,7 +248,7 @@ static int layout(void *ctx, ckpt_out_file *file, tool_error *err) {
 }
 
 ckpt_format st_format(const st_model *m) {
-  ckpt_format f = {"safetensors", "__metadata__", ".safetensors",
-                   (void *)m,     layout,         st_index_render};
+  ckpt_format f = {
+      "safetensors", "__metadata__", ".safetensors", (void *)m, layout, st_index_render, NULL};
   return f;
 }

@@ -40,6 +40,8 @@ typedef enum ckpt_verb {
   CKPT_MERGE,
   CKPT_RESHARD,
   CKPT_VERIFY,
+  /** Only without a format's word: `cleave convert HF_FOLDER -o OUT.gguf`. */
+  CKPT_CONVERT,
   CKPT_VERB_COUNT
 } ckpt_verb;
 
@@ -90,9 +92,14 @@ typedef struct ckpt_args {
   /** ls: --glob, --metadata; check: --strict. */
   const char *glob;
   int metadata, strict;
+  /** --outtype: the index of its word in CKPT_OUTTYPES, -1 when not given. */
+  int outtype;
   /** verify: the --against inputs (and the positionals after --against). */
   const char **against;
   size_t against_count;
+  /** convert: --outtype, an index into its words (0: auto; convert's --outtype also takes
+   * auto and q8_0, as llama.cpp's converter does). */
+  int convert_outtype;
 } ckpt_args;
 
 /** What the outputs of a run record of where they come from (ckpt_record.h). */
@@ -145,6 +152,9 @@ typedef int (*ckpt_verb_run)(ckpt_command *c);
  * (and GGUF's --max-tensors), --quant-block. */
 extern const cli_opt ckpt_outdir_option[];
 extern const cli_opt ckpt_write_options[];
+/** The run's flags every writing verb takes, which ckpt_write_options includes (--dry-run, -f,
+ * --sync, --json, -q, --no-progress): convert takes them without the verbs' --outtype. */
+extern const cli_opt ckpt_run_flags[];
 extern const cli_opt ckpt_size_option[];
 extern const cli_opt ckpt_quant_option[];
 /** --preset, --replicate-kv and --qkv-layout of shard, merge and reshard; --preset and
@@ -182,6 +192,13 @@ int ckpt_command_find_format(ckpt_command *c, const char *path);
 /** Prints `err` (its control characters made inert) and returns its status. */
 int ckpt_command_report(tool_error *err);
 
+/** --outtype's words, in the order of their library types (ckpt_command_cast). */
+#define CKPT_OUTTYPES "f32|f16|bf16"
+
+/** The conversion --outtype asks of plans on model `m` (`to` NULL without --outtype): the
+ * format's dtype of the type (ckpt_cast.h). */
+ckpt_cast ckpt_command_cast(const ckpt_command *c, const ckpt_model *m);
+
 /** The writing verbs' plan, finished by the format and run (ckpt_run_plan: --dry-run, the
  * all-or-nothing write, the report). `finish` gives the format's sizing. Returns an exit
  * status. */
@@ -212,11 +229,13 @@ int ckpt_run_inspect(ckpt_command *c);
 int ckpt_run_split(ckpt_command *c);
 int ckpt_run_ranks(ckpt_command *c);
 int ckpt_run_verify(ckpt_command *c);
+int ckpt_run_convert(ckpt_command *c);
 
 /** Each verb's option table and help text (cli_spec without name, siblings or tags). */
 extern const cli_spec ckpt_inspect_specs[2];
 extern const cli_spec ckpt_split_spec;
 extern const cli_spec ckpt_rank_specs[3];
 extern const cli_spec ckpt_verify_spec;
+extern const cli_spec ckpt_convert_spec;
 
 #endif /* CLEAVE_CKPT_COMMANDS_H */

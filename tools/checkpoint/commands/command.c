@@ -20,8 +20,8 @@
 const ckpt_driver *const ckpt_drivers[] = {&gguf_driver, &st_driver, NULL};
 
 const char *ckpt_verb_word(ckpt_verb verb) {
-  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split", "shard",
-                                                     "merge", "reshard", "verify"};
+  static const char *const words[CKPT_VERB_COUNT] = {"ls",    "check",   "split",  "shard",
+                                                     "merge", "reshard", "verify", "convert"};
   return words[verb];
 }
 
@@ -387,7 +387,26 @@ const cli_opt ckpt_outdir_option[] = {
     CLI_END,
 };
 
-const cli_opt ckpt_write_options[] = {
+ckpt_cast ckpt_command_cast(const ckpt_command *c, const ckpt_model *m) {
+  static const cleave_dtype types[] = {CLEAVE_F32, CLEAVE_F16, CLEAVE_BF16};
+  ckpt_cast cast = {NULL, m};
+  if (c->args.outtype >= 0 && c->driver->write.dtype != NULL) {
+    cast.to = c->driver->write.dtype(types[c->args.outtype]);
+  }
+  return cast;
+}
+
+/* --dtype on a checkpoint verb: always refused, naming the option that casts. */
+static int refuse_dtype(void *target, const char *value, const cli_opt *opt, const char *place) {
+  (void)target;
+  (void)opt;
+  return cli_error_at(place, CLI_EXIT_USAGE,
+                      "--dtype '%s': --dtype describes the data of .npy files (the .npy "
+                      "commands); to cast a checkpoint's tensors use --outtype " CKPT_OUTTYPES,
+                      value);
+}
+
+const cli_opt ckpt_run_flags[] = {
     CLI_FLAG(0, "dry-run", ckpt_args, run.dry_run,
              "print the plan (every output file and tensor, its size and source, and of a part "
              "of a cut tensor the axis and the elements it holds: 'axis 0, 3:6 of 6') from the "
@@ -402,6 +421,22 @@ const cli_opt ckpt_write_options[] = {
     CLI_FLAG('q', "quiet", ckpt_args, run.quiet, "print nothing on success"),
     CLI_CLEAR(0, "no-progress", ckpt_args, run.progress,
               "no progress line on stderr (shown only on a terminal)"),
+    CLI_END,
+};
+
+const cli_opt ckpt_write_options[] = {
+    CLI_CHOICE(0, "outtype", CKPT_OUTTYPES, ckpt_args, outtype,
+               "write every F32, F16, BF16 and F64 tensor as this type (rounded to nearest even; "
+               "overflow becomes infinity, NaN stays NaN), and every FP8 e4m3 weight that has a "
+               "_scale_inv scale dequantized to it (e4m3 times its block's scale in float32, "
+               "then rounded) with the scales left out; integer, block-quantized and other "
+               "tensors are written as they are. The manifest records each conversion"),
+    {.kind = CLI_OPT_CALL,
+     .long_name = "dtype",
+     .arg = "TYPE",
+     .help = "refused (64): --dtype describes the data of .npy files; casting is --outtype",
+     .call = refuse_dtype},
+    CLI_INCLUDE_SAME(ckpt_run_flags),
     {.kind = CLI_OPT_FLAG,
      .long_name = "no-sidecar",
      .help = "do not copy the model folder's other files (config.json, tokenizer files...) "

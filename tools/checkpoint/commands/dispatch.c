@@ -15,19 +15,28 @@ typedef struct verb_entry {
   const cli_spec *spec;
   ckpt_verb_run run;
   /* Whether `cleave WORD` (without a format's word) is this verb: not split, which is the .npy
-   * operator there. */
+   * operator there; 2: only there (convert, which reads one format and writes another). */
   int detected;
+  /* The formats whose options and help paragraphs the verb takes, when not the spelling's
+   * (convert writes GGUF whatever it reads); 0: the spelling's. */
+  unsigned tags;
 } verb_entry;
 
 static const verb_entry verbs[CKPT_VERB_COUNT] = {
-    {CKPT_LS, &ckpt_inspect_specs[0], ckpt_run_inspect, 1},
-    {CKPT_CHECK, &ckpt_inspect_specs[1], ckpt_run_inspect, 1},
-    {CKPT_SPLIT, &ckpt_split_spec, ckpt_run_split, 0},
-    {CKPT_SHARD, &ckpt_rank_specs[0], ckpt_run_ranks, 1},
-    {CKPT_MERGE, &ckpt_rank_specs[1], ckpt_run_ranks, 1},
-    {CKPT_RESHARD, &ckpt_rank_specs[2], ckpt_run_ranks, 1},
-    {CKPT_VERIFY, &ckpt_verify_spec, ckpt_run_verify, 1},
+    {CKPT_LS, &ckpt_inspect_specs[0], ckpt_run_inspect, 1, 0},
+    {CKPT_CHECK, &ckpt_inspect_specs[1], ckpt_run_inspect, 1, 0},
+    {CKPT_SPLIT, &ckpt_split_spec, ckpt_run_split, 0, 0},
+    {CKPT_SHARD, &ckpt_rank_specs[0], ckpt_run_ranks, 1, 0},
+    {CKPT_MERGE, &ckpt_rank_specs[1], ckpt_run_ranks, 1, 0},
+    {CKPT_RESHARD, &ckpt_rank_specs[2], ckpt_run_ranks, 1, 0},
+    {CKPT_VERIFY, &ckpt_verify_spec, ckpt_run_verify, 1, 0},
+    {CKPT_CONVERT, &ckpt_convert_spec, ckpt_run_convert, 2, CKPT_FORMAT_GGUF},
 };
+
+/* Whether `cleave st|gguf WORD` has the verb. */
+static int in_families(size_t v) {
+  return verbs[v].detected != 2;
+}
 
 static const ckpt_verb_help *verb_help(const ckpt_driver *d, ckpt_verb verb) {
   const ckpt_driver_help *h = d->help;
@@ -98,21 +107,21 @@ static void make_specs(void) {
                d != NULL ? " " : "", ckpt_verb_word(verbs[v].verb));
       specs[f][v] = *verbs[v].spec;
       specs[f][v].name = spec_names[f][v];
-      specs[f][v].tags = d != NULL ? d->tag : CKPT_ALL_FORMATS;
+      specs[f][v].tags = verbs[v].tags != 0 ? verbs[v].tags : d != NULL ? d->tag : CKPT_ALL_FORMATS;
     }
   }
   for (size_t f = 0; f < FAMILIES; f++) {
     for (size_t v = 0; v < CKPT_VERB_COUNT; v++) {
       size_t n = 0;
       for (size_t w = 0; w < CKPT_VERB_COUNT; w++) {
-        if (f + 1 < FAMILIES || verbs[w].detected) {
+        if ((f + 1 < FAMILIES && in_families(w)) || (f + 1 == FAMILIES && verbs[w].detected)) {
           siblings[f][v][n++] = &specs[f][w];
         }
       }
       /* A format's verb, or any verb of any format for the spelling without one. */
       for (size_t g = 0; g + 1 < FAMILIES; g++) {
         for (size_t w = 0; w < CKPT_VERB_COUNT && g != f; w++) {
-          if (w == v || f + 1 == FAMILIES) {
+          if ((w == v || f + 1 == FAMILIES) && in_families(w)) {
             siblings[f][v][n++] = &specs[g][w];
           }
         }
@@ -193,6 +202,7 @@ static int run_verb(const ckpt_driver *driver, ckpt_verb v, int argc, char **arg
   a->run.argv = argv;
   a->run.stale_suffixes = driver != NULL ? driver->stale_suffixes : NULL;
   a->preset.qkv_layout = -1;
+  a->outtype = -1;
   a->rules.command = c->name;
   a->rules.experts = driver == NULL || (driver->traits & CKPT_SPLITS_EXPERTS) != 0;
   /* Every argument may be a rule or an input of --against: argc entries are always enough. */
@@ -232,6 +242,9 @@ static void family_help(const ckpt_driver *d, FILE *out) {
   size_t f = family_of(d);
   fputs("usage: ", out);
   for (size_t v = 0; v < CKPT_VERB_COUNT; v++) {
+    if (!in_families(v)) {
+      continue;
+    }
     char *all = help_usage(d, verbs[v].verb);
     const char *usage = all != NULL ? all : "";
     size_t line = strcspn(usage, "\n");
@@ -269,7 +282,7 @@ static void family_help(const ckpt_driver *d, FILE *out) {
 static void verb_list(char *buf, size_t size, int detected) {
   buf[0] = '\0';
   for (size_t v = 0; v < CKPT_VERB_COUNT; v++) {
-    if (detected && !verbs[v].detected) {
+    if ((detected && !verbs[v].detected) || (!detected && !in_families(v))) {
       continue;
     }
     size_t n = strlen(buf);
@@ -290,7 +303,7 @@ int ckpt_family_command(const ckpt_driver *driver, int argc, char **argv, int fi
     return 0;
   }
   for (size_t v = 0; v < CKPT_VERB_COUNT; v++) {
-    if (strcmp(ckpt_verb_word(verbs[v].verb), word) == 0) {
+    if (in_families(v) && strcmp(ckpt_verb_word(verbs[v].verb), word) == 0) {
       return run_verb(driver, verbs[v].verb, argc, argv, first + 1);
     }
   }

@@ -109,7 +109,8 @@ static int output_file(ckpt_command *c, char **dir, char **name, char **base, ch
 
 /* One output file holding every tensor of the set, in the set's order, with the first file's
  * metadata. */
-static int plan_set(const ckpt_model *m, const char *name, ckpt_plan *plan, tool_error *err) {
+static int plan_set(const ckpt_model *m, const char *name, const ckpt_cast *cast, ckpt_plan *plan,
+                    tool_error *err) {
   memset(plan, 0, sizeof *plan);
   int rc = ckpt_plan_files(plan, 1, err);
   ckpt_out_file *out = rc == 0 ? &plan->files[0] : NULL;
@@ -130,7 +131,7 @@ static int plan_set(const ckpt_model *m, const char *name, ckpt_plan *plan, tool
       }
     }
   }
-  return rc;
+  return rc == 0 ? ckpt_cast_file(cast, out, err) : rc;
 }
 
 /* The plan of the verb on the loaded model (`name`: merge's one output file, or NULL). */
@@ -138,6 +139,8 @@ static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *nam
                      tool_error *err) {
   const ckpt_shard_spec *spec = &c->args.ranks.spec;
   ckpt_format format = c->driver->write.format(m);
+  ckpt_cast cast = ckpt_command_cast(c, m);
+  format.cast = &cast;
   if (c->verb == CKPT_SHARD) {
     return ckpt_plan_shard(m, &format, spec, plan, err);
   }
@@ -145,7 +148,7 @@ static int plan_verb(const ckpt_command *c, const ckpt_model *m, const char *nam
     return ckpt_plan_reshard(m, &format, spec, plan, err);
   }
   if (!has_rules(c)) {
-    return plan_set(m, name, plan, err);
+    return plan_set(m, name, &cast, plan, err);
   }
   uint64_t planned = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? c->args.max_shard_size : 0;
   int rc = ckpt_plan_merge(m, &format, spec, planned, plan, err);

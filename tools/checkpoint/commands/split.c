@@ -76,6 +76,8 @@ int ckpt_run_split(ckpt_command *c) {
   memset(&plan, 0, sizeof plan);
   if (rc == 0) {
     ckpt_format format = c->driver->write.format(m);
+    ckpt_cast cast = ckpt_command_cast(c, m);
+    format.cast = &cast;
     uint64_t planned = (c->driver->traits & CKPT_SIZED_BY_PLANNER) ? c->args.max_shard_size : 0;
     rc = ckpt_plan_split_sized(m, &format, rules, s->count + ps.count, planned, &plan, &err);
     if (rc != 0) {

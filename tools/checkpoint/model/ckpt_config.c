@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,6 +70,74 @@ static int get_bool(json_t *obj, const char *key, const char *path, int *out, to
   }
   *out = json_is_true(v);
   return 0;
+}
+
+/* A number at `key` of `obj` into *out, *has set (left 0 when missing or null). */
+static int get_number(json_t *obj, const char *key, const char *path, const char *where,
+                      double *out, int *has, tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  *out = 0;
+  *has = 0;
+  if (v == NULL || json_is_null(v)) {
+    return 0;
+  }
+  if (!json_is_number(v)) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s%s is not a number", path, where, key);
+  }
+  *out = json_number_value(v);
+  *has = 1;
+  return 0;
+}
+
+/* The rope scaling object (rope_scaling, or rope_parameters), when given. */
+static int read_rope(json_t *root, const char *path, ckpt_config *c, tool_error *err) {
+  const char *name = "rope_parameters";
+  json_t *r = json_object_get(root, name);
+  if (r == NULL || json_is_null(r)) {
+    name = "rope_scaling";
+    r = json_object_get(root, name);
+  }
+  if (r == NULL || json_is_null(r)) {
+    return 0;
+  }
+  if (!json_is_object(r)) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s is not an object", path, name);
+  }
+  char where[32];
+  snprintf(where, sizeof where, "%s.", name);
+  int rc = get_text(r, "rope_type", path, where, c->rope_type, sizeof c->rope_type, err);
+  if (rc == 0 && c->rope_type[0] == '\0') {
+    rc = get_text(r, "type", path, where, c->rope_type, sizeof c->rope_type, err);
+  }
+  int has_theta = 0;
+  double theta = 0;
+  rc = rc != 0 ? rc : get_number(r, "rope_theta", path, where, &theta, &has_theta, err);
+  if (rc == 0 && has_theta) {
+    c->rope_theta = theta;
+    c->has_rope_theta = 1;
+  }
+  rc = rc != 0 ? rc
+               : get_number(r, "factor", path, where, &c->rope_factor, &c->has_rope_factor, err);
+  rc = rc != 0 ? rc
+               : get_count(r, "original_max_position_embeddings", path, where,
+                           &c->rope_original_context, err);
+  rc = rc != 0 ? rc
+               : get_number(r, "extrapolation_factor", path, where, &c->rope_ext_factor,
+                            &c->has_rope_ext_factor, err);
+  rc = rc != 0 ? rc
+               : get_number(r, "attention_factor", path, where, &c->rope_attn_factor,
+                            &c->has_rope_attn_factor, err);
+  if (rc == 0 && !c->has_rope_attn_factor) {
+    rc = get_number(r, "attn_factor", path, where, &c->rope_attn_factor, &c->has_rope_attn_factor,
+                    err);
+  }
+  rc = rc != 0 ? rc
+               : get_number(r, "beta_fast", path, where, &c->rope_beta_fast, &c->has_rope_beta_fast,
+                            err);
+  rc = rc != 0 ? rc
+               : get_number(r, "beta_slow", path, where, &c->rope_beta_slow, &c->has_rope_beta_slow,
+                            err);
+  return rc;
 }
 
 static int read_quantization(json_t *root, const char *path, ckpt_config *c, tool_error *err) {
@@ -167,6 +236,9 @@ int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_conf
       {"num_experts", &experts},
       {"moe_intermediate_size", &c->moe_intermediate_size},
       {"shared_expert_intermediate_size", &c->shared_expert_intermediate_size},
+      {"num_hidden_layers", &c->layers},
+      {"max_position_embeddings", &c->context_length},
+      {"num_experts_per_tok", &c->experts_used},
   };
   rc = rc != 0 ? rc
                : get_text(root, "model_type", path, "", c->model_type, sizeof c->model_type, err);
@@ -186,6 +258,14 @@ int ckpt_config_parse(const char *text, size_t size, const char *path, ckpt_conf
     rc = get_count(root, counts[i].key, path, "", counts[i].out, err);
   }
   rc = rc != 0 ? rc : get_bool(root, "tie_word_embeddings", path, &c->tie_word_embeddings, err);
+  c->head_dim_given = c->head_dim != 0;
+  c->kv_heads_given = c->kv_heads != 0;
+  rc = rc != 0 ? rc
+               : get_number(root, "rope_theta", path, "", &c->rope_theta, &c->has_rope_theta, err);
+  rc = rc != 0 ? rc
+               : get_number(root, "rms_norm_eps", path, "", &c->rms_norm_eps, &c->has_rms_norm_eps,
+                            err);
+  rc = rc != 0 ? rc : read_rope(root, path, c, err);
   rc = rc != 0 ? rc : read_quantization(root, path, c, err);
   rc = rc != 0 ? rc : derive(path, c, local_experts, experts, err);
   json_decref(root);
@@ -211,13 +291,12 @@ static int parse_quantization(const char *text, size_t size, const char *path, c
 }
 
 /* Reads the file at `path` (at most CKPT_CONFIG_MAX_BYTES) and parses it with `parse`. */
-static int read_with(const char *path, ckpt_config *c, tool_error *err,
-                     int (*parse)(const char *, size_t, const char *, ckpt_config *,
-                                  tool_error *)) {
-  memset(c, 0, sizeof *c);
+static int read_with(const char *path, void *c, int *absent, tool_error *err,
+                     int (*parse)(const char *, size_t, const char *, void *, tool_error *)) {
+  *absent = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    c->absent = errno == ENOENT;
+    *absent = errno == ENOENT;
     return io_open_fail(err, errno, NULL, path);
   }
   struct stat st;
@@ -244,10 +323,103 @@ static int read_with(const char *path, ckpt_config *c, tool_error *err,
   return rc;
 }
 
+static int parse_config(const char *text, size_t size, const char *path, void *c, tool_error *err) {
+  return ckpt_config_parse(text, size, path, c, err);
+}
+
+static int parse_quantization_of(const char *text, size_t size, const char *path, void *c,
+                                 tool_error *err) {
+  return parse_quantization(text, size, path, c, err);
+}
+
 int ckpt_config_read(const char *path, ckpt_config *c, tool_error *err) {
-  return read_with(path, c, err, ckpt_config_parse);
+  memset(c, 0, sizeof *c);
+  int absent = 0;
+  int rc = read_with(path, c, &absent, err, parse_config);
+  c->absent = absent;
+  return rc;
 }
 
 int ckpt_config_read_quantization(const char *path, ckpt_config *c, tool_error *err) {
-  return read_with(path, c, err, parse_quantization);
+  memset(c, 0, sizeof *c);
+  int absent = 0;
+  int rc = read_with(path, c, &absent, err, parse_quantization_of);
+  c->absent = absent;
+  return rc;
+}
+
+/* An integer at `key` within int32 (what gguf-py's add_int32 packs), *has set when given. */
+static int get_int32(json_t *obj, const char *key, const char *path, int64_t *out, int *has,
+                     tool_error *err) {
+  json_t *v = json_object_get(obj, key);
+  *out = 0;
+  *has = 0;
+  if (v == NULL || json_is_null(v)) {
+    return 0;
+  }
+  json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+  if (!json_is_integer(v) || n < INT32_MIN || n > INT32_MAX) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %s is not an integer from %ld to %ld", path, key,
+                     (long)INT32_MIN, (long)INT32_MAX);
+  }
+  *out = (int64_t)n;
+  *has = 1;
+  return 0;
+}
+
+static int parse_generation(const char *text, size_t size, const char *path, void *target,
+                            tool_error *err) {
+  ckpt_generation *g = target;
+  json_error_t jerr;
+  json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL) {
+    return tool_fail(err, CLI_EXIT_DATA, "%s: byte %d: invalid JSON: %s", path, jerr.position,
+                     jerr.text);
+  }
+  int rc = json_is_object(root) ? 0 : tool_fail(err, CLI_EXIT_DATA, "%s: not a JSON object", path);
+  rc = rc != 0 ? rc : get_int32(root, "top_k", path, &g->top_k, &g->has_top_k, err);
+  rc = rc != 0 ? rc
+               : get_int32(root, "penalty_last_n", path, &g->penalty_last_n, &g->has_penalty_last_n,
+                           err);
+  rc = rc != 0 ? rc : get_int32(root, "mirostat", path, &g->mirostat, &g->has_mirostat, err);
+  struct {
+    const char *key;
+    double *out;
+    int *has;
+  } numbers[] = {
+      {"top_p", &g->top_p, &g->has_top_p},
+      {"min_p", &g->min_p, &g->has_min_p},
+      {"xtc_probability", &g->xtc_probability, &g->has_xtc_probability},
+      {"xtc_threshold", &g->xtc_threshold, &g->has_xtc_threshold},
+      {"temperature", &g->temp, &g->has_temp},
+      {"penalty_repeat", &g->penalty_repeat, &g->has_penalty_repeat},
+      {"mirostat_tau", &g->mirostat_tau, &g->has_mirostat_tau},
+      {"mirostat_eta", &g->mirostat_eta, &g->has_mirostat_eta},
+  };
+  for (size_t i = 0; i < sizeof numbers / sizeof *numbers && rc == 0; i++) {
+    rc = get_number(root, numbers[i].key, path, "", numbers[i].out, numbers[i].has, err);
+  }
+  /* The converter takes penalty_repeat, else transformers' repetition_penalty. */
+  if (rc == 0 && !g->has_penalty_repeat) {
+    rc = get_number(root, "repetition_penalty", path, "", &g->penalty_repeat,
+                    &g->has_penalty_repeat, err);
+  }
+  if (rc == 0) {
+    rc = get_text(root, "sequence", path, "", g->sequence, sizeof g->sequence, err);
+    g->has_sequence = json_is_string(json_object_get(root, "sequence"));
+  }
+  json_decref(root);
+  return rc;
+}
+
+int ckpt_generation_read(const char *path, ckpt_generation *g, tool_error *err) {
+  memset(g, 0, sizeof *g);
+  int absent = 0;
+  int rc = read_with(path, g, &absent, err, parse_generation);
+  if (rc != 0 && absent) {
+    memset(g, 0, sizeof *g);
+    g->absent = 1;
+    return 0;
+  }
+  return rc;
 }

@@ -47,7 +47,48 @@ typedef struct ckpt_config {
   /** Set by a read that failed because the file does not exist (ENOENT): a caller for which a
    * missing config.json only means "not known" tells it from one that cannot be read (66). */
   int absent;
+  /* What `cleave convert` writes into GGUF metadata (0 or not `has_*`: not given): */
+  /** "num_hidden_layers", "max_position_embeddings", "num_experts_per_tok". */
+  int64_t layers, context_length, experts_used;
+  /** Whether "head_dim" and "num_key_value_heads" were given (not derived). */
+  int head_dim_given, kv_heads_given;
+  /** "rope_theta" and "rms_norm_eps" (numbers), as the file's decimal text read to the nearest
+   * double. */
+  int has_rope_theta, has_rms_norm_eps;
+  double rope_theta, rms_norm_eps;
+  /** The rope scaling: "rope_scaling" (or "rope_parameters", transformers' newer name) when an
+   * object: its "rope_type" (or "type"), "" when none; its "factor" and
+   * "original_max_position_embeddings"; YaRN's "extrapolation_factor", "attention_factor" (or
+   * "attn_factor"), "beta_fast", "beta_slow". rope_parameters' "rope_theta" is rope_theta's. */
+  char rope_type[32];
+  int has_rope_factor, has_rope_ext_factor, has_rope_attn_factor, has_rope_beta_fast,
+      has_rope_beta_slow;
+  double rope_factor, rope_ext_factor, rope_attn_factor, rope_beta_fast, rope_beta_slow;
+  int64_t rope_original_context;
 } ckpt_config;
+
+/** The sampling defaults of a model folder's generation_config.json (what llama.cpp's
+ * converter writes as general.sampling.*): each `has_*` says the key is given (not null). */
+typedef struct ckpt_generation {
+  int has_top_k, has_top_p, has_min_p, has_temp, has_xtc_probability, has_xtc_threshold,
+      has_penalty_last_n, has_penalty_repeat, has_mirostat, has_mirostat_tau, has_mirostat_eta,
+      has_sequence;
+  int64_t top_k, penalty_last_n, mirostat;
+  double top_p, min_p, temp, xtc_probability, xtc_threshold, penalty_repeat, mirostat_tau,
+      mirostat_eta;
+  char sequence[256];
+  /** The file does not exist (the read then returns 0 with nothing given). */
+  int absent;
+} ckpt_generation;
+
+/**
+ * Reads generation_config.json at `path` as hostile input (the size limit of config.json, JSON
+ * without duplicate keys, each key's type checked: top_k, penalty_last_n and mirostat integers
+ * within int32, the others numbers, sequence a string). A missing file is no error (`absent`).
+ * Returns 0, or CLI_EXIT_DATA / CLI_EXIT_NOINPUT / CLI_EXIT_IOERR / CLI_EXIT_SOFTWARE with the
+ * file and the key in `err`.
+ */
+int ckpt_generation_read(const char *path, ckpt_generation *g, tool_error *err);
 
 /**
  * Parses the `size` bytes of `text` (not NUL-terminated) as the config.json at `path` (named in

@@ -135,6 +135,9 @@ typedef struct ckpt_driver_write {
   const char *(*base_name)(const ckpt_model *m);
   /** Whether `m` was loaded from a set of files that a split mirrors as a set. */
   int (*is_set)(const ckpt_model *m);
+  /** The format's dtype of library type `lib` (CLEAVE_F32, CLEAVE_F16, CLEAVE_BF16, the
+   * --outtype types), or NULL when the format has none. */
+  const ckpt_dtype *(*dtype)(cleave_dtype lib);
 } ckpt_driver_write;
 
 typedef struct ckpt_driver {

@@ -6,6 +6,7 @@
 #ifndef CLEAVE_CKPT_FORMAT_H
 #define CLEAVE_CKPT_FORMAT_H
 
+#include "ckpt_cast.h"
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 #include "error.h"
@@ -33,6 +34,9 @@ typedef struct ckpt_format {
    * Returns 0 or an exit status with the message in `err`.
    */
   int (*index)(void *ctx, ckpt_plan *plan, tool_error *err);
+  /** --outtype: the conversion the planners apply to every file before it is sized or laid out
+   * (ckpt_cast_file), set by the command; NULL: none. */
+  const ckpt_cast *cast;
 } ckpt_format;
 
 #endif /* CLEAVE_CKPT_FORMAT_H */

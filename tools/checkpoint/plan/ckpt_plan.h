@@ -58,6 +58,14 @@ typedef struct ckpt_out_tensor {
   /** Where it lies in the whole tensor (a shard's, a split's, a reshard's part), for reports;
    * zero: it is the whole tensor. */
   ckpt_slice slice;
+  /** --outtype (ckpt_cast.h): the input's dtype when the elements are converted to `dtype`,
+   * else NULL. The spans of a converted tensor count the input's bytes on both sides: an output
+   * offset is the span's divided by cast_from's element size, times dtype's; `bytes` is the
+   * output's. */
+  const ckpt_dtype *cast_from;
+  /** 1 when the conversion is a block-FP8 dequantization: each span's source tensor is an FP8
+   * weight whose `_scale_inv` (in the same input file) scales it. */
+  int dequantize;
 } ckpt_out_tensor;
 
 /** One output file. */

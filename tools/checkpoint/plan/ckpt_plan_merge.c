@@ -352,7 +352,8 @@ static int each_tensor(rank_run *run, tool_error *err) {
 static int layout_all(ckpt_plan *plan, const ckpt_format *format, tool_error *err) {
   int rc = 0;
   for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
-    rc = format->layout(format->ctx, &plan->files[i], err);
+    rc = ckpt_cast_file(format->cast, &plan->files[i], err);
+    rc = rc == 0 ? format->layout(format->ctx, &plan->files[i], err) : rc;
   }
   if (rc == 0 && plan->index_name != NULL) {
     rc = format->index(format->ctx, plan, err);
@@ -368,6 +369,9 @@ int ckpt_plan_merge(const ckpt_model *ranks, const ckpt_format *format, const ck
   memset(&all, 0, sizeof all);
   rank_run run = {ranks, spec, plan, &all, NULL, NULL, NULL, NULL, NULL};
   int rc = each_tensor(&run, err);
+  if (rc == 0) { /* sized by the outputs' bytes: after the conversion */
+    rc = ckpt_cast_file(format->cast, &all, err);
+  }
   if (rc == 0) {
     rc = ckpt_plan_by_size(plan, &all, max_shard_size, "model", format->suffix,
                            format->index != NULL ? ".index.json" : NULL, err);

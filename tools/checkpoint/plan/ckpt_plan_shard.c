@@ -115,7 +115,8 @@ int ckpt_plan_shard(const ckpt_model *m, const ckpt_format *format, const ckpt_s
   free(hits);
   free(scratch);
   for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
-    rc = format->layout(format->ctx, &plan->files[i], err);
+    rc = ckpt_cast_file(format->cast, &plan->files[i], err);
+    rc = rc == 0 ? format->layout(format->ctx, &plan->files[i], err) : rc;
   }
   return rc;
 }

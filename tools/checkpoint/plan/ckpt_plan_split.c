@@ -205,7 +205,8 @@ static int plan_tensors(const ckpt_model *m, const ckpt_split_rule *rules, size_
 static int finish(const ckpt_format *format, ckpt_plan *plan, tool_error *err) {
   int rc = ckpt_plan_check_names(plan, err);
   for (size_t i = 0; i < plan->file_count && rc == 0; i++) {
-    rc = format->layout(format->ctx, &plan->files[i], err);
+    rc = ckpt_cast_file(format->cast, &plan->files[i], err);
+    rc = rc == 0 ? format->layout(format->ctx, &plan->files[i], err) : rc;
   }
   if (rc == 0 && plan->index_name != NULL && format->index != NULL) {
     rc = format->index(format->ctx, plan, err);
@@ -247,6 +248,9 @@ int ckpt_plan_split_sized(const ckpt_model *m, const ckpt_format *format,
   ckpt_out_file all;
   memset(&all, 0, sizeof all);
   int rc = plan_tensors(m, rules, rule_count, &all, 1, err);
+  if (rc == 0) { /* sized by the outputs' bytes: after the conversion */
+    rc = ckpt_cast_file(format->cast, &all, err);
+  }
   if (rc == 0) {
     rc = ckpt_plan_by_size(plan, &all, max_shard_size, "model", format->suffix,
                            format->index != NULL ? ".index.json" : NULL, err);

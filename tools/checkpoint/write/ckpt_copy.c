@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ckpt_cast.h"
 #include "ckpt_model.h"
 #include "ckpt_plan.h"
 #include "ckpt_sums.h"
@@ -48,6 +49,9 @@ typedef struct ckpt_copier {
   io_copier io;
   progress *progress;
   ckpt_writeq *wq;
+  /* The scale of the FP8 weight last dequantized (ckpt_convert_piece), read once per weight. */
+  const ckpt_tensor *scaled;
+  unsigned char *scale;
 } ckpt_copier;
 
 struct ckpt_member;
@@ -636,6 +640,215 @@ static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *
   return rc;
 }
 
+/*
+ * Converted tensors (--outtype, ckpt_cast.h): their spans count input bytes on both sides, and
+ * every piece read is converted by the library (cleave_cast, cleave_dequantize_fp8_blocks) into
+ * the staging buffer, then written at the output's offset (the span's, scaled by the element
+ * sizes). Memory stays the two buffers (and a dequantized weight's scale): whole tensors and
+ * long rows go in pieces of at most a buffer of output; short rows in blocks of rows, of a
+ * source (a span) or of the output (spans that tile its rows, a merge along an inner axis). A
+ * cut converted this way reads its source rows once per part, not once for all parts.
+ */
+typedef struct ckpt_conversion {
+  const ckpt_out_tensor *t;
+  uint64_t in_size, out_size;
+} ckpt_conversion;
+
+/* An output offset of the tensor from a span's (input) one. */
+static uint64_t out_bytes(const ckpt_conversion *v, uint64_t in) {
+  return in / v->in_size * v->out_size;
+}
+
+/* Converts the `bytes` input bytes at `in`, which were read from offset `from` of input file
+ * `src`, into `out`. */
+static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const unsigned char *in,
+                              size_t src, uint64_t from, uint64_t bytes, unsigned char *out) {
+  const ckpt_out_tensor *t = v->t;
+  size_t count = (size_t)(bytes / v->in_size);
+  cleave_error err;
+  if (!t->dequantize) {
+    if (cleave_cast(in, t->cast_from->lib, out, t->dtype->lib, count, &err) != CLEAVE_OK) {
+      return cli_library_error(&err, "internal error: casting a tensor");
+    }
+    return 0;
+  }
+  const ckpt_tensor *w = NULL, *s = NULL;
+  if (ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
+    return cli_error(CLI_EXIT_SOFTWARE,
+                     "internal error: no FP8 weight with a scale at offset %llu of '%s'",
+                     (unsigned long long)from, c->model->files[src].path);
+  }
+  if (c->scaled != w) {
+    /* The scale: small (one number per block), read whole once per weight. */
+    free(c->scale);
+    c->scaled = NULL;
+    c->scale = malloc(s->bytes > 0 ? (size_t)s->bytes : 1);
+    if (c->scale == NULL) {
+      return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading the scale '%s'", s->name);
+    }
+    int rc = ckpt_read_at(c, s->file, c->scale, (size_t)s->bytes, s->offset);
+    if (rc != 0) {
+      return rc;
+    }
+    c->scaled = w;
+  }
+  const ckpt_quant *q = &c->model->quant;
+  int64_t rows = w->shape[w->ndim - 2], cols = w->shape[w->ndim - 1];
+  int64_t need = 1;
+  for (int i = 0; i < w->ndim - 2; i++) {
+    need *= w->shape[i];
+  }
+  need *= (rows + q->block[0] - 1) / q->block[0] * ((cols + q->block[1] - 1) / q->block[1]);
+  if (!s->dtype->movable || (s->dtype->lib != CLEAVE_F32 && s->dtype->lib != CLEAVE_BF16) ||
+      (uint64_t)need * (s->dtype->block_bits / 8) != s->bytes) {
+    return cli_error(CLI_EXIT_DATA,
+                     "'%s': the scale '%s' (%s, %llu bytes) of the FP8 weight '%s' is not one "
+                     "F32 or BF16 number per block of [%lld, %lld]",
+                     c->model->files[src].path, s->name, s->dtype->name,
+                     (unsigned long long)s->bytes, w->name, (long long)q->block[0],
+                     (long long)q->block[1]);
+  }
+  if (cleave_dequantize_fp8_blocks(in, rows, cols, c->scale, s->dtype->lib, q->block[0],
+                                   q->block[1], (int64_t)(from - w->offset), count, out,
+                                   t->dtype->lib, &err) != CLEAVE_OK) {
+    return cli_library_error(&err, "internal error: dequantizing a tensor");
+  }
+  return 0;
+}
+
+/* `bytes` input bytes from offset `from` of input `src`, converted and written at `at` of the
+ * member's file, in pieces of at most a buffer on either side. */
+static int convert_range(ckpt_copier *c, ckpt_member *m, const ckpt_conversion *v, size_t src,
+                         uint64_t from, uint64_t bytes, uint64_t at) {
+  uint64_t wider = v->in_size > v->out_size ? v->in_size : v->out_size;
+  uint64_t step = c->chunk_bytes / wider * v->in_size; /* input bytes per piece */
+  while (bytes > 0) {
+    uint64_t n = bytes < step ? bytes : step;
+    unsigned char *in = ckpt_read_buffer(c, from);
+    int rc = ckpt_read_at(c, src, in, (size_t)n, from);
+    rc = rc == 0 ? ckpt_convert_piece(c, v, in, src, from, n, c->staging) : rc;
+    rc = rc == 0 ? ckpt_write_at(c, m, c->staging, (size_t)out_bytes(v, n), at) : rc;
+    if (rc != 0) {
+      return rc;
+    }
+    from += n;
+    at += out_bytes(v, n);
+    bytes -= n;
+  }
+  return 0;
+}
+
+/* One span: its rows one by one when they are long (or one), else in blocks of source rows. */
+static int convert_span(ckpt_copier *c, ckpt_member *m, const ckpt_conversion *v,
+                        const ckpt_span *s, uint64_t start) {
+  uint64_t out_take = out_bytes(v, s->take);
+  if (s->take == 0 || s->rows == 0) {
+    return 0;
+  }
+  if (s->rows == 1 || s->src_stride > c->chunk_bytes / 2 || out_take > c->chunk_bytes / 2) {
+    for (uint64_t r = 0; r < s->rows; r++) {
+      int rc = convert_range(c, m, v, s->src_file, s->src_row + r * s->src_stride + s->src_col,
+                             s->take, start + out_bytes(v, s->dst_offset + r * s->dst_stride));
+      if (rc != 0) {
+        return rc;
+      }
+    }
+    return 0;
+  }
+  uint64_t per = c->chunk_bytes / (s->src_stride > out_take ? s->src_stride : out_take);
+  for (uint64_t r0 = 0; r0 < s->rows; r0 += per) {
+    uint64_t k = s->rows - r0 < per ? s->rows - r0 : per;
+    uint64_t from = s->src_row + r0 * s->src_stride;
+    unsigned char *in = ckpt_read_buffer(c, from);
+    int rc = ckpt_read_at(c, s->src_file, in,
+                          (size_t)((k - 1) * s->src_stride + s->src_col + s->take), from);
+    for (uint64_t r = 0; r < k && rc == 0; r++) {
+      uint64_t at = r * s->src_stride + s->src_col;
+      rc = ckpt_convert_piece(c, v, in + at, s->src_file, from + at, s->take,
+                              c->staging + r * out_take);
+    }
+    if (rc == 0 && s->dst_stride == s->take) {
+      rc = ckpt_write_at(c, m, c->staging, (size_t)(k * out_take),
+                         start + out_bytes(v, s->dst_offset + r0 * s->take));
+    }
+    for (uint64_t r = 0; r < k && rc == 0 && s->dst_stride != s->take; r++) {
+      rc = ckpt_write_at(c, m, c->staging + r * out_take, (size_t)out_take,
+                         start + out_bytes(v, s->dst_offset + (r0 + r) * s->dst_stride));
+    }
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/* Spans that tile the output rows (sorted by dst_offset), short rows: blocks of output rows
+ * assembled converted in the staging buffer. */
+static int convert_blocks(ckpt_copier *c, ckpt_member *m, const ckpt_conversion *v,
+                          const ckpt_span *const *spans, size_t n, uint64_t start, uint64_t per) {
+  uint64_t rows = spans[0]->rows, out_stride = out_bytes(v, spans[0]->dst_stride);
+  for (uint64_t r0 = 0; r0 < rows; r0 += per) {
+    uint64_t k = rows - r0 < per ? rows - r0 : per;
+    for (size_t i = 0; i < n; i++) {
+      const ckpt_span *s = spans[i];
+      uint64_t from = s->src_row + r0 * s->src_stride;
+      unsigned char *in = ckpt_read_buffer(c, from);
+      int rc = ckpt_read_at(c, s->src_file, in,
+                            (size_t)((k - 1) * s->src_stride + s->src_col + s->take), from);
+      for (uint64_t r = 0; r < k && rc == 0; r++) {
+        uint64_t at = r * s->src_stride + s->src_col;
+        rc = ckpt_convert_piece(c, v, in + at, s->src_file, from + at, s->take,
+                                c->staging + r * out_stride + out_bytes(v, s->dst_offset));
+      }
+      if (rc != 0) {
+        return rc;
+      }
+    }
+    int rc = ckpt_write_at(c, m, c->staging, (size_t)(k * out_stride), start + r0 * out_stride);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+static int convert_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
+  ckpt_conversion v = {t, t->cast_from->block_bits / 8, t->dtype->block_bits / 8};
+  if (t->bytes == 0) {
+    return 0;
+  }
+  const ckpt_out_file *f = &c->plan->files[m->file];
+  const ckpt_span *spans = ckpt_out_spans(f, t);
+  size_t n = t->span_count;
+  uint64_t start = ckpt_tensor_start(c, m, t);
+  const ckpt_span **sorted = calloc(n + 1, sizeof *sorted);
+  if (sorted == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory converting tensor '%s'", t->name);
+  }
+  uint64_t widest = 0;
+  for (size_t i = 0; i < n; i++) {
+    sorted[i] = &spans[i];
+    widest = spans[i].src_stride > widest ? spans[i].src_stride : widest;
+  }
+  qsort(sorted, n, sizeof *sorted, by_dst_offset);
+  int rc = 0;
+  uint64_t in_bytes = t->bytes / v.out_size * v.in_size;
+  if (n > 1 && tiles_rows(sorted, n, in_bytes)) {
+    uint64_t out_stride = out_bytes(&v, sorted[0]->dst_stride);
+    widest = out_stride > widest ? out_stride : widest;
+    if (widest <= c->chunk_bytes / 2) {
+      rc = convert_blocks(c, m, &v, sorted, n, start, c->chunk_bytes / widest);
+      free(sorted);
+      return rc;
+    }
+  }
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    rc = convert_span(c, m, &v, sorted[i], start);
+  }
+  free(sorted);
+  return rc;
+}
+
 /* The streaming writer: output files in one pass each, lockstep groups of files together. */
 /* The window of each of `count` files written together (ckpt_copier.h): 256 KiB, less when
  * many files are written together (16 MiB of windows at most) or the chunk is smaller (tests),
@@ -659,8 +872,12 @@ static int gathered(const ckpt_out_file *f, const ckpt_out_tensor *t) {
   return t->span_count == 1 && s->rows != 1 && s->dst_offset == 0 && s->dst_stride == s->take;
 }
 
-/* A tensor that is not gathered: one range, or assembled from its spans. */
+/* A tensor that is not gathered: one range, or assembled from its spans; converted when it is
+ * (whatever its spans). */
 static int copy_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
+  if (t->cast_from != NULL) {
+    return convert_tensor(c, m, t);
+  }
   const ckpt_span *s = ckpt_out_spans(&c->plan->files[m->file], t);
   if (t->span_count == 1 && s->rows == 1) {
     return s->take == 0 ? 0
@@ -717,7 +934,7 @@ static int copy_lockstep(ckpt_copier *c, ckpt_member *members, size_t count) {
     for (size_t i = 0; i < count && rc == 0; i++) {
       const ckpt_out_file *f = &c->plan->files[members[i].file];
       const ckpt_out_tensor *t = &f->tensors[j];
-      if (gathered(f, t)) {
+      if (gathered(f, t) && t->cast_from == NULL) {
         dests[n++] = dest_of(c, &members[i], t);
       } else {
         rc = copy_tensor(c, &members[i], t);
@@ -773,7 +990,7 @@ static int copy_single(ckpt_copier *c, ckpt_member *m) {
   size_t ncuts = 0;
   for (size_t j = 0; j < f->tensor_count && rc == 0; j++) {
     const ckpt_out_tensor *t = &f->tensors[j];
-    if (gathered(f, t) && ckpt_out_spans(f, t)->group != 0) {
+    if (gathered(f, t) && t->cast_from == NULL && ckpt_out_spans(f, t)->group != 0) {
       cuts[ncuts++] = ckpt_out_spans(f, t);
     }
   }
@@ -789,7 +1006,7 @@ static int copy_single(ckpt_copier *c, ckpt_member *m) {
   }
   for (size_t j = 0; j < f->tensor_count && rc == 0; j++) {
     const ckpt_out_tensor *t = &f->tensors[j];
-    if (!gathered(f, t)) {
+    if (!gathered(f, t) || t->cast_from != NULL) {
       rc = copy_tensor(c, m, t);
       continue;
     }
@@ -986,5 +1203,6 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   free(c.in_fds);
   free(c.chunk);
   free(c.staging);
+  free(c.scale);
   return rc;
 }
