@@ -1312,6 +1312,120 @@ CLEAVE_API cleave_status cleave_dequantize_fp8_blocks(const void *weight, int64_
                                                       size_t count, void *dst, cleave_dtype to,
                                                       cleave_error *err);
 
+/* ---------------------------------------------------------------------------------------------
+ * ggml blocks: the element types of GGUF files, dequantized and quantized
+ * ------------------------------------------------------------------------------------------- */
+
+/** ggml's element types (GGML_TYPE_* in ggml.h, GGMLQuantizationType in gguf-py), with ggml's
+ * numbers, which GGUF files store. A block type stores `block_elements` values in `block_bytes`
+ * bytes (`cleave_ggml_type_size`); the plain types are blocks of one element. */
+typedef enum cleave_ggml_type {
+  CLEAVE_GGML_F32 = 0,
+  CLEAVE_GGML_F16 = 1,
+  CLEAVE_GGML_Q4_0 = 2,
+  CLEAVE_GGML_Q4_1 = 3,
+  CLEAVE_GGML_Q5_0 = 6,
+  CLEAVE_GGML_Q5_1 = 7,
+  CLEAVE_GGML_Q8_0 = 8,
+  CLEAVE_GGML_Q8_1 = 9,
+  CLEAVE_GGML_Q2_K = 10,
+  CLEAVE_GGML_Q3_K = 11,
+  CLEAVE_GGML_Q4_K = 12,
+  CLEAVE_GGML_Q5_K = 13,
+  CLEAVE_GGML_Q6_K = 14,
+  CLEAVE_GGML_Q8_K = 15,
+  CLEAVE_GGML_IQ2_XXS = 16,
+  CLEAVE_GGML_IQ2_XS = 17,
+  CLEAVE_GGML_IQ3_XXS = 18,
+  CLEAVE_GGML_IQ1_S = 19,
+  CLEAVE_GGML_IQ4_NL = 20,
+  CLEAVE_GGML_IQ3_S = 21,
+  CLEAVE_GGML_IQ2_S = 22,
+  CLEAVE_GGML_IQ4_XS = 23,
+  CLEAVE_GGML_I8 = 24,
+  CLEAVE_GGML_I16 = 25,
+  CLEAVE_GGML_I32 = 26,
+  CLEAVE_GGML_I64 = 27,
+  CLEAVE_GGML_F64 = 28,
+  CLEAVE_GGML_IQ1_M = 29,
+  CLEAVE_GGML_BF16 = 30,
+  CLEAVE_GGML_TQ1_0 = 34,
+  CLEAVE_GGML_TQ2_0 = 35,
+  CLEAVE_GGML_MXFP4 = 39,
+  CLEAVE_GGML_NVFP4 = 40,
+  CLEAVE_GGML_Q1_0 = 41,
+  CLEAVE_GGML_Q2_0 = 42
+} cleave_ggml_type;
+
+/** Returns the type's name as gguf-py spells it ("F32", "Q4_0", "Q6_K", "IQ4_XS", "MXFP4"), or
+ * NULL for a value that is no ggml type. Thread-safe. */
+CLEAVE_API const char *cleave_ggml_type_name(cleave_ggml_type type);
+
+/** Looks a type up by its name, as `cleave_ggml_type_name` spells it or in lower case ("q8_0").
+ * Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL argument) or
+ * CLEAVE_ERROR_UNSUPPORTED_TYPE (no such name). Thread-safe. */
+CLEAVE_API cleave_status cleave_ggml_type_from_name(const char *name, cleave_ggml_type *type,
+                                                    cleave_error *err);
+
+/**
+ * Reports the type's block: `*block_elements` values stored in `*block_bytes` bytes (Q8_0: 32 in
+ * 34; Q4_K: 256 in 144; F16: 1 in 2), as gguf-py's GGML_QUANT_SIZES lists them. Either pointer
+ * may be NULL. Returns CLEAVE_OK or CLEAVE_ERROR_UNSUPPORTED_TYPE (no ggml type). Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_ggml_type_size(cleave_ggml_type type, int64_t *block_elements,
+                                               int64_t *block_bytes, cleave_error *err);
+
+/** Returns 1 when `cleave_ggml_dequantize` takes the type, else 0. Thread-safe. */
+CLEAVE_API int cleave_ggml_can_dequantize(cleave_ggml_type type);
+
+/**
+ * Returns 1 when `cleave_ggml_quantize` takes the type (Q8_0, and F32, F16 and BF16 as casts) and
+ * a row of `row_length` elements is a whole number of its blocks (gguf-py's `can_quantize`: a
+ * tensor whose last dimension is not falls back to another type in llama.cpp's converter), else
+ * 0. Thread-safe.
+ */
+CLEAVE_API int cleave_ggml_can_quantize(cleave_ggml_type type, int64_t row_length);
+
+/**
+ * Dequantizes `src_bytes` bytes of ggml blocks of `type` at `src` into float32 at `dst`: block by
+ * block, `block_elements` floats per block, bit for bit what gguf-py's `quants.dequantize`
+ * computes with NumPy (the f16 scales widened exactly, every product and sum rounded to float32
+ * in the order gguf-py takes them, never fused; a NaN keeps its payload as NumPy's x86
+ * arithmetic keeps it). Every bit pattern is a valid input: NaN and infinite scales give NaN and
+ * infinities, never an error. One choice is NumPy's by chance: where Q4_1's or Q5_1's scale and
+ * minimum are both NaN, NumPy returns either's payload depending on memory alignment; this
+ * returns the minimum's (quieted). Types: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K,
+ * Q4_K, Q5_K, Q6_K, TQ1_0, TQ2_0, IQ4_NL, IQ4_XS, MXFP4, NVFP4 (`cleave_ggml_can_dequantize`).
+ * `dst_bytes` is the room at `dst`, at least src_bytes / block_bytes * block_elements * 4.
+ * Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (NULL `src` or `dst` with a non-zero size, a
+ * negative size), CLEAVE_ERROR_UNSUPPORTED_TYPE (a type it does not dequantize),
+ * CLEAVE_ERROR_INVALID_SHAPE (`src_bytes` not a whole number of blocks), CLEAVE_ERROR_OVERFLOW
+ * (the float size does not fit in int64) or CLEAVE_ERROR_CAPACITY (`dst_bytes` too small); on
+ * failure nothing is written. Uses AVX2 where the CPU has it, with the same bits. Allocates
+ * nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_ggml_dequantize(cleave_ggml_type type, const void *src,
+                                                int64_t src_bytes, float *dst, int64_t dst_bytes,
+                                                cleave_error *err);
+
+/**
+ * Quantizes `src_bytes` bytes of float32 at `src` (rows of `row_length` elements) into ggml
+ * blocks of `type` at `dst`, bit for bit as gguf-py's `quants.quantize` does. Q8_0: per block of
+ * 32, d = max|x| / 127 in float32, each x * (1 / d) (0 when d is 0) rounded half away from zero to
+ * int8 (a NaN or infinite product gives 0, as NumPy's cast does here), d stored as f16 rounded to
+ * nearest even (NaN keeps its leading payload bits). F16 and BF16 round to nearest even (BF16
+ * quiets a NaN, as gguf-py does); F32 copies. `row_length` must be a whole number of blocks
+ * (`cleave_ggml_can_quantize`) and divide the element count. `dst_bytes` is the room at `dst`,
+ * at least elements / block_elements * block_bytes. Returns CLEAVE_OK,
+ * CLEAVE_ERROR_INVALID_ARGUMENT (NULL pointer with a non-zero size, a negative size),
+ * CLEAVE_ERROR_UNSUPPORTED_TYPE (a type it does not quantize), CLEAVE_ERROR_INVALID_SHAPE
+ * (`src_bytes` not whole floats, a row not whole blocks or not dividing the elements) or
+ * CLEAVE_ERROR_CAPACITY; on failure nothing is written. Allocates nothing. Thread-safe.
+ */
+CLEAVE_API cleave_status cleave_ggml_quantize(cleave_ggml_type type, const float *src,
+                                              int64_t src_bytes, int64_t row_length, void *dst,
+                                              int64_t dst_bytes, cleave_error *err);
+
 #ifdef __cplusplus
 }
 #endif

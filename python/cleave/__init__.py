@@ -17,7 +17,8 @@ One function per operator, NumPy's and PyTorch's conventions::
 The splits take copy=None|True|False, out=, threads= (see help(cleave.split)); the concats out=
 and threads= (help(cleave.concat)). Plan binds a split to one shape and dtype for repeated runs,
 ConcatPlan a concat to its inputs' shapes and dtype; infer gives output shapes, static or
-partial. Errors raise cleave.Error (a ValueError) with the C library's status and message.
+partial. ggml_dequantize and ggml_quantize turn GGUF's block formats (Q4_0, Q8_0, Q4_K, ...)
+into float32 and back, bit for bit as llama.cpp's gguf-py does. Errors raise cleave.Error (a ValueError) with the C library's status and message.
 
 dtype= means what np.dtype reads ('u4' is uint32); the types NumPy lacks are constants:
 cleave.bf16, cleave.u4, cleave.uint4, ... (help(cleave.ElementType)).
@@ -47,6 +48,8 @@ from ._cleave import (  # noqa: F401  (re-exported)
     f8e5m2fnuz,
     f8e8m0,
     float4e2m1,
+    ggml_dequantize,
+    ggml_quantize,
     i4,
     int2,
     int4,
@@ -86,6 +89,8 @@ __all__ = [
     "arena_stats",
     "concat",
     "concat_from_sequence",
+    "ggml_dequantize",
+    "ggml_quantize",
     "infer",
     "library_version",
     "onnx_split",

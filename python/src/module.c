@@ -7,6 +7,7 @@
 #include "dlpack.h"
 #include "element_types.h"
 #include "functions.h"
+#include "ggml.h"
 #include "infer.h"
 #include "plan.h"
 #include "plan_cache.h"
@@ -36,6 +37,10 @@ static PyMethodDef methods[] = {
     {"trim_arena", (PyCFunction)(void (*)(void))pcl_trim_arena_fn, METH_FASTCALL,
      pcl_trim_arena_doc},
     {"arena_stats", pcl_arena_stats_fn, METH_NOARGS, pcl_arena_stats_doc},
+    {"ggml_dequantize", (PyCFunction)(void (*)(void))pcl_ggml_dequantize, METH_FASTCALL,
+     pcl_ggml_dequantize_doc},
+    {"ggml_quantize", (PyCFunction)(void (*)(void))pcl_ggml_quantize, METH_FASTCALL,
+     pcl_ggml_quantize_doc},
     {NULL, NULL, 0, NULL}};
 
 /* Teardown: what the state holds beyond the interpreter's objects. */

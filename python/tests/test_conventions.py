@@ -177,7 +177,8 @@ def test_keepdims_other_values():
 
 
 PUBLIC = sorted(["ConcatPlan", "ElementType", "Error", "Inference", "MAX_RANK", "Plan", "UNKNOWN",
-                 "arena_limit", "arena_stats", "concat", "concat_from_sequence", "infer", "library_version", "onnx_split",
+                 "arena_limit", "arena_stats", "concat", "concat_from_sequence", "ggml_dequantize",
+                 "ggml_quantize", "infer", "library_version", "onnx_split",
                  "set_arena_limit", "split", "split_to_sequence", "trim_arena", "variadic_split"]
                 + [c[0] for c in CONSTANTS])
 

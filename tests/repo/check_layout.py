@@ -150,6 +150,7 @@ SRC_USES = {
     "memory": {"core", "memory"},
     "convert": {"core", "convert"},
     "run": {"core", "rules", "infer", "copy", "memory", "run"},
+    "convert": {"core", "copy", "convert"},
 }
 
 
