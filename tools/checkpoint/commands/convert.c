@@ -116,10 +116,8 @@ static char *folder_name(const char *folder) {
   return name;
 }
 
-/* The spans of tensor `t` written as `dtype`: the whole tensor, or its rows moved by the Q/K
- * permutation for `heads` heads (heads 0: none). */
-static int plan_spans(const ckpt_tensor *t, int64_t heads, ckpt_span **spans, size_t *count,
-                      tool_error *err) {
+int ckpt_convert_row_spans(const ckpt_tensor *t, int64_t heads, int inverse, ckpt_span **spans,
+                           size_t *count, tool_error *err) {
   if (heads == 0) {
     *spans = malloc(sizeof **spans);
     if (*spans == NULL) {
@@ -143,7 +141,7 @@ static int plan_spans(const ckpt_tensor *t, int64_t heads, ckpt_span **spans, si
     *spans = NULL;
     return tool_oom(err, "planning the conversion");
   }
-  convert_permute_moves(rows, heads, 0, m);
+  convert_permute_moves(rows, heads, inverse, m);
   uint64_t row = t->bytes / (uint64_t)rows;
   for (size_t i = 0; i < moves; i++) {
     (*spans)[i] = (ckpt_span){.src_file = t->file,
@@ -298,7 +296,7 @@ static int make_plan(convert_run *r, int outtype, int64_t heads, int64_t kv_head
     }
     ckpt_span *spans = NULL;
     size_t count = 0;
-    rc = plan_spans(in, h, &spans, &count, err);
+    rc = ckpt_convert_row_spans(in, h, 0, &spans, &count, err);
     if (rc != 0) {
       tool_prefix(err, "%s: tensor '%s'", r->m->files[in->file].name, in->name);
       break;
@@ -417,7 +415,7 @@ static int check_command_line(const ckpt_command *c) {
     return cli_error(CLI_EXIT_USAGE, "the HF_FOLDER is missing");
   }
   if (c->args.run.outdir == NULL || c->args.run.outdir[0] == '\0') {
-    return cli_error(CLI_EXIT_USAGE, "-o OUT.gguf is missing");
+    return cli_error(CLI_EXIT_USAGE, "-o OUT.gguf (or -o HF_FOLDER from a GGUF file) is missing");
   }
   return 0;
 }
@@ -429,6 +427,9 @@ int ckpt_run_convert(ckpt_command *c) {
   int rc = check_command_line(c);
   const char *folder = rc == 0 ? c->parsed.positional[0] : NULL;
   struct stat st;
+  if (rc == 0 && stat(folder, &st) == 0 && S_ISREG(st.st_mode) && gguf_driver.read.probe(folder)) {
+    return ckpt_convert_to_hf(c, folder); /* the way back: GGUF to a Hugging Face folder */
+  }
   if (rc == 0 && (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))) {
     rc = cli_error(CLI_EXIT_NOINPUT, "'%s' is not a folder (a Hugging Face model's)", folder);
   }
