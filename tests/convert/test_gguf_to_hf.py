@@ -245,3 +245,4 @@ def test_refused(llama, tmp_path):
     w.write_tensors_to_file()
     w.close()
     refused(work, ["iq.gguf", "-o", "out"], 65, ["token_embd.weight", "IQ2_XXS"])
+    refused(work, ["extra.gguf", "-o", "out", "--max-tensors", "2"], 64, ["--max-tensors"])

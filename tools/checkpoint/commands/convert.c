@@ -507,29 +507,40 @@ static const cli_opt convert_options[] = {
                "the type of the weights, as convert_hf_to_gguf.py's --outtype: auto (the "
                "default: BF16 or F16 as the model's first 2-D tensor of either type, else F16), "
                "f32, f16 or bf16 (rounded to nearest even); 1-D tensors, norms and biases are "
-               "F32 whatever the type"),
+               "F32 whatever the type. From GGUF: the type of every tensor written (auto: the "
+               "type all 2-D tensors share when it is F16 or BF16, else F32)"),
     CLI_GROUP("Output options"),
     CLI_STRING('o', "output", "OUT.gguf", ckpt_args, run.outdir,
                "the GGUF file to write (its folder must exist); with --max-shard-size the set "
-               "OUT-00001-of-0000N.gguf beside it"),
+               "OUT-00001-of-0000N.gguf beside it. From GGUF: the Hugging Face folder to write "
+               "(created if missing)"),
     CLI_INCLUDE_SAME(ckpt_run_flags),
     CLI_INCLUDE_SAME(ckpt_size_option),
     CLI_END,
 };
 
 const cli_spec ckpt_convert_spec = {
-    .usage = "cleave {cmd} HF_FOLDER -o OUT.gguf [--outtype auto|f32|f16|bf16]",
+    .usage = "cleave {cmd} HF_FOLDER -o OUT.gguf [--outtype auto|f32|f16|bf16]\n"
+             "       cleave {cmd} MODEL.gguf -o HF_FOLDER [--outtype auto|f32|f16|bf16]",
     .about = "Converts a Hugging Face model folder (config.json, safetensors) into GGUF as "
              "llama.cpp's\n"
              "convert_hf_to_gguf.py does: its tensor names, the Q and K rows of llama and "
              "mistral\n"
              "permuted, its types and its metadata. Architectures: LlamaForCausalLM,\n"
-             "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM (docs/convert.md).\n",
+             "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM (docs/convert.md).\n"
+             "Given a GGUF file (or a split set's first file), the way back: a Hugging Face\n"
+             "folder of safetensors (model-0000N-of-0000M with its index under\n"
+             "--max-shard-size), every tensor cast or dequantized (ggml's blocks, as gguf-py)\n"
+             "to --outtype, the Q and K rows moved back, config.json and generation_config.json\n"
+             "from the metadata (no tokenizer files yet).\n",
     .options = convert_options,
     .notes = "An architecture cleave does not convert, a tensor without a GGUF name, a key of "
              "config.json\n"
              "the converter needs that is missing or malformed, and a Q or K tensor whose rows "
              "are not\n"
-             "whole heads are errors (status 65), with nothing written.\n"
+             "whole heads are errors (status 65), with nothing written. From GGUF, the same for "
+             "an\n"
+             "architecture, a tensor without a Hugging Face name, and a type cleave does not\n"
+             "dequantize (IQ2_XXS, ...).\n"
              "\n" CKPT_WRITE_NOTES,
 };

@@ -213,6 +213,12 @@ int ckpt_convert_to_hf(ckpt_command *c, const char *path) {
   convert_arch arch = CONVERT_ARCH_LLAMA;
   int tied = 1;
   int64_t vocab_rows = 0;
+  if (c->args.max_tensors != 0) {
+    return cli_error(CLI_EXIT_USAGE,
+                     "--max-tensors is GGUF's: '%s' is converted into a Hugging "
+                     "Face folder (--max-shard-size shards it)",
+                     path);
+  }
   int rc = gguf_driver.read.load(path, NULL, &m, &err);
   rc = rc == 0 ? find_arch(m, &arch, &err) : rc;
   int outtype = c->args.convert_outtype;
