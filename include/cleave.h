@@ -1280,8 +1280,9 @@ CLEAVE_API int cleave_cast_supported(cleave_dtype from, cleave_dtype to);
  * Converts `count` elements of type `from` at `src` into `count` elements of type `to` at `dst`
  * by the rule above (from == to copies the bytes). The buffers need no alignment and must not
  * overlap. Returns CLEAVE_OK, CLEAVE_ERROR_INVALID_ARGUMENT (`src` or `dst` NULL while `count`
- * > 0) or CLEAVE_ERROR_UNSUPPORTED_TYPE (a pair `cleave_cast_supported` refuses, named in the
- * message); nothing is written on failure. Allocates nothing. Thread-safe.
+ * > 0), CLEAVE_ERROR_UNSUPPORTED_TYPE (a pair `cleave_cast_supported` refuses, named in the
+ * message) or CLEAVE_ERROR_OVERFLOW (`count` elements of 8 bytes do not fit in size_t); nothing
+ * is written on failure. Allocates nothing. Thread-safe.
  */
 CLEAVE_API cleave_status cleave_cast(const void *src, cleave_dtype from, void *dst,
                                      cleave_dtype to, size_t count, cleave_error *err);

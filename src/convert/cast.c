@@ -63,6 +63,10 @@ cleave_status cleave_cast(const void *src, cleave_dtype from, void *dst, cleave_
                        "from f8e4m3 to those",
                        type_name(from), type_name(to));
   }
+  if (count > SIZE_MAX / 8) {
+    return cleave_fail(err, CLEAVE_ERROR_OVERFLOW,
+                       "cleave_cast of %zu elements: their bytes do not fit in size_t", count);
+  }
   if (count > 0 && (src == NULL || dst == NULL)) {
     return cleave_fail(err, CLEAVE_ERROR_INVALID_ARGUMENT,
                        "cleave_cast of %zu elements needs a source and a destination", count);

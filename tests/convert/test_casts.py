@@ -293,6 +293,9 @@ def test_errors():
     check(st == 1 and "needs a source" in err.message.decode(), f"NULL: {st} {err.message}")
     st = c.lib().cleave_cast(None, c.F32, None, c.F16, 0, None)
     check(st == 0, "zero elements need no pointers")
+    st = c.lib().cleave_cast(x.ctypes.data, c.F32, x.ctypes.data, c.F16, 2 ** 63,
+                             c.ctypes.byref(err))
+    check(st == 8 and "size_t" in err.message.decode(), f"overflow: {st} {err.message}")
     w = np.zeros((4, 4), dtype=np.uint8)
     s = np.zeros(1, dtype=np.uint32)
     for args, status, frag in (((w, s, c.F16, (4, 4), c.F32), 6, "scale of f16"),

@@ -261,6 +261,22 @@ def test_permutation_undone_by_hand(llama, cache, tmp_path):
         del base
 
 
+def test_chunk_sizes(cache, tmp_path):
+    """The same file whatever the copy buffers: the permuted heads assembled in blocks of rows
+    (two blocks per head at 4096 bytes), or row by row when a buffer holds too few rows."""
+    work = str(tmp_path)
+    folder = make(work, "llama", cache)
+    convert_ok([folder, "-o", "base.gguf", "--outtype", "f32"], work)
+    with open(os.path.join(work, "base.gguf"), "rb") as f:
+        base = f.read()
+    for chunk in ("4096", "1024", "512", "64"):
+        env = dict(os.environ, CLEAVE_CHUNK_BYTES=chunk)
+        r = run(["convert", folder, "-o", f"c{chunk}.gguf", "--outtype", "f32"], work, env=env)
+        check(r.returncode == 0, f"chunk {chunk}: {r.stderr}")
+        with open(os.path.join(work, f"c{chunk}.gguf"), "rb") as f:
+            check(f.read() == base, f"CLEAVE_CHUNK_BYTES={chunk}: the same file")
+
+
 def test_logits(llama, cache, tmp_path):
     """llama.cpp loads cleave's file and computes what it computes from the converter's (one
     thread: bit for bit); a model with one weight changed gives other numbers."""

@@ -55,8 +55,7 @@ static int put_tokens(const vocab_table *t, ckpt_meta **meta, size_t *count, too
     rc = gguf_meta_put_f32_array(meta, count, "tokenizer.ggml.scores", t->scores, t->count, err);
   }
   if (rc == 0 && t->count > 0) {
-    rc = gguf_meta_put_i32_array(meta, count, "tokenizer.ggml.token_type", t->types, t->count,
-                                 err);
+    rc = gguf_meta_put_i32_array(meta, count, "tokenizer.ggml.token_type", t->types, t->count, err);
   }
   return rc;
 }
@@ -105,10 +104,6 @@ static int gpt2(const char *dir, const json_t *tokenizer, const char *path, cons
     rc = tool_fail(err, CLI_EXIT_DATA, "%s: vocab_size is %s", config_path,
                    json_is_null(json_object_get(config, "vocab_size")) ? "null" : "0");
   }
-  const char *pre = NULL;
-  if (rc == 0) {
-    rc = vocab_pre_name(tokenizer, path, arch, &pre, err);
-  }
   vocab_table t;
   if (rc == 0) {
     rc = vocab_bpe_tokens(tokenizer, path, (size_t)size, &t, err);
@@ -116,7 +111,11 @@ static int gpt2(const char *dir, const json_t *tokenizer, const char *path, cons
   if (rc != 0) {
     return rc;
   }
-  rc = gguf_meta_put_string(meta, count, "tokenizer.ggml.model", "gpt2", err);
+  const char *pre = NULL;
+  rc = vocab_pre_name(tokenizer, path, arch, &pre, err);
+  if (rc == 0) {
+    rc = gguf_meta_put_string(meta, count, "tokenizer.ggml.model", "gpt2", err);
+  }
   if (rc == 0) {
     rc = gguf_meta_put_string(meta, count, "tokenizer.ggml.pre", pre, err);
   }
@@ -125,7 +124,7 @@ static int gpt2(const char *dir, const json_t *tokenizer, const char *path, cons
   }
   vocab_table_free(&t);
   if (rc == 0) {
-    vocab_special_opts o = {.load_merges = 1};
+    vocab_special_opts o = {.load_merges = 1, .tokenizer = tokenizer};
     rc = vocab_special_add(dir, &o, meta, count, err);
   }
   return rc;
@@ -138,7 +137,7 @@ static int rule_of(const char *arch, vocab_rule *rule) {
     const char *arch;
     vocab_rule rule;
   } rules[] = {
-      {"llama", RULE_LLAMA},  {"qwen2", RULE_SPM_OR_GPT2}, {"qwen3", RULE_SPM_OR_GPT2},
+      {"llama", RULE_LLAMA},   {"qwen2", RULE_SPM_OR_GPT2}, {"qwen3", RULE_SPM_OR_GPT2},
       {"qwen2moe", RULE_GPT2}, {"qwen3moe", RULE_GPT2},
   };
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
@@ -242,11 +241,8 @@ int convert_vocab_add(const char *hf_dir, const char *arch, ckpt_meta **meta, si
     if (rc == 0 && size == 32016) {
       static const char *const types[] = {"prefix", "suffix", "middle", "eot"};
       static const uint32_t ids[] = {32007, 32008, 32009, 32010};
-      vocab_special_opts o = {.types = types,
-                              .type_count = 4,
-                              .set_types = types,
-                              .set_ids = ids,
-                              .set_count = 4};
+      vocab_special_opts o = {
+          .types = types, .type_count = 4, .set_types = types, .set_ids = ids, .set_count = 4};
       rc = vocab_special_add(hf_dir, &o, meta, count, err);
     } else if (rc == 0 && size == 49152) {
       rc = gguf_meta_put_bool(meta, count, "tokenizer.ggml.add_bos_token", 0, err);

@@ -117,10 +117,9 @@ int vocab_bpe_tokens(const json_t *tokenizer, const char *path, size_t vocab_siz
   }
   size_t n = vocab_size > 0 ? vocab_size : distinct;
   if (max_id >= 0 && (unsigned long long)max_id >= n) {
-    return tool_fail(err, CLI_EXIT_DATA,
-                     "%s: token id %lld is not below the vocabulary size %zu (%s)", path,
-                     (long long)max_id, n,
-                     vocab_size > 0 ? "config.json's vocab_size" : "the number of tokens");
+    return tool_fail(
+        err, CLI_EXIT_DATA, "%s: token id %lld is not below the vocabulary size %zu (%s)", path,
+        (long long)max_id, n, vocab_size > 0 ? "config.json's vocab_size" : "the number of tokens");
   }
   int rc = vocab_table_init(t, n, 0, 0.0f, err);
   if (rc != 0) {
@@ -153,7 +152,9 @@ int vocab_bpe_tokens(const json_t *tokenizer, const char *path, size_t vocab_siz
       break;
     }
     if (seen[id] == 1 && strcmp(t->text[id], content) != 0) {
-      rc = tool_fail(err, CLI_EXIT_DATA, "%s: id %zu is \"%.80s\" in model.vocab and \"%.80s\" in added_tokens", path, id, t->text[id], content);
+      rc = tool_fail(err, CLI_EXIT_DATA,
+                     "%s: id %zu is \"%.80s\" in model.vocab and \"%.80s\" in added_tokens", path,
+                     id, t->text[id], content);
       break;
     }
     seen[id] = 2;
@@ -293,7 +294,9 @@ static int txt_merges(const char *dir, char ***out, size_t *count, tool_error *e
     while (end < text + size && *end != '\n' && *end != '\r') {
       end++;
     }
-    char *next = end < text + size ? end + 1 + (*end == '\r' && end + 1 < text + size && end[1] == '\n') : NULL;
+    char *next = end < text + size
+                     ? end + 1 + (*end == '\r' && end + 1 < text + size && end[1] == '\n')
+                     : NULL;
     while (line < end && py_space((unsigned char)*line)) {
       line++;
     }

@@ -97,8 +97,8 @@ int vocab_read_file(const char *path, size_t limit, char **data, size_t *size, t
   }
   if (bytes > limit) {
     close(fd);
-    return tool_fail(err, CLI_EXIT_DATA, "%s: %llu bytes, more than the %zu bytes read of it",
-                     path, (unsigned long long)bytes, limit);
+    return tool_fail(err, CLI_EXIT_DATA, "%s: %llu bytes, more than the %zu bytes read of it", path,
+                     (unsigned long long)bytes, limit);
   }
   char *buf = malloc((size_t)bytes + 1);
   if (buf == NULL) {

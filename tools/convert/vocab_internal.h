@@ -120,6 +120,8 @@ int vocab_pre_name(const json_t *tokenizer, const char *path, const char *arch, 
  * by the caller after loading (CodeLlama's, `_set_special_token`). vocab_special.c. */
 typedef struct vocab_special_opts {
   int load_merges;
+  /** The folder's tokenizer.json when the caller has parsed it already (NULL: read here). */
+  const json_t *tokenizer;
   const char *const *types;
   size_t type_count;
   size_t n_vocab;
@@ -127,7 +129,7 @@ typedef struct vocab_special_opts {
   const uint32_t *set_ids;
   size_t set_count;
 } vocab_special_opts;
-int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta,
-                      size_t *count, tool_error *err);
+int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta, size_t *count,
+                      tool_error *err);
 
 #endif /* CLEAVE_VOCAB_INTERNAL_H */

@@ -150,9 +150,10 @@ int vocab_pre_name(const json_t *tokenizer, const char *path, const char *arch, 
     snprintf(found, sizeof found, "a Split of \"%.80s%s\"", regex, strlen(regex) > 80 ? "..." : "");
   } else {
     const char *type = text_of(pre, "type");
-    snprintf(found, sizeof found, "%s%.60s%s", type != NULL ? "a " : "",
-             type != NULL ? type : (pre == NULL || json_is_null(pre) ? "none" : "not a known layout"),
-             type != NULL && strcmp(type, "Sequence") == 0 ? " not of a Split and a ByteLevel" : "");
+    snprintf(
+        found, sizeof found, "%s%.60s%s", type != NULL ? "a " : "",
+        type != NULL ? type : (pre == NULL || json_is_null(pre) ? "none" : "not a known layout"),
+        type != NULL && strcmp(type, "Sequence") == 0 ? " not of a Split and a ByteLevel" : "");
   }
   return tool_fail(err, CLI_EXIT_DATA,
                    "%s: unknown BPE pre-tokenizer for architecture %s (pre_tokenizer: %s; "

@@ -229,8 +229,7 @@ static void template_processing(special_state *s, const json_t *proc, json_t *tc
   }
   const char *a = sequence_of(json_array_get(pair, start));
   const char *b = sequence_of(json_array_get(pair, stop - 1));
-  if (a == NULL || b == NULL || strcmp(a, "A") != 0 || strcmp(b, "B") != 0 ||
-      stop - start <= 2) {
+  if (a == NULL || b == NULL || strcmp(a, "A") != 0 || strcmp(b, "B") != 0 || stop - start <= 2) {
     return;
   }
   /* The pieces between A and B. */
@@ -252,8 +251,8 @@ static void template_processing(special_state *s, const json_t *proc, json_t *tc
   }
 }
 
-static int post_processor(special_state *s, const json_t *tokenizer, json_t *tc,
-                          const char *path, tool_error *err) {
+static int post_processor(special_state *s, const json_t *tokenizer, json_t *tc, const char *path,
+                          tool_error *err) {
   json_t *bos = tc_get(tc, "bos_token"), *cls = tc_get(tc, "cls_token");
   json_t *eos = tc_get(tc, "eos_token"), *sep = tc_get(tc, "sep_token");
   int tc_ok = tc != NULL && vocab_truthy(tc);
@@ -532,12 +531,13 @@ static int from_config_json(special_state *s, const char *dir, tool_error *err) 
   return rc;
 }
 
-static int load(special_state *s, const char *dir, int load_merges, tool_error *err) {
+static int load(special_state *s, const char *dir, int load_merges, const json_t *parsed,
+                tool_error *err) {
   char *tj_path = vocab_path(dir, "tokenizer.json");
   char *tc_path = vocab_path(dir, "tokenizer_config.json");
-  json_t *tokenizer = NULL, *tc = NULL;
+  json_t *tokenizer = parsed != NULL ? json_incref((json_t *)parsed) : NULL, *tc = NULL;
   int rc = tj_path == NULL || tc_path == NULL ? tool_oom(err, "a path") : 0;
-  if (rc == 0 && vocab_is_file(tj_path)) {
+  if (rc == 0 && tokenizer == NULL && vocab_is_file(tj_path)) {
     rc = vocab_read_json(tj_path, 0, &tokenizer, err);
     if (rc == 0 && !json_is_object(tokenizer)) {
       rc = tool_fail(err, CLI_EXIT_DATA, "%s: not a JSON object", tj_path);
@@ -598,10 +598,10 @@ static int load(special_state *s, const char *dir, int load_merges, tool_error *
 
 static const char *id_key(const char *type) {
   static const char *const map[][2] = {
-      {"bos", "tokenizer.ggml.bos_token_id"},  {"eos", "tokenizer.ggml.eos_token_id"},
+      {"bos", "tokenizer.ggml.bos_token_id"},     {"eos", "tokenizer.ggml.eos_token_id"},
       {"unk", "tokenizer.ggml.unknown_token_id"}, {"sep", "tokenizer.ggml.seperator_token_id"},
       {"pad", "tokenizer.ggml.padding_token_id"}, {"mask", "tokenizer.ggml.mask_token_id"},
-      {"eot", "tokenizer.ggml.eot_token_id"},  {"eom", "tokenizer.ggml.eom_token_id"},
+      {"eot", "tokenizer.ggml.eot_token_id"},     {"eom", "tokenizer.ggml.eom_token_id"},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
     if (strcmp(map[i][0], type) == 0) {
@@ -625,8 +625,7 @@ static const char *add_key(const char *type) {
 }
 
 /* GGUFWriter.add_chat_template of a list of {name, template}. */
-static int put_template_list(const json_t *list, ckpt_meta **meta, size_t *count,
-                             tool_error *err) {
+static int put_template_list(const json_t *list, ckpt_meta **meta, size_t *count, tool_error *err) {
   const char *deflt = NULL;
   size_t n = json_array_size(list);
   char **names = calloc(n > 0 ? n : 1, sizeof *names);
@@ -720,8 +719,8 @@ static int put_all(const special_state *s, ckpt_meta **meta, size_t *count, tool
   return rc;
 }
 
-int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta,
-                      size_t *count, tool_error *err) {
+int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **meta, size_t *count,
+                      tool_error *err) {
   static const char *const defaults[] = {"bos", "eos", "unk", "sep", "pad", "cls", "mask"};
   special_state s;
   memset(&s, 0, sizeof s);
@@ -733,7 +732,7 @@ int vocab_special_add(const char *dir, const vocab_special_opts *o, ckpt_meta **
   for (size_t i = 0; i < nt && i < MAX_TYPES - 2; i++) {
     s.types[s.type_count++] = types[i];
   }
-  int rc = load(&s, dir, o->load_merges, err);
+  int rc = load(&s, dir, o->load_merges, o->tokenizer, err);
   for (size_t i = 0; rc == 0 && i < o->set_count; i++) {
     json_t *v = json_integer((json_int_t)o->set_ids[i]);
     rc = set_id(&s, o->set_types[i], v, dir, err);

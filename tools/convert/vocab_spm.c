@@ -17,8 +17,8 @@
  *
  * The file is hostile input: it is read whole (at most VOCAB_MAX_MODEL_BYTES), and a piece that
  * SentencePiece's loader refuses (ModelInterface: empty, twice, a byte piece not written <0xXX>,
- * no unknown piece or two) or that a GGUF string cannot hold (not UTF-8, a NUL) is refused with
- * its id and the file's name.
+ * no unknown piece or two, other than 256 byte pieces in a model that falls back to bytes) or that
+ * a GGUF string cannot hold (not UTF-8, a NUL) is refused with its id and the file's name.
  */
 #include "vocab_internal.h"
 
@@ -54,24 +54,22 @@ static int is_hex(uint8_t c) {
 /* SentencePiece's checks of its pieces (ModelInterface::InitializePieces): what the converter's
  * processor would refuse to load. */
 static int check_pieces(const CleaveSpm__ModelProto *m, const char *path, tool_error *err) {
-  size_t unknown = 0;
+  size_t unknown = 0, bytes = 0;
   for (size_t i = 0; i < m->n_pieces; i++) {
     const CleaveSpm__ModelProto__SentencePiece *p = m->pieces[i];
     int type = p->has_type ? p->type : VOCAB_NORMAL;
     if (type < VOCAB_NORMAL || type > VOCAB_BYTE) {
-      return tool_fail(err, CLI_EXIT_DATA, "%s: piece %zu has type %d (a SentencePiece type is 1 to 6)",
-                       path, i, type);
+      return tool_fail(err, CLI_EXIT_DATA,
+                       "%s: piece %zu has type %d (a SentencePiece type is 1 to 6)", path, i, type);
     }
     if (!p->has_piece || p->piece.len == 0) {
       return tool_fail(err, CLI_EXIT_DATA, "%s: piece %zu is empty", path, i);
     }
     if (!vocab_utf8_ok((const char *)p->piece.data, p->piece.len)) {
-      return tool_fail(err, CLI_EXIT_DATA, "%s: piece %zu is not UTF-8 text without NUL", path,
-                       i);
+      return tool_fail(err, CLI_EXIT_DATA, "%s: piece %zu is not UTF-8 text without NUL", path, i);
     }
-    if (type == VOCAB_UNKNOWN) {
-      unknown++;
-    }
+    unknown += type == VOCAB_UNKNOWN;
+    bytes += type == VOCAB_BYTE;
     if (type == VOCAB_BYTE &&
         !(p->piece.len == 6 && memcmp(p->piece.data, "<0x", 3) == 0 && is_hex(p->piece.data[3]) &&
           is_hex(p->piece.data[4]) && p->piece.data[5] == '>')) {
@@ -84,6 +82,14 @@ static int check_pieces(const CleaveSpm__ModelProto *m, const char *path, tool_e
     return tool_fail(err, CLI_EXIT_DATA, "%s: %zu unknown pieces (SentencePiece needs one)", path,
                      unknown);
   }
+  int fallback = m->trainer_spec != NULL && m->trainer_spec->has_byte_fallback &&
+                 m->trainer_spec->byte_fallback;
+  if (fallback && bytes != 256) {
+    return tool_fail(err, CLI_EXIT_DATA,
+                     "%s: %zu byte pieces in a model that falls back to bytes (SentencePiece "
+                     "needs 256)",
+                     path, bytes);
+  }
   piece_ref *refs = malloc((m->n_pieces > 0 ? m->n_pieces : 1) * sizeof *refs);
   if (refs == NULL) {
     return tool_oom(err, "sorting the pieces");
@@ -94,7 +100,8 @@ static int check_pieces(const CleaveSpm__ModelProto *m, const char *path, tool_e
   qsort(refs, m->n_pieces, sizeof *refs, piece_cmp);
   int rc = 0;
   for (size_t i = 1; i < m->n_pieces; i++) {
-    if (refs[i].len == refs[i - 1].len && memcmp(refs[i].data, refs[i - 1].data, refs[i].len) == 0) {
+    if (refs[i].len == refs[i - 1].len &&
+        memcmp(refs[i].data, refs[i - 1].data, refs[i].len) == 0) {
       rc = tool_fail(err, CLI_EXIT_DATA, "%s: pieces %zu and %zu are the same text (\"%.*s\")",
                      path, refs[i - 1].id, refs[i].id, (int)(refs[i].len < 40 ? refs[i].len : 40),
                      (const char *)refs[i].data);
@@ -183,8 +190,8 @@ static int added_tokens_json(const char *dir, vocab_table *t, tool_error *err) {
     int skip;
     size_t klen = strlen(key);
     if (!json_is_integer(v)) {
-      rc = tool_fail(err, CLI_EXIT_DATA, "%s: \"%.80s\": the token id is not an integer", path,
-                     key);
+      rc =
+          tool_fail(err, CLI_EXIT_DATA, "%s: \"%.80s\": the token id is not an integer", path, key);
     } else if (!vocab_utf8_ok(key, klen)) {
       rc = tool_fail(err, CLI_EXIT_DATA, "%s: a token that is not UTF-8 text", path);
     } else if ((rc = token_id(json_integer_value(v), t->count, path, key, &id, &skip, err)) == 0 &&
@@ -260,16 +267,16 @@ static int added_tokens_decoder(const char *dir, vocab_table *t, tool_error *err
       int skip;
       json_t *content = json_is_object(v) ? json_object_get(v, "content") : NULL;
       if (parse_key_id(key, &raw) != 0) {
-        rc = tool_fail(err, CLI_EXIT_DATA,
-                       "%s: added_tokens_decoder: \"%.40s\" is not a token id", path, key);
+        rc = tool_fail(err, CLI_EXIT_DATA, "%s: added_tokens_decoder: \"%.40s\" is not a token id",
+                       path, key);
       } else if (!json_is_object(v)) {
         rc = tool_fail(err, CLI_EXIT_DATA, "%s: added_tokens_decoder[%s] is not an object", path,
                        key);
       } else if (!json_is_string(content) ||
                  !vocab_utf8_ok(json_string_value(content), json_string_length(content))) {
         rc = tool_fail(err, CLI_EXIT_DATA,
-                       "%s: added_tokens_decoder[%s].content is not UTF-8 text without NUL",
-                       path, key);
+                       "%s: added_tokens_decoder[%s].content is not UTF-8 text without NUL", path,
+                       key);
       } else if ((rc = token_id(raw, t->count, path, "added_tokens_decoder", &id, &skip, err)) ==
                      0 &&
                  !skip) {

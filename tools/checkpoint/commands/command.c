@@ -340,6 +340,26 @@ static int keep_one_rank(ckpt_command *c, ckpt_plan *plan) {
   return 0;
 }
 
+/* A dequantizing run copies config.json unchanged (docs/cli.md, "Casts"): its
+ * quantization_config then describes weights the outputs no longer hold, which a loader that
+ * reads it would misread; say so. */
+static void warn_quantization_config(const ckpt_model *m, const ckpt_plan *plan) {
+  int dequantized = 0;
+  for (size_t i = 0; i < plan->file_count && !dequantized; i++) {
+    for (size_t k = 0; k < plan->files[i].tensor_count && !dequantized; k++) {
+      dequantized = plan->files[i].tensors[k].dequantize;
+    }
+  }
+  for (size_t i = 0; dequantized && i < m->sidecar_count; i++) {
+    if (strcmp(m->sidecars[i], "config.json") == 0) {
+      cli_warning("config.json is copied unchanged: its quantization_config still describes the "
+                  "FP8 weights --outtype dequantized (remove it before loading the outputs with "
+                  "transformers)");
+      return;
+    }
+  }
+}
+
 int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
                        const ckpt_finish_options *finish) {
   void *store = NULL;
@@ -359,6 +379,9 @@ int ckpt_command_write(ckpt_command *c, const ckpt_model *m, ckpt_plan *plan,
   }
   if (rc == 0 && c->args.one_rank.given) {
     rc = keep_one_rank(c, plan);
+  }
+  if (rc == 0 && !c->args.run.no_sidecar && !c->args.run.quiet) {
+    warn_quantization_config(m, plan);
   }
   if (rc == 0) {
     /* ckpt_run_plan also writes the manifest (OUTDIR/cleave-manifest.json) from the plan's

@@ -19,11 +19,21 @@ static const ckpt_tensor *scale_of(const ckpt_model *m, const ckpt_tensor *w) {
   }
   memcpy(name, w->name, n);
   memcpy(name + n, CKPT_SCALE_SUFFIX, sizeof CKPT_SCALE_SUFFIX);
+  /* The first tensor of that name in by_name (sorted by name, then by file), then its copies
+   * in the other files (a model of ranks) up to w's file. */
+  size_t lo = 0, hi = m->tensor_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(m->by_name[mid]->name, name) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
   const ckpt_tensor *s = NULL;
-  for (size_t i = 0; i < m->tensor_count; i++) { /* few scales per file: a linear pass is fine */
-    const ckpt_tensor *t = m->by_name[i];
-    if (t->file == w->file && strcmp(t->name, name) == 0) {
-      s = t;
+  for (; lo < m->tensor_count && strcmp(m->by_name[lo]->name, name) == 0; lo++) {
+    if (m->by_name[lo]->file == w->file) {
+      s = m->by_name[lo];
       break;
     }
   }

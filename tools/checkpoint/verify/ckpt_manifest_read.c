@@ -73,6 +73,87 @@ static int fits(uint64_t a, uint64_t b, uint64_t c, uint64_t limit) {
   return a == 0 || b <= (limit - c) / a;
 }
 
+/* A piece's "scale" (a dequantized tensor's): the weight's and the scale's places in the input. */
+static int read_scale(const place *p, json_t *v, uint64_t in_bytes, ckpt_mf_piece *out,
+                      tool_error *err) {
+  json_t *s = json_object_get(v, "scale");
+  if (!json_is_object(s)) {
+    return bad(p, err, "scale",
+               s == NULL ? "missing (the tensor is dequantized)" : "not an object");
+  }
+  uint64_t rows, cols;
+  const char *type;
+  int rc = get_uint(p, s, "weight", &out->weight, err);
+  rc = rc != 0 ? rc : get_uint(p, s, "rows", &rows, err);
+  rc = rc != 0 ? rc : get_uint(p, s, "cols", &cols, err);
+  rc = rc != 0 ? rc : get_uint(p, s, "offset", &out->scale_offset, err);
+  rc = rc != 0 ? rc : get_uint(p, s, "bytes", &out->scale_bytes, err);
+  rc = rc != 0 ? rc : get_string(p, s, "dtype", &type, err);
+  if (rc != 0) {
+    return rc;
+  }
+  if (rows < 1 || cols < 1 || rows > INT64_MAX / cols) {
+    return bad(p, err, "scale", "has rows and cols that are not a weight's (1 or more each)");
+  }
+  if (cleave_dtype_from_name(type, &out->scale_type, NULL) != CLEAVE_OK ||
+      (out->scale_type != CLEAVE_F32 && out->scale_type != CLEAVE_BF16)) {
+    return bad(p, err, "scale.dtype", "is not \"f32\" or \"bf16\"");
+  }
+  if (out->scale_bytes > in_bytes || out->scale_offset > in_bytes - out->scale_bytes ||
+      out->weight > in_bytes || out->weight > out->offset) {
+    return bad(p, err, "scale", "names bytes outside its input, or a weight after the piece");
+  }
+  out->rows_of_weight = (int64_t)rows;
+  out->cols_of_weight = (int64_t)cols;
+  out->has_scale = 1;
+  return 0;
+}
+
+/* A tensor's "cast": the library types, a dequantization's block size, the pieces' bytes. */
+static int read_cast(const place *p, json_t *v, ckpt_mf_tensor *t, tool_error *err) {
+  json_t *c = json_object_get(v, "cast");
+  t->piece_bytes = t->bytes;
+  if (c == NULL) {
+    return 0;
+  }
+  if (!json_is_object(c)) {
+    return bad(p, err, "cast", "not an object");
+  }
+  const char *from, *to;
+  int rc = get_string(p, c, "from", &from, err);
+  rc = rc != 0 ? rc : get_string(p, c, "to", &to, err);
+  if (rc != 0) {
+    return rc;
+  }
+  if (cleave_dtype_from_name(from, &t->cast_from, NULL) != CLEAVE_OK ||
+      cleave_dtype_from_name(to, &t->cast_to, NULL) != CLEAVE_OK ||
+      !cleave_cast_supported(t->cast_from, t->cast_to)) {
+    return bad(p, err, "cast", "names types cleave does not cast between");
+  }
+  json_t *block = json_object_get(c, "block");
+  if ((block != NULL) != (t->cast_from == CLEAVE_F8E4M3)) {
+    return bad(p, err, "cast.block",
+               block == NULL ? "missing (an f8e4m3 tensor is dequantized by blocks)"
+                             : "given, but only a dequantized tensor has blocks");
+  }
+  for (size_t i = 0; block != NULL && i < 2; i++) {
+    json_t *b = json_array_get(block, i);
+    if (!json_is_array(block) || json_array_size(block) != 2 || !json_is_integer(b) ||
+        json_integer_value(b) < 1) {
+      return bad(p, err, "cast.block", "is not [B0, B1], each 1 or more");
+    }
+    t->block[i] = (int64_t)json_integer_value(b);
+  }
+  int64_t in_size = 0, out_size = 0;
+  cleave_type_size(cleave_type_of(t->cast_from), &in_size, NULL);
+  cleave_type_size(cleave_type_of(t->cast_to), &out_size, NULL);
+  if (t->bytes % (uint64_t)out_size != 0) {
+    return bad(p, err, "bytes", "is not a whole number of elements of the cast's type");
+  }
+  t->piece_bytes = t->bytes / (uint64_t)out_size * (uint64_t)in_size;
+  return 0;
+}
+
 static int read_piece(const place *p, json_t *v, const ckpt_manifest *mf, uint64_t tensor_bytes,
                       ckpt_mf_piece *out, tool_error *err) {
   if (!json_is_object(v)) {
@@ -93,6 +174,10 @@ static int read_piece(const place *p, json_t *v, const ckpt_manifest *mf, uint64
     return bad(p, err, "input", "names no input");
   }
   out->input = (size_t)input;
+  if (json_object_get(v, "scale") != NULL &&
+      (rc = read_scale(p, v, mf->inputs[input].bytes, out, err)) != 0) {
+    return rc;
+  }
   if (out->rows == 0 || out->take == 0) {
     return 0;
   }
@@ -141,6 +226,10 @@ static int read_tensor(place *p, json_t *v, const ckpt_manifest *mf, uint64_t fi
   if (t->bytes > file_bytes || t->offset > file_bytes - t->bytes) {
     return bad(p, err, NULL, "ends past the end of its file");
   }
+  rc = read_cast(p, v, t, err);
+  if (rc != 0) {
+    return rc;
+  }
   t->piece_count = json_array_size(pieces);
   t->pieces = calloc(t->piece_count + 1, sizeof *t->pieces);
   if (t->pieces == NULL) {
@@ -149,7 +238,11 @@ static int read_tensor(place *p, json_t *v, const ckpt_manifest *mf, uint64_t fi
   size_t n = strlen(p->at);
   for (size_t k = 0; rc == 0 && k < t->piece_count; k++) {
     snprintf(p->at + n, sizeof p->at - n, ".pieces[%zu]", k);
-    rc = read_piece(p, json_array_get(pieces, k), mf, t->bytes, &t->pieces[k], err);
+    rc = read_piece(p, json_array_get(pieces, k), mf, t->piece_bytes, &t->pieces[k], err);
+    if (rc == 0 && t->cast_from == CLEAVE_F8E4M3 && !t->pieces[k].has_scale &&
+        t->pieces[k].rows > 0 && t->pieces[k].take > 0) {
+      rc = bad(p, err, "scale", "missing (the tensor is dequantized)");
+    }
   }
   p->at[n] = '\0';
   return rc;
@@ -430,7 +523,7 @@ static int span_by_to(const void *a, const void *b) {
  * 3)". Returns 1 when that is one byte, to be said in the singular. */
 static int describe(char *out, size_t size, const ckpt_mf_tensor *t, uint64_t from, uint64_t to) {
   uint64_t n = t->ndim > 0 && t->shape[0] > 0 ? (uint64_t)t->shape[0] : 0;
-  uint64_t row = n > 0 && t->bytes % n == 0 ? t->bytes / n : 0;
+  uint64_t row = n > 0 && t->piece_bytes % n == 0 ? t->piece_bytes / n : 0;
   const char *rows = t->ndim == 1 ? "elements" : "rows", *one = t->ndim == 1 ? "element" : "row";
   int single = to - from == 1;
   if (row == 0) {
@@ -528,7 +621,7 @@ int ckpt_mf_tiling(const char *path, const char *where, const ckpt_mf_tensor *t,
   if (rc == 0) {
     qsort(s, k, sizeof *s, span_by_to);
   }
-  if (rc == 0 && !(k > 0 && s[0].rows > 1 && columns_tile(s, k, t->bytes))) {
+  if (rc == 0 && !(k > 0 && s[0].rows > 1 && columns_tile(s, k, t->piece_bytes))) {
     /* Every range in order of its start, each piece's next one on the heap: the ranges must
      * follow each other from byte 0 to the end. Each range visited covers at least one byte not
      * covered before, or is the fault: at most bytes + 1 of them. */
@@ -560,8 +653,8 @@ int ckpt_mf_tiling(const char *path, const char *where, const ckpt_mf_tensor *t,
         sift_down(h, n, 0);
       }
     }
-    if (rc == 0 && expect < t->bytes) {
-      rc = no_piece(path, where, t, expect, t->bytes, err);
+    if (rc == 0 && expect < t->piece_bytes) {
+      rc = no_piece(path, where, t, expect, t->piece_bytes, err);
     }
   }
   free(s);

@@ -20,6 +20,12 @@
 typedef struct ckpt_mf_piece {
   size_t input;
   uint64_t offset, rows, take, stride, to, to_stride;
+  /** A dequantized tensor's piece (its "scale"): where the FP8 weight it reads starts in the
+   * input, the weight's last two dimensions, and its scale's offset, size and type. */
+  int has_scale;
+  uint64_t weight, scale_offset, scale_bytes;
+  int64_t rows_of_weight, cols_of_weight;
+  cleave_dtype scale_type;
 } ckpt_mf_piece;
 
 typedef struct ckpt_mf_tensor {
@@ -29,6 +35,12 @@ typedef struct ckpt_mf_tensor {
   uint64_t offset, bytes, hash;
   size_t piece_count;
   ckpt_mf_piece *pieces;
+  /** Its "cast" (--outtype): the library types converted from and to (0 when it was copied),
+   * the block size of a dequantization (0 otherwise), and the bytes its pieces count (the
+   * input's: `bytes` when copied). */
+  cleave_dtype cast_from, cast_to;
+  int64_t block[2];
+  uint64_t piece_bytes;
 } ckpt_mf_tensor;
 
 enum { CKPT_MF_DATA, CKPT_MF_INDEX, CKPT_MF_SIDECAR };

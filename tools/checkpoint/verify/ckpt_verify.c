@@ -466,6 +466,146 @@ static int compare_tiled(comparison *g, const ckpt_mf_file *f, int out_fd, const
   return 0;
 }
 
+/*
+ * A converted tensor (its "cast", docs/manifest.md): each piece's input bytes converted again by
+ * the library's kernel (cleave_cast, or cleave_dequantize_fp8_blocks with the piece's scale) and
+ * compared with the output, row by row in pieces of a buffer.
+ */
+typedef struct recompute {
+  comparison *g;
+  const ckpt_mf_file *f;
+  const ckpt_mf_tensor *t;
+  uint64_t in_size, out_size;
+  unsigned char *conv, *scale;
+} recompute;
+
+/* Reads piece p's scale into r->scale; 0, or 1 when it cannot be read (a difference added). */
+static int read_scale(recompute *r, const ckpt_mf_piece *p) {
+  const ckpt_mf_input *in = &r->g->mf->inputs[p->input];
+  free(r->scale);
+  r->scale = malloc(p->scale_bytes > 0 ? (size_t)p->scale_bytes : 1);
+  if (r->scale == NULL) {
+    return cli_error(CLI_EXIT_SOFTWARE, "out of memory reading a scale of '%s'", in->name);
+  }
+  size_t got = 0;
+  int rc = read_at(r->g->in_fds[p->input], in->name, r->scale, (size_t)p->scale_bytes,
+                   p->scale_offset, &got);
+  if (rc == 0 && got < p->scale_bytes) {
+    ckpt_diff_add(r->g->d, r->f->name, r->t->name, -1, -1,
+                  "its input '%s' ends at byte %llu, before the scale it was dequantized with",
+                  in->name, (unsigned long long)(p->scale_offset + got));
+    return -1;
+  }
+  return rc;
+}
+
+/* Converts the n input bytes at `in` (from input offset in_at of piece p) into r->conv.
+ * Returns 0, or -1 when the piece's scale does not cover them (a difference added). */
+static int convert(recompute *r, const ckpt_mf_piece *p, const unsigned char *in, uint64_t in_at,
+                   uint64_t n) {
+  const ckpt_mf_tensor *t = r->t;
+  size_t count = (size_t)(n / r->in_size);
+  cleave_error err;
+  cleave_status st;
+  if (t->cast_from != CLEAVE_F8E4M3) {
+    st = cleave_cast(in, t->cast_from, r->conv, t->cast_to, count, &err);
+  } else {
+    /* The scale must hold every block the elements read (a hostile manifest may say less). */
+    int64_t rows = p->rows_of_weight, cols = p->cols_of_weight;
+    uint64_t first = in_at - p->weight, last = first + count - 1;
+    uint64_t matrix = (uint64_t)rows * (uint64_t)cols;
+    uint64_t blocks = (uint64_t)((rows + t->block[0] - 1) / t->block[0]) *
+                      (uint64_t)((cols + t->block[1] - 1) / t->block[1]);
+    uint64_t size = p->scale_type == CLEAVE_F32 ? 4 : 2, need = last / matrix + 1;
+    if (need > p->scale_bytes / size / blocks) {
+      ckpt_diff_add(r->g->d, r->f->name, t->name, -1, -1,
+                    "its scale (%llu bytes at byte %llu of its input) has fewer blocks than its "
+                    "FP8 weight needs",
+                    (unsigned long long)p->scale_bytes, (unsigned long long)p->scale_offset);
+      return -1;
+    }
+    st =
+        cleave_dequantize_fp8_blocks(in, rows, cols, r->scale, p->scale_type, t->block[0],
+                                     t->block[1], (int64_t)first, count, r->conv, t->cast_to, &err);
+  }
+  if (st != CLEAVE_OK) {
+    ckpt_diff_add(r->g->d, r->f->name, t->name, -1, -1, "it cannot be recomputed: %s", err.message);
+    return -1;
+  }
+  return 0;
+}
+
+static int compare_cast(comparison *g, const ckpt_mf_file *f, int out_fd, const ckpt_mf_tensor *t) {
+  recompute r = {g, f, t, 0, 0, malloc(AGAINST_CHUNK), NULL};
+  int64_t in_size = 1, out_size = 1;
+  cleave_type_size(cleave_type_of(t->cast_from), &in_size, NULL);
+  cleave_type_size(cleave_type_of(t->cast_to), &out_size, NULL);
+  r.in_size = (uint64_t)in_size;
+  r.out_size = (uint64_t)out_size;
+  uint64_t wider = r.in_size > r.out_size ? r.in_size : r.out_size;
+  uint64_t step = AGAINST_CHUNK / wider * r.in_size;
+  int rc = r.conv == NULL ? cli_error(CLI_EXIT_SOFTWARE, "out of memory") : 0, stop = 0;
+  for (size_t s = 0; s < t->piece_count && rc == 0 && !stop; s++) {
+    const ckpt_mf_piece *p = &t->pieces[s];
+    const ckpt_mf_input *in = &g->mf->inputs[p->input];
+    if (p->rows == 0 || p->take == 0) {
+      continue;
+    }
+    if (p->take % r.in_size != 0 || p->to % r.in_size != 0 || p->to_stride % r.in_size != 0 ||
+        (p->has_scale == 0) != (t->cast_from != CLEAVE_F8E4M3)) {
+      ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                    "its piece %zu is not whole elements of %s with what converting it needs", s,
+                    cleave_dtype_name(t->cast_from));
+      break;
+    }
+    if (p->has_scale) {
+      rc = read_scale(&r, p);
+      stop = rc < 0;
+      rc = rc < 0 ? 0 : rc;
+    }
+    for (uint64_t row = 0; row < p->rows && rc == 0 && !stop; row++) {
+      for (uint64_t col = 0; col < p->take && rc == 0 && !stop; col += step) {
+        uint64_t n = p->take - col < step ? p->take - col : step;
+        uint64_t in_at = p->offset + row * p->stride + col;
+        uint64_t out_at = t->offset + (p->to + row * p->to_stride + col) / r.in_size * r.out_size;
+        uint64_t out_n = n / r.in_size * r.out_size;
+        size_t got_in = 0, got_out = 0;
+        rc = read_at(g->in_fds[p->input], in->name, g->b, (size_t)n, in_at, &got_in);
+        rc = rc != 0 ? rc : read_at(out_fd, f->name, g->a, (size_t)out_n, out_at, &got_out);
+        if (rc != 0 || got_out < out_n) {
+          stop = 1; /* a short output is reported with its size */
+          break;
+        }
+        if (got_in < n) {
+          ckpt_diff_add(g->d, f->name, t->name, -1, -1,
+                        "its input '%s' ends at byte %llu, before the bytes it was converted from",
+                        in->name, (unsigned long long)(in_at + got_in));
+          stop = 1;
+          break;
+        }
+        if (convert(&r, p, g->b, in_at, n) != 0) {
+          stop = 1;
+          break;
+        }
+        size_t i = first_diff(g->a, r.conv, (size_t)out_n);
+        if (i < out_n) {
+          uint64_t at_out = out_at + i;
+          ckpt_diff_add(g->d, f->name, t->name, (int64_t)at_out, (int64_t)(at_out - t->offset),
+                        "0x%02x here, 0x%02x converted (%s to %s) from byte %llu of its input "
+                        "'%s'",
+                        g->a[i], r.conv[i], cleave_dtype_name(t->cast_from),
+                        cleave_dtype_name(t->cast_to),
+                        (unsigned long long)(in_at + i / r.out_size * r.in_size), in->name);
+          stop = 1;
+        }
+      }
+    }
+  }
+  free(r.conv);
+  free(r.scale);
+  return rc;
+}
+
 static int compare_file(comparison *g, const ckpt_verify_options *o, const ckpt_mf_file *f) {
   size_t n = strlen(o->outdir);
   char *path = NULL;
@@ -480,6 +620,10 @@ static int compare_file(comparison *g, const ckpt_verify_options *o, const ckpt_
   }
   int rc = 0;
   for (size_t k = 0; rc == 0 && k < f->tensor_count; k++) {
+    if (f->tensors[k].cast_from != 0) {
+      rc = compare_cast(g, f, fd, &f->tensors[k]);
+      continue;
+    }
     uint64_t per = tiled_rows(&f->tensors[k]);
     rc = per > 0 ? compare_tiled(g, f, fd, &f->tensors[k], per)
                  : compare_tensor(g, f, fd, &f->tensors[k]);

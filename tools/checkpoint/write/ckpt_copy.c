@@ -50,7 +50,7 @@ typedef struct ckpt_copier {
   progress *progress;
   ckpt_writeq *wq;
   /* The scale of the FP8 weight last dequantized (ckpt_convert_piece), read once per weight. */
-  const ckpt_tensor *scaled;
+  const ckpt_tensor *scaled, *scale_of;
   unsigned char *scale;
 } ckpt_copier;
 
@@ -601,6 +601,72 @@ static int by_blocks(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *spa
   return 0;
 }
 
+/* The most spans of one band by_bands assembles (convert's have 2). */
+#define BAND_MAX_SPANS 64
+
+/* The spans from `sorted[0]` on that tile one band of the output (rows of one stride starting
+ * at the first span's dst_offset, each row the spans' takes in order): how many, or 0 when they
+ * tile none. */
+static size_t band_spans(const ckpt_span *const *sorted, size_t n) {
+  uint64_t rows = sorted[0]->rows, stride = sorted[0]->dst_stride, base = sorted[0]->dst_offset;
+  uint64_t at = base;
+  for (size_t i = 0; i < n; i++) {
+    const ckpt_span *s = sorted[i];
+    if (s->rows != rows || s->dst_stride != stride || s->dst_offset != at) {
+      return 0;
+    }
+    at += s->take;
+    if (at - base == stride) {
+      return rows >= 2 ? i + 1 : 0;
+    }
+  }
+  return 0;
+}
+
+/* Spans that tile consecutive bands of the output, each band its own rows (the Q/K rows convert
+ * moves: per head, its first half of rows to the even rows and its second half to the odd ones):
+ * each band assembled in blocks of its rows as a tensor of its own. Every band is checked before
+ * anything is written: returns -1 when the spans are not such bands (nothing written), else 0 or
+ * an exit status. */
+static int by_bands(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *sorted, size_t n,
+                    uint64_t bytes, uint64_t start) {
+  uint64_t at = 0, widest = 0;
+  for (size_t i = 0; i < n;) {
+    size_t k = sorted[i]->dst_offset == at ? band_spans(sorted + i, n - i) : 0;
+    if (k == 0 || k > BAND_MAX_SPANS) {
+      return -1;
+    }
+    uint64_t stride = sorted[i]->dst_stride;
+    widest = stride > widest ? stride : widest;
+    for (size_t j = i; j < i + k; j++) {
+      uint64_t w = source_row(sorted[j]);
+      widest = w > widest ? w : widest;
+    }
+    at += sorted[i]->rows * stride;
+    i += k;
+  }
+  if (at != bytes || n < 2 || widest > c->chunk_bytes / 2) {
+    return -1;
+  }
+  ckpt_span band[BAND_MAX_SPANS];
+  const ckpt_span *band_sorted[BAND_MAX_SPANS];
+  for (size_t i = 0; i < n;) {
+    size_t k = band_spans(sorted + i, n - i);
+    uint64_t base = sorted[i]->dst_offset;
+    for (size_t j = 0; j < k; j++) {
+      band[j] = *sorted[i + j];
+      band[j].dst_offset -= base;
+      band_sorted[j] = &band[j];
+    }
+    int rc = by_blocks(c, m, band_sorted, k, start + base, c->chunk_bytes / widest);
+    if (rc != 0) {
+      return rc;
+    }
+    i += k;
+  }
+  return 0;
+}
+
 static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
   if (t->bytes == 0) {
     return 0;
@@ -634,7 +700,8 @@ static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *
              ? row_by_row(c, m, sorted, n, start)
              : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
   } else {
-    rc = span_by_span(c, m, spans, n, start);
+    rc = n > 0 ? by_bands(c, m, sorted, n, t->bytes, start) : -1;
+    rc = rc < 0 ? span_by_span(c, m, spans, n, start) : rc;
   }
   free(sorted);
   return rc;
@@ -704,8 +771,10 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
     }
     return 0;
   }
-  const ckpt_tensor *w = NULL, *s = NULL;
-  if (ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
+  const ckpt_tensor *w = c->scaled, *s = c->scale_of;
+  /* The weight of the piece before, most often (the rows of one tensor). */
+  if ((w == NULL || w->file != src || from < w->offset || from - w->offset >= w->bytes) &&
+      ckpt_cast_weight_at(c->model, src, from, &w, &s) != 0) {
     return cli_error(CLI_EXIT_SOFTWARE,
                      "internal error: no FP8 weight with a scale at offset %llu of '%s'",
                      (unsigned long long)from, c->model->files[src].path);
@@ -723,6 +792,7 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
       return rc;
     }
     c->scaled = w;
+    c->scale_of = s;
   }
   const ckpt_quant *q = &c->model->quant;
   int64_t rows = w->shape[w->ndim - 2], cols = w->shape[w->ndim - 1];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_cast.h"
 #include "ckpt_hash.h"
 #include "ckpt_ranks.h"
 #include "ckpt_sums.h"
@@ -23,7 +24,38 @@ static void json_hash(json_out *j, const char *key, uint64_t hash) {
   json_out_string(j, key, hex);
 }
 
-static void render_pieces(json_out *j, const ckpt_out_file *f, const ckpt_out_tensor *t) {
+/* A dequantized piece's weight and scale (docs/manifest.md, "Converted tensors"): where the
+ * FP8 weight it reads starts, its last two dimensions, and its scale's place, size and type. */
+static void render_scale(json_out *j, const ckpt_model *model, const ckpt_span *p) {
+  const ckpt_tensor *w = NULL, *s = NULL;
+  if (ckpt_cast_weight_at(model, p->src_file, p->src_row + p->src_col, &w, &s) != 0) {
+    return; /* the writer refused it already */
+  }
+  json_out_object(j, "scale");
+  json_out_uint(j, "weight", w->offset);
+  json_out_int(j, "rows", w->shape[w->ndim - 2]);
+  json_out_int(j, "cols", w->shape[w->ndim - 1]);
+  json_out_uint(j, "offset", s->offset);
+  json_out_uint(j, "bytes", s->bytes);
+  json_out_string(j, "dtype", cleave_dtype_name(s->dtype->lib));
+  json_out_end_object(j);
+}
+
+static void render_cast(json_out *j, const ckpt_model *model, const ckpt_out_tensor *t) {
+  json_out_object(j, "cast");
+  json_out_string(j, "from", cleave_dtype_name(t->cast_from->lib));
+  json_out_string(j, "to", cleave_dtype_name(t->dtype->lib));
+  if (t->dequantize) {
+    json_out_array(j, "block");
+    json_out_int(j, NULL, model->quant.block[0]);
+    json_out_int(j, NULL, model->quant.block[1]);
+    json_out_end_array(j);
+  }
+  json_out_end_object(j);
+}
+
+static void render_pieces(json_out *j, const ckpt_model *model, const ckpt_out_file *f,
+                          const ckpt_out_tensor *t) {
   const ckpt_span *spans = ckpt_out_spans(f, t);
   json_out_array(j, "pieces");
   for (size_t s = 0; s < t->span_count; s++) {
@@ -36,12 +68,16 @@ static void render_pieces(json_out *j, const ckpt_out_file *f, const ckpt_out_te
     json_out_uint(j, "stride", p->src_stride);
     json_out_uint(j, "to", p->dst_offset);
     json_out_uint(j, "to_stride", p->dst_stride);
+    if (t->dequantize) {
+      render_scale(j, model, p);
+    }
     json_out_end_object(j);
   }
   json_out_end_array(j);
 }
 
-static void render_file(json_out *j, const ckpt_out_file *f, const ckpt_file_sums *sums) {
+static void render_file(json_out *j, const ckpt_model *model, const ckpt_out_file *f,
+                        const ckpt_file_sums *sums) {
   json_out_object(j, NULL);
   json_out_string(j, "name", f->name);
   json_out_string(j, "kind", "data");
@@ -57,7 +93,10 @@ static void render_file(json_out *j, const ckpt_out_file *f, const ckpt_file_sum
     json_out_uint(j, "offset", f->prefix_size + t->begin);
     json_out_uint(j, "bytes", t->bytes);
     json_hash(j, "xxh3", sums->tensors[k]);
-    render_pieces(j, f, t);
+    if (t->cast_from != NULL) {
+      render_cast(j, model, t);
+    }
+    render_pieces(j, model, f, t);
     json_out_end_object(j);
   }
   json_out_end_array(j);
@@ -113,7 +152,7 @@ static int render(FILE *out, char *const *written, const size_t *size, const ckp
   json_out_end_array(&j);
   json_out_array(&j, "files");
   for (size_t i = 0; i < plan->file_count; i++) {
-    render_file(&j, &plan->files[i], &sums[i]);
+    render_file(&j, model, &plan->files[i], &sums[i]);
   }
   if (plan->index_name != NULL) {
     const char *text = plan->index_text;

@@ -168,6 +168,23 @@ static void report_slice(const ckpt_out_tensor *t, json_out *j) {
   printf(" of %lld", (long long)s->dim);
 }
 
+/* --outtype's conversion of t: ", F32 as BF16" (", F8_E4M3 dequantized to BF16"), or "cast":
+ * {"from", "to", "dequantize"}; nothing for a tensor written as it is. */
+static void report_cast(const ckpt_out_tensor *t, json_out *j) {
+  if (t->cast_from == NULL) {
+    return;
+  }
+  if (j != NULL) {
+    json_out_object(j, "cast");
+    json_out_string(j, "from", t->cast_from->name);
+    json_out_string(j, "to", t->dtype->name);
+    json_out_bool(j, "dequantize", t->dequantize);
+    json_out_end_object(j);
+    return;
+  }
+  printf(", %s %s %s", t->cast_from->name, t->dequantize ? "dequantized to" : "as", t->dtype->name);
+}
+
 static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out *j) {
   for (size_t k = 0; k < f->tensor_count; k++) {
     const ckpt_out_tensor *t = &f->tensors[k];
@@ -180,12 +197,14 @@ static void report_tensors(const report_ctx *r, const ckpt_out_file *f, json_out
       json_out_string(j, "source", t->source->name);
       json_out_string(j, "source_file", source_file);
       report_slice(t, j);
+      report_cast(t, j);
       report_sources(r, f, t, j);
       json_out_end_object(j);
     } else {
       fputs("<- ", stdout);
       ckpt_print_text(t->source->name);
       report_slice(t, NULL);
+      report_cast(t, NULL);
       report_sources(r, f, t, NULL);
     }
   }
