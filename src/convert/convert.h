@@ -196,6 +196,19 @@ static inline void cleave_q8_0_block(const float *src, float amax, uint8_t *dst)
 void cleave_ggml_quantize_q8_0_portable(const float *src, int64_t n_blocks, uint8_t *dst);
 void cleave_ggml_quantize_q8_0_avx2(const float *src, int64_t n_blocks, uint8_t *dst);
 
+/* NVFP4's unsigned e4m3 scale (bias 7), halved; 0 and 0x7f decode as zero, the top bit is
+ * ignored. Every value is exact in float32. */
+static inline float cleave_ue4m3_half(uint8_t x) {
+  if (x == 0 || x == 0x7f) {
+    return 0.0f;
+  }
+  int exp = (x >> 3) & 15, man = x & 7;
+  if (exp == 0) {
+    return (float)man * 0x1p-10f;
+  }
+  return (1.0f + (float)man / 8.0f) * cleave_bits_float((uint32_t)(exp - 8 + 127) << 23);
+}
+
 /* A block kernel: dequantizes `n` whole blocks at `src` into floats at `dst`. */
 typedef void (*cleave_ggml_dequant_fn)(const uint8_t *src, int64_t n, float *dst);
 

@@ -318,24 +318,11 @@ static void dq_mxfp4(const uint8_t *src, int64_t n, float *dst) {
   }
 }
 
-/* NVFP4's unsigned e4m3 scale (bias 7), halved; 0 and 0x7f decode as zero, the top bit is
- * ignored. Every value is exact in float32. */
-static float ue4m3_half(uint8_t x) {
-  if (x == 0 || x == 0x7f) {
-    return 0.0f;
-  }
-  int exp = (x >> 3) & 15, man = x & 7;
-  if (exp == 0) {
-    return (float)man * 0x1p-10f;
-  }
-  return (1.0f + (float)man / 8.0f) * cleave_bits_float((uint32_t)(exp - 8 + 127) << 23);
-}
-
 /* NVFP4: 4 scales, then 4 groups of 8 bytes, each 16 values (low nibbles first). */
 static void dq_nvfp4(const uint8_t *src, int64_t n, float *dst) {
   for (int64_t b = 0; b < n; b++, src += 36, dst += 64) {
     for (int g = 0; g < 4; g++) {
-      float d = ue4m3_half(src[g]);
+      float d = cleave_ue4m3_half(src[g]);
       const uint8_t *qs = src + 4 + g * 8;
       for (int j = 0; j < 8; j++) {
         dst[g * 16 + j] = d * (float)e2m1_doubled[qs[j] & 15];

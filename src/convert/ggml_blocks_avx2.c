@@ -332,6 +332,59 @@ static void dq_mxfp4_avx2(const uint8_t *src, int64_t n, float *dst) {
   }
 }
 
+/* TQ1_0's base-3 digit k of 16 bytes: (uint8)(q * 3^k) * 3 >> 8, minus 1, times d, stored. */
+static inline void tq1_digit16(float *dst, __m256i q16, int pow3, __m256 d) {
+  const __m256i low8 = _mm256_set1_epi16(0xff), three = _mm256_set1_epi16(3);
+  __m256i v = _mm256_and_si256(_mm256_mullo_epi16(q16, _mm256_set1_epi16((short)pow3)), low8);
+  __m256i t =
+      _mm256_sub_epi16(_mm256_srli_epi16(_mm256_mullo_epi16(v, three), 8), _mm256_set1_epi16(1));
+  __m256 a = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(t)));
+  __m256 c = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(t, 1)));
+  _mm256_storeu_ps(dst, _mm256_mul_ps(d, a));
+  _mm256_storeu_ps(dst + 8, _mm256_mul_ps(d, c));
+}
+
+static void dq_tq1_0_avx2(const uint8_t *src, int64_t n, float *dst) {
+  static const int pow3[5] = {1, 3, 9, 27, 81};
+  for (int64_t b = 0; b < n; b++, src += 54, dst += 256) {
+    float ds = cleave_half_to_float(cleave_le16(src + 52));
+    __m256 d = _mm256_set1_ps(ds);
+    __m256i q0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)src));
+    __m256i q1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(src + 16)));
+    __m256i q2 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(src + 32)));
+    for (int k = 0; k < 5; k++) {
+      tq1_digit16(dst + k * 32, q0, pow3[k], d);
+      tq1_digit16(dst + k * 32 + 16, q1, pow3[k], d);
+      tq1_digit16(dst + 160 + k * 16, q2, pow3[k], d);
+    }
+    for (int k = 0; k < 4; k++) {
+      for (int l = 0; l < 4; l++) {
+        uint8_t v = (uint8_t)(src[48 + l] * pow3[k]);
+        dst[240 + k * 4 + l] = ds * (float)(((v * 3) >> 8) - 1);
+      }
+    }
+  }
+}
+
+/* NVFP4: groups g and g + 1 (8 bytes each) in one 16-byte lookup; each group's 16 values are
+ * its 8 low nibbles, then its 8 high ones. */
+static void dq_nvfp4_avx2(const uint8_t *src, int64_t n, float *dst) {
+  const __m128i table = _mm_loadu_si128((const __m128i *)e2m1_table);
+  for (int64_t b = 0; b < n; b++, src += 36, dst += 64) {
+    for (int g = 0; g < 4; g += 2) {
+      __m128i lo, hi;
+      lookup16(table, _mm_loadu_si128((const __m128i *)(src + 4 + g * 8)), &lo, &hi);
+      __m256 d0 = _mm256_set1_ps(cleave_ue4m3_half(src[g]));
+      __m256 d1 = _mm256_set1_ps(cleave_ue4m3_half(src[g + 1]));
+      float *y = dst + g * 16;
+      _mm256_storeu_ps(y, _mm256_mul_ps(d0, i8x8_to_ps(lo)));
+      _mm256_storeu_ps(y + 8, _mm256_mul_ps(d0, i8x8_to_ps(hi)));
+      _mm256_storeu_ps(y + 16, _mm256_mul_ps(d1, i8x8_to_ps(_mm_srli_si128(lo, 8))));
+      _mm256_storeu_ps(y + 24, _mm256_mul_ps(d1, i8x8_to_ps(_mm_srli_si128(hi, 8))));
+    }
+  }
+}
+
 /* IEEE halves to floats as cleave_half_to_float (NumPy's rule: NaN payloads kept, not quieted),
  * 8 at a time, with integer operations (F16C would quiet signalling NaNs). */
 static void dq_f16_avx2(const uint8_t *src, int64_t n, float *dst) {
@@ -457,6 +510,10 @@ cleave_ggml_dequant_fn cleave_ggml_dequant_avx2(cleave_ggml_type type) {
     return dq_f16_avx2;
   case CLEAVE_GGML_BF16:
     return dq_bf16_avx2;
+  case CLEAVE_GGML_NVFP4:
+    return dq_nvfp4_avx2;
+  case CLEAVE_GGML_TQ1_0:
+    return dq_tq1_0_avx2;
   default:
     return NULL;
   }
