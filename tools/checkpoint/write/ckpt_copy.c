@@ -1253,6 +1253,24 @@ static int open_inputs(ckpt_copier *c, size_t *opened) {
   return 0;
 }
 
+/* The buffers' size: `chunk`, or more when a converted tensor's block (a ggml block of 256
+ * elements dequantized is 1 KiB of float32) would not fit twice on either side. */
+static size_t conversion_chunk_bytes(const ckpt_plan *plan, size_t chunk) {
+  for (size_t f = 0; f < plan->file_count; f++) {
+    for (size_t k = 0; k < plan->files[f].tensor_count; k++) {
+      const ckpt_out_tensor *t = &plan->files[f].tensors[k];
+      if (t->cast_from == NULL) {
+        continue;
+      }
+      size_t in = t->cast_from->block_bits / 8;
+      size_t out = (size_t)(t->dtype->block_bits / 8) * t->cast_from->block_elems;
+      size_t need = 2 * (in > out ? in : out);
+      chunk = chunk < need ? need : chunk;
+    }
+  }
+  return chunk;
+}
+
 int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set *out,
                    progress *report, ckpt_file_sums *sums) {
   ckpt_copier c;
@@ -1262,7 +1280,7 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   c.out = out;
   c.progress = report;
   c.sums = sums;
-  c.chunk_bytes = stream_chunk_bytes();
+  c.chunk_bytes = conversion_chunk_bytes(plan, stream_chunk_bytes());
   void *chunk = NULL;
   /* Reads land at their offset modulo CKPT_READ_ALIGN from an aligned start. */
   c.chunk =
