@@ -275,6 +275,17 @@ def test_chunk_sizes(cache, tmp_path):
         check(r.returncode == 0, f"chunk {chunk}: {r.stderr}")
         with open(os.path.join(work, f"c{chunk}.gguf"), "rb") as f:
             check(f.read() == base, f"CLEAVE_CHUNK_BYTES={chunk}: the same file")
+    # The same with every weight cast (the writer's conversion of the permuted heads).
+    folder = make(work, "llama", cache, "bf16")
+    convert_ok([folder, "-o", "base16.gguf", "--outtype", "f16"], work)
+    with open(os.path.join(work, "base16.gguf"), "rb") as f:
+        base = f.read()
+    for chunk in ("4096", "512", "64"):
+        env = dict(os.environ, CLEAVE_CHUNK_BYTES=chunk)
+        r = run(["convert", folder, "-o", f"d{chunk}.gguf", "--outtype", "f16"], work, env=env)
+        check(r.returncode == 0, f"chunk {chunk}: {r.stderr}")
+        with open(os.path.join(work, f"d{chunk}.gguf"), "rb") as f:
+            check(f.read() == base, f"CLEAVE_CHUNK_BYTES={chunk}, cast to F16: the same file")
 
 
 def test_logits(llama, cache, tmp_path):

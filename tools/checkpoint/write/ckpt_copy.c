@@ -623,49 +623,9 @@ static size_t band_spans(const ckpt_span *const *sorted, size_t n) {
   return 0;
 }
 
-/* Spans that tile consecutive bands of the output, each band its own rows (the Q/K rows convert
- * moves: per head, its first half of rows to the even rows and its second half to the odd ones):
- * each band assembled in blocks of its rows as a tensor of its own. Every band is checked before
- * anything is written: returns -1 when the spans are not such bands (nothing written), else 0 or
- * an exit status. */
+typedef struct ckpt_conversion ckpt_conversion;
 static int by_bands(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *sorted, size_t n,
-                    uint64_t bytes, uint64_t start) {
-  uint64_t at = 0, widest = 0;
-  for (size_t i = 0; i < n;) {
-    size_t k = sorted[i]->dst_offset == at ? band_spans(sorted + i, n - i) : 0;
-    if (k == 0 || k > BAND_MAX_SPANS) {
-      return -1;
-    }
-    uint64_t stride = sorted[i]->dst_stride;
-    widest = stride > widest ? stride : widest;
-    for (size_t j = i; j < i + k; j++) {
-      uint64_t w = source_row(sorted[j]);
-      widest = w > widest ? w : widest;
-    }
-    at += sorted[i]->rows * stride;
-    i += k;
-  }
-  if (at != bytes || n < 2 || widest > c->chunk_bytes / 2) {
-    return -1;
-  }
-  ckpt_span band[BAND_MAX_SPANS];
-  const ckpt_span *band_sorted[BAND_MAX_SPANS];
-  for (size_t i = 0; i < n;) {
-    size_t k = band_spans(sorted + i, n - i);
-    uint64_t base = sorted[i]->dst_offset;
-    for (size_t j = 0; j < k; j++) {
-      band[j] = *sorted[i + j];
-      band[j].dst_offset -= base;
-      band_sorted[j] = &band[j];
-    }
-    int rc = by_blocks(c, m, band_sorted, k, start + base, c->chunk_bytes / widest);
-    if (rc != 0) {
-      return rc;
-    }
-    i += k;
-  }
-  return 0;
-}
+                    uint64_t bytes, uint64_t start, const ckpt_conversion *v);
 
 static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
   if (t->bytes == 0) {
@@ -700,7 +660,7 @@ static int ckpt_assemble(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *
              ? row_by_row(c, m, sorted, n, start)
              : by_blocks(c, m, sorted, n, start, c->chunk_bytes / widest);
   } else {
-    rc = n > 0 ? by_bands(c, m, sorted, n, t->bytes, start) : -1;
+    rc = n > 0 ? by_bands(c, m, sorted, n, t->bytes, start, NULL) : -1;
     rc = rc < 0 ? span_by_span(c, m, spans, n, start) : rc;
   }
   free(sorted);
@@ -914,6 +874,54 @@ static int convert_blocks(ckpt_copier *c, ckpt_member *m, const ckpt_conversion 
   return 0;
 }
 
+/* Spans that tile consecutive bands of the output, each band its own rows (the Q/K rows convert
+ * moves: per head, its first half of rows to the even rows and its second half to the odd ones):
+ * each band assembled in blocks of its rows as a tensor of its own, converted on the way when `v`
+ * is not NULL (the spans then count input bytes). Every band is checked before anything is
+ * written: returns -1 when the spans are not such bands (nothing written), else 0 or an exit
+ * status. */
+static int by_bands(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *sorted, size_t n,
+                    uint64_t bytes, uint64_t start, const ckpt_conversion *v) {
+  uint64_t at = 0, widest = 0;
+  for (size_t i = 0; i < n;) {
+    size_t k = sorted[i]->dst_offset == at ? band_spans(sorted + i, n - i) : 0;
+    if (k == 0 || k > BAND_MAX_SPANS) {
+      return -1;
+    }
+    uint64_t stride = sorted[i]->dst_stride;
+    uint64_t out_stride = v != NULL ? out_bytes(v, stride) : stride;
+    widest = out_stride > widest ? out_stride : widest;
+    for (size_t j = i; j < i + k; j++) {
+      uint64_t w = v != NULL ? sorted[j]->src_stride : source_row(sorted[j]);
+      widest = w > widest ? w : widest;
+    }
+    at += sorted[i]->rows * stride;
+    i += k;
+  }
+  if (at != bytes || n < 2 || widest == 0 || widest > c->chunk_bytes / 2) {
+    return -1;
+  }
+  ckpt_span band[BAND_MAX_SPANS];
+  const ckpt_span *band_sorted[BAND_MAX_SPANS];
+  for (size_t i = 0; i < n;) {
+    size_t k = band_spans(sorted + i, n - i);
+    uint64_t base = sorted[i]->dst_offset;
+    for (size_t j = 0; j < k; j++) {
+      band[j] = *sorted[i + j];
+      band[j].dst_offset -= base;
+      band_sorted[j] = &band[j];
+    }
+    size_t per = (size_t)(c->chunk_bytes / widest);
+    int rc = v != NULL ? convert_blocks(c, m, v, band_sorted, k, start + out_bytes(v, base), per)
+                       : by_blocks(c, m, band_sorted, k, start + base, per);
+    if (rc != 0) {
+      return rc;
+    }
+    i += k;
+  }
+  return 0;
+}
+
 static int convert_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
   /* Per block of the input: a float cast's blocks are single elements. */
   ckpt_conversion v = {t, t->cast_from->block_bits / 8,
@@ -946,8 +954,12 @@ static int convert_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor 
       return rc;
     }
   }
-  for (size_t i = 0; i < n && rc == 0; i++) {
-    rc = convert_span(c, m, &v, sorted[i], start);
+  rc = n > 1 ? by_bands(c, m, sorted, n, in_bytes, start, &v) : -1;
+  if (rc < 0) {
+    rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+      rc = convert_span(c, m, &v, sorted[i], start);
+    }
   }
   free(sorted);
   return rc;
