@@ -231,6 +231,17 @@ int ckpt_run_ranks(ckpt_command *c);
 int ckpt_run_verify(ckpt_command *c);
 int ckpt_run_convert(ckpt_command *c);
 
+/** convert's way back (convert_to_hf.c): the GGUF file `path` into the Hugging Face folder
+ * -o names. Returns an exit status (reported). */
+int ckpt_convert_to_hf(ckpt_command *c, const char *path);
+
+/** The spans of convert's tensor `t`: the whole tensor, or its rows moved by llama's Q/K
+ * permutation for `heads` heads (heads 0: none; `inverse` 1: GGUF to Hugging Face), in input
+ * bytes (convert.c). Returns 0 or an exit status with the message in `err` (rows not whole
+ * heads: CLI_EXIT_DATA). */
+int ckpt_convert_row_spans(const ckpt_tensor *t, int64_t heads, int inverse, ckpt_span **spans,
+                           size_t *count, tool_error *err);
+
 /** Each verb's option table and help text (cli_spec without name, siblings or tags). */
 extern const cli_spec ckpt_inspect_specs[2];
 extern const cli_spec ckpt_split_spec;

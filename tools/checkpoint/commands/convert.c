@@ -116,10 +116,8 @@ static char *folder_name(const char *folder) {
   return name;
 }
 
-/* The spans of tensor `t` written as `dtype`: the whole tensor, or its rows moved by the Q/K
- * permutation for `heads` heads (heads 0: none). */
-static int plan_spans(const ckpt_tensor *t, int64_t heads, ckpt_span **spans, size_t *count,
-                      tool_error *err) {
+int ckpt_convert_row_spans(const ckpt_tensor *t, int64_t heads, int inverse, ckpt_span **spans,
+                           size_t *count, tool_error *err) {
   if (heads == 0) {
     *spans = malloc(sizeof **spans);
     if (*spans == NULL) {
@@ -143,7 +141,7 @@ static int plan_spans(const ckpt_tensor *t, int64_t heads, ckpt_span **spans, si
     *spans = NULL;
     return tool_oom(err, "planning the conversion");
   }
-  convert_permute_moves(rows, heads, 0, m);
+  convert_permute_moves(rows, heads, inverse, m);
   uint64_t row = t->bytes / (uint64_t)rows;
   for (size_t i = 0; i < moves; i++) {
     (*spans)[i] = (ckpt_span){.src_file = t->file,
@@ -298,7 +296,7 @@ static int make_plan(convert_run *r, int outtype, int64_t heads, int64_t kv_head
     }
     ckpt_span *spans = NULL;
     size_t count = 0;
-    rc = plan_spans(in, h, &spans, &count, err);
+    rc = ckpt_convert_row_spans(in, h, 0, &spans, &count, err);
     if (rc != 0) {
       tool_prefix(err, "%s: tensor '%s'", r->m->files[in->file].name, in->name);
       break;
@@ -417,7 +415,7 @@ static int check_command_line(const ckpt_command *c) {
     return cli_error(CLI_EXIT_USAGE, "the HF_FOLDER is missing");
   }
   if (c->args.run.outdir == NULL || c->args.run.outdir[0] == '\0') {
-    return cli_error(CLI_EXIT_USAGE, "-o OUT.gguf is missing");
+    return cli_error(CLI_EXIT_USAGE, "-o OUT.gguf (or -o HF_FOLDER from a GGUF file) is missing");
   }
   return 0;
 }
@@ -429,6 +427,9 @@ int ckpt_run_convert(ckpt_command *c) {
   int rc = check_command_line(c);
   const char *folder = rc == 0 ? c->parsed.positional[0] : NULL;
   struct stat st;
+  if (rc == 0 && stat(folder, &st) == 0 && S_ISREG(st.st_mode) && gguf_driver.read.probe(folder)) {
+    return ckpt_convert_to_hf(c, folder); /* the way back: GGUF to a Hugging Face folder */
+  }
   if (rc == 0 && (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))) {
     rc = cli_error(CLI_EXIT_NOINPUT, "'%s' is not a folder (a Hugging Face model's)", folder);
   }
@@ -506,29 +507,40 @@ static const cli_opt convert_options[] = {
                "the type of the weights, as convert_hf_to_gguf.py's --outtype: auto (the "
                "default: BF16 or F16 as the model's first 2-D tensor of either type, else F16), "
                "f32, f16 or bf16 (rounded to nearest even); 1-D tensors, norms and biases are "
-               "F32 whatever the type"),
+               "F32 whatever the type. From GGUF: the type of every tensor written (auto: the "
+               "type all 2-D tensors share when it is F16 or BF16, else F32)"),
     CLI_GROUP("Output options"),
     CLI_STRING('o', "output", "OUT.gguf", ckpt_args, run.outdir,
                "the GGUF file to write (its folder must exist); with --max-shard-size the set "
-               "OUT-00001-of-0000N.gguf beside it"),
+               "OUT-00001-of-0000N.gguf beside it. From GGUF: the Hugging Face folder to write "
+               "(created if missing)"),
     CLI_INCLUDE_SAME(ckpt_run_flags),
     CLI_INCLUDE_SAME(ckpt_size_option),
     CLI_END,
 };
 
 const cli_spec ckpt_convert_spec = {
-    .usage = "cleave {cmd} HF_FOLDER -o OUT.gguf [--outtype auto|f32|f16|bf16]",
+    .usage = "cleave {cmd} HF_FOLDER -o OUT.gguf [--outtype auto|f32|f16|bf16]\n"
+             "       cleave {cmd} MODEL.gguf -o HF_FOLDER [--outtype auto|f32|f16|bf16]",
     .about = "Converts a Hugging Face model folder (config.json, safetensors) into GGUF as "
              "llama.cpp's\n"
              "convert_hf_to_gguf.py does: its tensor names, the Q and K rows of llama and "
              "mistral\n"
              "permuted, its types and its metadata. Architectures: LlamaForCausalLM,\n"
-             "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM (docs/convert.md).\n",
+             "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM (docs/convert.md).\n"
+             "Given a GGUF file (or a split set's first file), the way back: a Hugging Face\n"
+             "folder of safetensors (model-0000N-of-0000M with its index under\n"
+             "--max-shard-size), every tensor cast or dequantized (ggml's blocks, as gguf-py)\n"
+             "to --outtype, the Q and K rows moved back, config.json and generation_config.json\n"
+             "from the metadata (no tokenizer files yet).\n",
     .options = convert_options,
     .notes = "An architecture cleave does not convert, a tensor without a GGUF name, a key of "
              "config.json\n"
              "the converter needs that is missing or malformed, and a Q or K tensor whose rows "
              "are not\n"
-             "whole heads are errors (status 65), with nothing written.\n"
+             "whole heads are errors (status 65), with nothing written. From GGUF, the same for "
+             "an\n"
+             "architecture, a tensor without a Hugging Face name, and a type cleave does not\n"
+             "dequantize (IQ2_XXS, ...).\n"
              "\n" CKPT_WRITE_NOTES,
 };

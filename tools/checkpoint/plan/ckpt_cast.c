@@ -126,7 +126,7 @@ int ckpt_cast_file(const ckpt_cast *cast, ckpt_out_file *f, tool_error *err) {
                          cast->to->name);
       }
       t->cast_from = t->dtype;
-      t->dequantize = what == 2;
+      t->dequantize = what == 2 ? CKPT_DEQUANTIZE_FP8 : 0;
       t->dtype = cast->to;
       t->bytes = t->bytes / in_size * out_size;
     }

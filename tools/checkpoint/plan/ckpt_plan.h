@@ -63,10 +63,17 @@ typedef struct ckpt_out_tensor {
    * offset is the span's divided by cast_from's element size, times dtype's; `bytes` is the
    * output's. */
   const ckpt_dtype *cast_from;
-  /** 1 when the conversion is a block-FP8 dequantization: each span's source tensor is an FP8
-   * weight whose `_scale_inv` (in the same input file) scales it. */
+  /** CKPT_DEQUANTIZE_FP8 when the conversion is a block-FP8 dequantization: each span's source
+   * tensor is an FP8 weight whose `_scale_inv` (in the same input file) scales it.
+   * CKPT_DEQUANTIZE_GGML when the input holds ggml blocks (cast_from a GGUF type, its `code`
+   * ggml's number): each block becomes cast_from->block_elems floats (cleave_ggml_dequantize),
+   * then `dtype` (cleave_cast from f32); the element sizes above are then per block, and every
+   * span covers whole blocks (whole rows: a block never straddles two). 0: a float cast. */
   int dequantize;
 } ckpt_out_tensor;
+
+/** ckpt_out_tensor.dequantize's conversions. */
+enum { CKPT_DEQUANTIZE_FP8 = 1, CKPT_DEQUANTIZE_GGML = 2 };
 
 /** One output file. */
 typedef struct ckpt_out_file {

@@ -686,6 +686,35 @@ static uint64_t out_bytes(const ckpt_conversion *v, uint64_t in) {
   return in / v->in_size * v->out_size;
 }
 
+/* Dequantizes the `bytes` bytes of ggml blocks at `in` (whole blocks) into `out` as the output's
+ * type: a few blocks at a time into float32 on the stack, then cast. */
+static int ggml_piece(const ckpt_conversion *v, const unsigned char *in, uint64_t bytes,
+                      unsigned char *out) {
+  const ckpt_out_tensor *t = v->t;
+  float f32[4096];
+  uint64_t per = sizeof f32 / sizeof *f32 / t->cast_from->block_elems; /* blocks per step */
+  cleave_error err;
+  for (uint64_t done = 0; done < bytes;) {
+    uint64_t n = (bytes - done) / v->in_size < per ? (bytes - done) / v->in_size : per;
+    if (n == 0) {
+      return cli_error(CLI_EXIT_SOFTWARE, "internal error: tensor '%s' cut inside a %s block",
+                       t->name, t->cast_from->name);
+    }
+    size_t elems = (size_t)(n * t->cast_from->block_elems);
+    if (cleave_ggml_dequantize((cleave_ggml_type)t->cast_from->code, in + done,
+                               (int64_t)(n * v->in_size), f32, (int64_t)sizeof f32,
+                               &err) != CLEAVE_OK) {
+      return cli_library_error(&err, "dequantizing a tensor");
+    }
+    if (cleave_cast(f32, CLEAVE_F32, out + done / v->in_size * v->out_size, t->dtype->lib, elems,
+                    &err) != CLEAVE_OK) {
+      return cli_library_error(&err, "internal error: casting a tensor");
+    }
+    done += n * v->in_size;
+  }
+  return 0;
+}
+
 /* Converts the `bytes` input bytes at `in`, which were read from offset `from` of input file
  * `src`, into `out`. */
 static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const unsigned char *in,
@@ -693,6 +722,9 @@ static int ckpt_convert_piece(ckpt_copier *c, const ckpt_conversion *v, const un
   const ckpt_out_tensor *t = v->t;
   size_t count = (size_t)(bytes / v->in_size);
   cleave_error err;
+  if (t->dequantize == CKPT_DEQUANTIZE_GGML) {
+    return ggml_piece(v, in, bytes, out);
+  }
   if (!t->dequantize) {
     if (cleave_cast(in, t->cast_from->lib, out, t->dtype->lib, count, &err) != CLEAVE_OK) {
       return cli_library_error(&err, "internal error: casting a tensor");
@@ -891,7 +923,9 @@ static int by_bands(ckpt_copier *c, ckpt_member *m, const ckpt_span *const *sort
 }
 
 static int convert_tensor(ckpt_copier *c, ckpt_member *m, const ckpt_out_tensor *t) {
-  ckpt_conversion v = {t, t->cast_from->block_bits / 8, t->dtype->block_bits / 8};
+  /* Per block of the input: a float cast's blocks are single elements. */
+  ckpt_conversion v = {t, t->cast_from->block_bits / 8,
+                       t->dtype->block_bits / 8 * t->cast_from->block_elems};
   if (t->bytes == 0) {
     return 0;
   }
@@ -1230,6 +1264,24 @@ static int open_inputs(ckpt_copier *c, size_t *opened) {
   return 0;
 }
 
+/* The buffers' size: `chunk`, or more when a converted tensor's block (a ggml block of 256
+ * elements dequantized is 1 KiB of float32) would not fit twice on either side. */
+static size_t conversion_chunk_bytes(const ckpt_plan *plan, size_t chunk) {
+  for (size_t f = 0; f < plan->file_count; f++) {
+    for (size_t k = 0; k < plan->files[f].tensor_count; k++) {
+      const ckpt_out_tensor *t = &plan->files[f].tensors[k];
+      if (t->cast_from == NULL) {
+        continue;
+      }
+      size_t in = t->cast_from->block_bits / 8;
+      size_t out = (size_t)(t->dtype->block_bits / 8) * t->cast_from->block_elems;
+      size_t need = 2 * (in > out ? in : out);
+      chunk = chunk < need ? need : chunk;
+    }
+  }
+  return chunk;
+}
+
 int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set *out,
                    progress *report, ckpt_file_sums *sums) {
   ckpt_copier c;
@@ -1239,7 +1291,7 @@ int ckpt_copy_plan(const ckpt_plan *plan, const ckpt_model *model, const out_set
   c.out = out;
   c.progress = report;
   c.sums = sums;
-  c.chunk_bytes = stream_chunk_bytes();
+  c.chunk_bytes = conversion_chunk_bytes(plan, stream_chunk_bytes());
   void *chunk = NULL;
   /* Reads land at their offset modulo CKPT_READ_ALIGN from an aligned start. */
   c.chunk =
