@@ -237,7 +237,7 @@ int ckpt_convert_to_hf(ckpt_command *c, const char *path);
 
 /** The spans of convert's tensor `t`: the whole tensor, or its rows moved by llama's Q/K
  * permutation for `heads` heads (heads 0: none; `inverse` 1: GGUF to Hugging Face), in input
- * bytes (convert.c). Returns 0 or an exit status with the message in `err` (rows not whole
+ * bytes (convert_rows.c). Returns 0 or an exit status with the message in `err` (rows not whole
  * heads: CLI_EXIT_DATA). */
 int ckpt_convert_row_spans(const ckpt_tensor *t, int64_t heads, int inverse, ckpt_span **spans,
                            size_t *count, tool_error *err);
