@@ -186,8 +186,8 @@ static int added_tokens_json(const char *dir, vocab_table *t, tool_error *err) {
     if (rc != 0) {
       break;
     }
-    size_t id;
-    int skip;
+    size_t id = 0;
+    int skip = 1;
     size_t klen = strlen(key);
     if (!json_is_integer(v)) {
       rc =
@@ -263,8 +263,8 @@ static int added_tokens_decoder(const char *dir, vocab_table *t, tool_error *err
   if (rc == 0 && dec != NULL) {
     json_object_foreach(dec, key, v) {
       long long raw;
-      size_t id;
-      int skip;
+      size_t id = 0;
+      int skip = 1;
       json_t *content = json_is_object(v) ? json_object_get(v, "content") : NULL;
       if (parse_key_id(key, &raw) != 0) {
         rc = tool_fail(err, CLI_EXIT_DATA, "%s: added_tokens_decoder: \"%.40s\" is not a token id",
