@@ -54,7 +54,10 @@ class Nginx:
             conf = os.path.join(self.work, "nginx.conf")
             w = self.work
             with open(conf, "w") as f:
-                f.write("""daemon off;
+                # As root, nginx's workers would run as nobody, who cannot enter a test folder
+                # made by mktemp -d (mode 700, as CI's copy of the repository is): they run as
+                # root too. As another user the workers are that user already.
+                f.write(("user root;\n" if os.geteuid() == 0 else "") + """daemon off;
 worker_processes 1;
 pid %(w)s/nginx.pid;
 error_log %(w)s/error.log;
