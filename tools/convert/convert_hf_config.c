@@ -22,7 +22,9 @@ static void append(json_text *j, const char *fmt, ...) {
   va_list ap;
   for (;;) {
     va_start(ap, fmt);
-    int n = j->failed ? -1 : vsnprintf(j->text + j->len, j->cap - j->len, fmt, ap);
+    /* No text yet: vsnprintf(NULL, 0) only counts (NULL + 0 is undefined). */
+    char *at = j->text != NULL ? j->text + j->len : NULL;
+    int n = j->failed ? -1 : vsnprintf(at, j->cap - j->len, fmt, ap);
     va_end(ap);
     if (n < 0) {
       j->failed = 1;
