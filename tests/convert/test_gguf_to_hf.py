@@ -246,3 +246,44 @@ def test_refused(llama, tmp_path):
     w.close()
     refused(work, ["iq.gguf", "-o", "out"], 65, ["token_embd.weight", "IQ2_XXS"])
     refused(work, ["extra.gguf", "-o", "out", "--max-tensors", "2"], 64, ["--max-tensors"])
+
+
+def test_config_committed_with_the_weights(llama, cache, tmp_path):
+    """config.json and generation_config.json are outputs like the weights: listed by --dry-run,
+    in the manifest (kind "generated", so that verify checks them), never written over without
+    -f, and replaced with the weights under -f."""
+    work = str(tmp_path)
+    folder = make(work, "llama", cache, "f32")
+    convert_ok([folder, "-o", "m.gguf", "--outtype", "f32"], work)
+    r = run(["convert", "m.gguf", "-o", "hf", "--dry-run"], work)
+    check(r.returncode == 0 and "hf/config.json\tgenerated" in r.stdout
+          and "hf/generation_config.json\tgenerated" in r.stdout,
+          f"dry run lists the configs: {r.returncode} {r.stdout!r} {r.stderr}")
+    check(not os.path.exists(os.path.join(work, "hf")), "dry run: nothing written")
+    convert_ok(["m.gguf", "-o", "hf"], work)
+    with open(os.path.join(work, "hf", "cleave-manifest.json")) as f:
+        kinds = {e["name"]: e["kind"] for e in json.load(f)["files"]}
+    check(kinds.get("config.json") == "generated" and
+          kinds.get("generation_config.json") == "generated", f"manifest kinds: {kinds}")
+    r = run(["verify", "hf", "-q"], work)
+    check(r.returncode == 0 and r.stderr == "", f"verify: {r.returncode} {r.stderr}")
+    config = os.path.join(work, "hf", "config.json")
+    with open(config, "a") as f:
+        f.write(" ")
+    r = run(["verify", "hf"], work)
+    check(r.returncode == 1 and "config.json" in r.stdout + r.stderr,
+          f"verify of an edited config.json: {r.returncode} {r.stdout} {r.stderr}")
+    with open(config, "rb") as f:
+        edited = f.read()
+    before = {n: os.path.getmtime(os.path.join(work, "hf", n))
+              for n in os.listdir(os.path.join(work, "hf"))}
+    r = run(["convert", "m.gguf", "-o", "hf"], work)
+    check(r.returncode == 73, f"without -f: status {r.returncode}: {r.stderr}")
+    with open(config, "rb") as f:
+        check(f.read() == edited, "without -f: config.json written over")
+    after = {n: os.path.getmtime(os.path.join(work, "hf", n))
+             for n in os.listdir(os.path.join(work, "hf"))}
+    check(after == before, f"without -f: the folder changed: {sorted(after)}")
+    convert_ok(["m.gguf", "-o", "hf", "-f"], work)
+    r = run(["verify", "hf", "-q"], work)
+    check(r.returncode == 0, f"verify after -f: {r.returncode} {r.stdout} {r.stderr}")

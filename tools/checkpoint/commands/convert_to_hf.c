@@ -3,12 +3,11 @@
  * way), the Q and K rows of llama moved back (convert_permute.h's inverse), every tensor cast or
  * dequantized to --outtype by the streaming writer (ggml blocks through the library's
  * cleave_ggml_dequantize, ckpt_plan.h's CKPT_DEQUANTIZE_GGML), written by the safetensors
- * driver's layout and index; then config.json and generation_config.json from the metadata
- * (convert_hf_config.h). */
+ * driver's layout and index, with config.json and generation_config.json made from the metadata
+ * (convert_hf_config.h) and committed with them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ckpt_by_size.h"
 #include "ckpt_cast.h"
@@ -178,27 +177,6 @@ static int list_tensors(const ckpt_model *m, convert_arch arch, const ckpt_dtype
   return 0;
 }
 
-/* `text` into OUTDIR/name, through a temporary renamed into place. */
-static int write_text(const char *dir, const char *name, const char *text) {
-  char *path = NULL, *tmp = NULL;
-  if (asprintf(&path, "%s/%s", dir, name) < 0 ||
-      asprintf(&tmp, "%s/.%s.cleave-tmp", dir, name) < 0) {
-    free(path);
-    return cli_error(CLI_EXIT_SOFTWARE, "out of memory");
-  }
-  FILE *fp = fopen(tmp, "wb");
-  int ok = fp != NULL && fputs(text, fp) >= 0;
-  ok = fp != NULL && fclose(fp) == 0 && ok;
-  ok = ok && rename(tmp, path) == 0;
-  if (!ok) {
-    unlink(tmp);
-  }
-  int rc = ok ? 0 : cli_error(CLI_EXIT_CANTCREAT, "cannot write '%s'", path);
-  free(path);
-  free(tmp);
-  return rc;
-}
-
 int ckpt_convert_to_hf(ckpt_command *c, const char *path) {
   tool_error err = {0};
   ckpt_model *m = NULL;
@@ -246,6 +224,12 @@ int ckpt_convert_to_hf(ckpt_command *c, const char *path) {
                                   .vocab_rows = vocab_rows};
     rc = convert_hf_config_build(&in, &config, &generation, &err);
   }
+  /* config.json and generation_config.json are outputs like the weights: staged, committed
+   * with them all or nothing, and in the manifest. */
+  rc = rc == 0 ? ckpt_plan_add_made(&plan, "config.json", config, &err) : rc;
+  rc = rc == 0 && generation != NULL
+           ? ckpt_plan_add_made(&plan, "generation_config.json", generation, &err)
+           : rc;
   if (rc != 0) {
     rc = ckpt_command_report(&err);
   }
@@ -254,12 +238,6 @@ int ckpt_convert_to_hf(ckpt_command *c, const char *path) {
     run->no_sidecar = 1;
     run->stale_suffixes = NULL;
     rc = ckpt_run_plan(&plan, m, run, c->name);
-    if (rc == 0 && !run->dry_run) {
-      rc = write_text(run->outdir, "config.json", config);
-      rc = rc == 0 && generation != NULL
-               ? write_text(run->outdir, "generation_config.json", generation)
-               : rc;
-    }
   }
   free(config);
   free(generation);

@@ -126,9 +126,32 @@ void ckpt_plan_free(ckpt_plan *plan) {
   free(plan->files);
   free(plan->index_text);
   free(plan->index_name);
+  for (size_t i = 0; i < plan->made_count; i++) {
+    free(plan->made[i].name);
+    free(plan->made[i].text);
+  }
+  free(plan->made);
   free(plan->shared_meta);
   free(plan->checks);
   memset(plan, 0, sizeof *plan);
+}
+
+int ckpt_plan_add_made(ckpt_plan *plan, const char *name, const char *text, tool_error *err) {
+  ckpt_made_file *made = realloc(plan->made, (plan->made_count + 1) * sizeof *made);
+  if (made == NULL) {
+    return tool_oom(err, "planning the outputs");
+  }
+  plan->made = made;
+  ckpt_made_file *f = &made[plan->made_count];
+  f->name = strdup(name);
+  f->text = strdup(text);
+  if (f->name == NULL || f->text == NULL) {
+    free(f->name);
+    free(f->text);
+    return tool_oom(err, "planning the outputs");
+  }
+  plan->made_count++;
+  return 0;
 }
 
 int ckpt_plan_add_check(ckpt_plan *plan, const ckpt_tensor *tensor, const ckpt_tensor *copy,

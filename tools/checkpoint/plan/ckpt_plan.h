@@ -106,6 +106,14 @@ typedef struct ckpt_check {
   const char *why;
 } ckpt_check;
 
+/** A text file a command makes rather than copies (convert's config.json), written after the
+ * index and listed in the manifest with kind "generated". Both strings malloc'd, owned by the
+ * plan. */
+typedef struct ckpt_made_file {
+  char *name;
+  char *text;
+} ckpt_made_file;
+
 /** The plan. */
 typedef struct ckpt_plan {
   size_t file_count;
@@ -121,6 +129,9 @@ typedef struct ckpt_plan {
   /** The index to write after the files (NULL: none), and its file name. */
   char *index_text;
   char *index_name;
+  /** The text files the command makes, written after the index (ckpt_plan_add_made). */
+  size_t made_count;
+  ckpt_made_file *made;
   /** Metadata the files borrow and the plan owns (the union of the inputs' metadata), or
    * NULL. */
   ckpt_meta *shared_meta;
@@ -130,6 +141,12 @@ typedef struct ckpt_plan {
   ckpt_check *checks;
   int ranked;
 } ckpt_plan;
+
+/**
+ * Adds to the plan a text file `name` holding `text` (both copied), written with the outputs
+ * after the index. Returns 0 or an exit status with the message in `err`.
+ */
+int ckpt_plan_add_made(ckpt_plan *plan, const char *name, const char *text, tool_error *err);
 
 /**
  * Adds to `file` a tensor (its name and shape copied; first_span ignored) with the `count` spans

@@ -274,10 +274,12 @@ static int read_file(place *p, json_t *v, const ckpt_manifest *mf, ckpt_mf_file 
     f->kind = CKPT_MF_DATA;
   } else if (strcmp(kind, "index") == 0) {
     f->kind = CKPT_MF_INDEX;
+  } else if (strcmp(kind, "generated") == 0) {
+    f->kind = CKPT_MF_GENERATED;
   } else if (strcmp(kind, "sidecar") == 0) {
     f->kind = CKPT_MF_SIDECAR;
   } else {
-    return bad(p, err, "kind", "is not \"data\", \"index\" or \"sidecar\"");
+    return bad(p, err, "kind", "is not \"data\", \"index\", \"generated\" or \"sidecar\"");
   }
   if (f->kind != CKPT_MF_DATA) {
     return 0;

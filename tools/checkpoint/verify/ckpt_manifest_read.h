@@ -43,7 +43,7 @@ typedef struct ckpt_mf_tensor {
   uint64_t piece_bytes;
 } ckpt_mf_tensor;
 
-enum { CKPT_MF_DATA, CKPT_MF_INDEX, CKPT_MF_SIDECAR };
+enum { CKPT_MF_DATA, CKPT_MF_INDEX, CKPT_MF_GENERATED, CKPT_MF_SIDECAR };
 
 typedef struct ckpt_mf_file {
   const char *name;

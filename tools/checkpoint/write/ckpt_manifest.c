@@ -166,6 +166,11 @@ static int render(FILE *out, char *const *written, const size_t *size, const ckp
     render_whole(&j, plan->index_name, "index", strlen(text), ckpt_hash_bytes(text, strlen(text)),
                  NULL);
   }
+  for (size_t i = 0; i < plan->made_count; i++) {
+    const char *text = plan->made[i].text;
+    render_whole(&j, plan->made[i].name, "generated", strlen(text),
+                 ckpt_hash_bytes(text, strlen(text)), NULL);
+  }
   for (size_t c = 0; c < copy_count; c++) {
     render_whole(&j, copies[c].name, "sidecar", copies[c].bytes, copies[c].hash, copies[c].source);
   }

@@ -267,6 +267,9 @@ static int report(const report_ctx *r, int detailed) {
   if (r->plan->index_name != NULL) {
     report_whole(o, r->plan->index_name, "index", &j);
   }
+  for (size_t i = 0; i < r->plan->made_count; i++) {
+    report_whole(o, r->plan->made[i].name, "generated", &j);
+  }
   for (size_t i = 0; !o->no_sidecar && i < r->m->sidecar_count; i++) {
     if (ckpt_write_sidecar(r->plan, r->m, o->outdir, i)) {
       report_whole(o, r->m->sidecars[i], "sidecar", &j);

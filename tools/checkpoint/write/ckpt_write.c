@@ -60,6 +60,11 @@ int ckpt_write_sidecar(const ckpt_plan *plan, const ckpt_model *model, const cha
       return 0;
     }
   }
+  for (size_t k = 0; k < plan->made_count; k++) {
+    if (strcmp(plan->made[k].name, name) == 0) {
+      return 0;
+    }
+  }
   return plan->index_name == NULL || strcmp(plan->index_name, name) != 0;
 }
 
@@ -131,12 +136,21 @@ static int pick_sidecars(const ckpt_plan *plan, const ckpt_model *m, const ckpt_
   return 0;
 }
 
-/* The output set: the plan's files, then its index, the sidecars and the manifest; the model's
- * files, index and sidecars are inputs. */
+/* Where the plan's made files start among the outputs, and where the sidecars start. */
+static size_t first_made(const ckpt_plan *plan) {
+  return plan->file_count + (plan->index_name != NULL);
+}
+
+static size_t first_sidecar(const ckpt_plan *plan) {
+  return first_made(plan) + plan->made_count;
+}
+
+/* The output set: the plan's files, then its index, its made files, the sidecars and the
+ * manifest; the model's files, index and sidecars are inputs. */
 static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_options *o,
                    const sidecars *s, out_set *out) {
-  size_t first_sidecar = plan->file_count + (plan->index_name != NULL);
-  size_t count = first_sidecar + s->count + (o->manifest != NULL);
+  size_t sidecar_at = first_sidecar(plan);
+  size_t count = sidecar_at + s->count + (o->manifest != NULL);
   char **names = calloc(count + 1, sizeof *names);
   const char **inputs = calloc(m->file_count + s->count + 2, sizeof *inputs);
   if (names == NULL || inputs == NULL) {
@@ -150,8 +164,11 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   if (plan->index_name != NULL) {
     names[plan->file_count] = plan->index_name;
   }
+  for (size_t i = 0; i < plan->made_count; i++) {
+    names[first_made(plan) + i] = plan->made[i].name;
+  }
   for (size_t i = 0; i < s->count; i++) {
-    names[first_sidecar + i] = (char *)s->copies[i].name;
+    names[sidecar_at + i] = (char *)s->copies[i].name;
   }
   if (o->manifest != NULL) {
     names[count - 1] = (char *)o->manifest->name;
@@ -197,7 +214,7 @@ static int prepare(const ckpt_plan *plan, const ckpt_model *m, const ckpt_write_
   }
   out_set_limit_mode(out, widest);
   for (size_t i = 0; rc == 0 && i < s->count; i++) {
-    rc = out_set_copy_mode(out, first_sidecar + i, s->modes[i]);
+    rc = out_set_copy_mode(out, sidecar_at + i, s->modes[i]);
   }
   free(inputs);
   free(names);
@@ -267,13 +284,15 @@ int ckpt_write_plan(const ckpt_plan *plan, const ckpt_model *model, const ckpt_w
   if (rc == 0 && plan->index_text != NULL) {
     rc = write_text_file(&out, plan->file_count, plan->index_text);
   }
-  size_t first_sidecar = plan->file_count + (plan->index_name != NULL);
+  for (size_t i = 0; rc == 0 && i < plan->made_count; i++) {
+    rc = write_text_file(&out, first_made(plan) + i, plan->made[i].text);
+  }
   if (rc == 0) {
-    rc = copy_sidecars(&side, &out, first_sidecar);
+    rc = copy_sidecars(&side, &out, first_sidecar(plan));
   }
   if (rc == 0 && o->manifest != NULL) {
     rc = ckpt_manifest_write(plan, model, o->manifest, sums, side.copies, side.count, &out,
-                             first_sidecar + side.count);
+                             first_sidecar(plan) + side.count);
   }
   if (rc == 0 && before_commit != NULL) {
     rc = before_commit(ctx);
